@@ -1,0 +1,61 @@
+/**
+ * Loading user plugins: `ragen-bench.config.ts` in the working directory (default export
+ * `{ plugins: [...] }`) and any `--plugin ./file.ts` (default export: a plugin or an array).
+ */
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import type { PluginInput } from "./contracts/index.ts"
+import { UsageError } from "./errors.ts"
+
+export const CONFIG_FILE = "ragen-bench.config.ts"
+
+const importDefault = (path: string, field: string): Effect.Effect<unknown, UsageError> =>
+  Effect.tryPromise({
+    try: async () => (await import(pathToFileURL(resolve(path)).href)).default,
+    catch: (e) =>
+      new UsageError({
+        field,
+        message: `cannot load ${field} ${path}: ${String((e as Error)?.message ?? e).split("\n")[0]}; check that the file exists and default-exports ${field === "--plugin" ? "a plugin (definePlugin({...}))" : "{ plugins: [...] }"}`
+      })
+  })
+
+const isPluginLike = (x: unknown): boolean =>
+  !x || Array.isArray(x) || (typeof x === "object" && typeof (x as { name?: unknown }).name === "string")
+
+export const loadUserPlugins = (
+  pluginPaths: ReadonlyArray<string>,
+  configPath: string | undefined
+): Effect.Effect<PluginInput[], UsageError> =>
+  Effect.gen(function*() {
+    const out: PluginInput[] = []
+    const cfgPath = configPath ?? (existsSync(CONFIG_FILE) ? CONFIG_FILE : undefined)
+    if (configPath && !existsSync(configPath)) {
+      return yield* new UsageError({ field: "--config", message: `config file ${configPath} does not exist; pass an existing file or drop --config` })
+    }
+    if (cfgPath) {
+      const cfg = yield* importDefault(cfgPath, "config")
+      if (!cfg || typeof cfg !== "object" || !Array.isArray((cfg as { plugins?: unknown }).plugins ?? [])) {
+        return yield* new UsageError({ field: "config", message: `${cfgPath} must default-export { plugins: [...] }` })
+      }
+      const plugins = ((cfg as { plugins?: PluginInput[] }).plugins ?? []) as PluginInput[]
+      for (const p of plugins) {
+        if (!isPluginLike(p)) {
+          return yield* new UsageError({ field: "config.plugins", message: `${cfgPath}: every entry of plugins must be a plugin object with a "name" (got ${typeof p})` })
+        }
+      }
+      out.push(...plugins)
+    }
+    for (const p of pluginPaths) {
+      if (!existsSync(p)) {
+        return yield* new UsageError({ field: "--plugin", message: `plugin file ${p} does not exist; pass a path to a .ts file that default-exports a plugin` })
+      }
+      const mod = yield* importDefault(p, "--plugin")
+      if (!mod || !isPluginLike(mod)) {
+        return yield* new UsageError({ field: "--plugin", message: `${p} must default-export a plugin (definePlugin({ name, version, ... })) or an array of plugins` })
+      }
+      out.push(mod as PluginInput)
+    }
+    return out
+  })

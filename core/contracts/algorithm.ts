@@ -1,0 +1,51 @@
+/**
+ * Algorithm contract: turns a batch of rollouts into advantages and a loss.
+ * The policy's kernels only see the returned LossFn (DESIGN.md §4).
+ */
+import type { Schema } from "effect"
+import type { LossFn } from "./policy.ts"
+
+/** One trajectory after rollout, with per-turn completion lengths. */
+export interface AlgoTrajectory {
+  readonly group: number
+  /** Trajectory return R (env rewards + penalties). */
+  readonly ret: number
+  /** Reward credited at the end of each turn (sums to ret). */
+  readonly turnRewards: ReadonlyArray<number>
+  /** Completion token count of each turn. */
+  readonly turnLengths: ReadonlyArray<number>
+  /** Value-head estimates per turn token (PPO), concatenated over turns. */
+  readonly values?: Float32Array
+  /** Old log-probs per turn token, concatenated over turns. */
+  readonly oldLogprobs: Float32Array
+  /** Reference-policy log-probs per turn token (when KL is on). */
+  readonly refLogprobs?: Float32Array
+  /** Whether generation hit the token limit (for overlong shaping). */
+  readonly truncatedTokens?: boolean
+}
+
+export interface Algorithm<Options = any> {
+  readonly name: string
+  readonly description: string
+  readonly options: Schema.Codec<Options, any>
+  /** PPO needs the value head. */
+  readonly needsValue: boolean
+  /** Smallest G the algorithm can work with (GRPO needs group statistics: 2). */
+  readonly minGroupSize: number
+  /** Per-token advantages (and returns for the critic) for each trajectory. */
+  advantages(
+    trajectories: ReadonlyArray<AlgoTrajectory>,
+    options: Options
+  ): ReadonlyArray<{ readonly advantages: Float32Array; readonly returns?: Float32Array }>
+  /** The loss over a minibatch of per-token data, given the options and the regularisers. */
+  loss(
+    batch: ReadonlyArray<{
+      readonly advantages: Float32Array
+      readonly oldLogprobs: Float32Array
+      readonly refLogprobs?: Float32Array
+      readonly returns?: Float32Array
+      readonly oldValues?: Float32Array
+    }>,
+    options: Options & { readonly entropyCoef: number; readonly klCoef: number }
+  ): LossFn
+}

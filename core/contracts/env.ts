@@ -1,0 +1,92 @@
+/**
+ * Env contract (DESIGN.md §4): gymnasium semantics, text in and text out.
+ *
+ * - `reset(seed)` seeds the env's own RNG: same seed ⇒ same episode on every runtime.
+ * - `step(action)` takes the raw text inside `<answer>…</answer>`. An action that does not
+ *   parse is not applied: `info.valid = false`, reward 0, the state is unchanged and the
+ *   next observation says that no valid action was taken. The format penalty is applied
+ *   by the rollout layer, not by the env. Any string (empty, 1 MB, binary) must not throw.
+ * - `terminated`: the task ended (success or failure state); `truncated`: the action
+ *   budget ran out. The env counts steps (valid or not) and truncates at `actionBudget`.
+ */
+import type { Schema } from "effect"
+import type { Rng } from "../rng.ts"
+
+export interface StepInfo {
+  /** The task's success condition was reached on this step. */
+  readonly success: boolean
+  /** The action text parsed as a legal action. */
+  readonly valid: boolean
+  /** The action changed the state (e.g. not walking into a wall). */
+  readonly effective: boolean
+  readonly [key: string]: unknown
+}
+
+export interface StepResult {
+  readonly observation: string
+  readonly reward: number
+  readonly terminated: boolean
+  readonly truncated: boolean
+  readonly info: StepInfo
+}
+
+/** What the scripted expert says for the current state. */
+export interface TeacherStep {
+  /** Reasoning text (goes between <think> and </think>). States the facts and the plan. */
+  readonly reasoning: string
+  /** Action text (goes between <answer> and </answer>). Possibly replaced under action noise. */
+  readonly action: string
+  /** The facts stated in `reasoning`, as canonical strings (e.g. "player 2 3"). */
+  readonly facts: ReadonlyArray<string>
+  /** The action the reasoning argues for (equals `action` unless action noise replaced it). */
+  readonly intendedAction: string
+}
+
+export interface TeacherOptions {
+  /** Action noise ε: with probability ε the action is replaced by a random valid one. */
+  readonly epsilon: number
+  /** Reasoning noise in [0,1]: how much wording and order of the reasoning vary. */
+  readonly reasoningNoise: number
+}
+
+export interface ReasoningGrade {
+  /** Share of facts stated in the reasoning that are true of the state (0 when none parse). */
+  readonly factAccuracy: number
+  /** 1 when the action follows from the stated plan, else 0 (fractional allowed). */
+  readonly consistency: number
+}
+
+export interface Env<State = unknown> {
+  readonly id: string
+  /** Start a new episode; returns the first observation. */
+  reset(seed: number): string
+  step(action: string): StepResult
+  /** The current state (an immutable snapshot) for teachers and graders. */
+  state(): State
+  /** The scripted expert's step for the current state. `rng` drives noise only. */
+  teach(options: TeacherOptions, rng: Rng): TeacherStep
+  /** Are the stated facts true of `state`, and does `action` follow from the stated plan? */
+  gradeReasoning(state: State, reasoning: string, action: string): ReasoningGrade
+  /** Whether the episode has ended (terminated or truncated). */
+  readonly done: boolean
+}
+
+export interface EnvSpec<Options = any> {
+  /** Versioned local id, e.g. "sokoban-v1" (the registry namespaces it by plugin). */
+  readonly id: string
+  readonly description: string
+  /** Schema of the options; decoding fills defaults (the paper's). */
+  readonly options: Schema.Codec<Options, any>
+  /** Max turns per episode (the rollout's turn limit). */
+  readonly maxTurns: number
+  /** Per-trajectory action budget (DESIGN.md §3). */
+  readonly actionBudget: number
+  /** Whether the default per-turn prompt is the current state only (grid envs). */
+  readonly markov: boolean
+  /** Build an env instance from decoded options. */
+  make(options: Options): Env
+  /** Words the observations, teacher reasoning and actions use (for word-level tokenizers). */
+  vocabulary(options: Options): ReadonlyArray<string>
+  /** Instructions shown once at the top of every prompt (task, legend, action grammar). */
+  instructions(options: Options): string
+}

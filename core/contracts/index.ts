@@ -1,0 +1,6 @@
+export type * from "./algorithm.ts"
+export type * from "./env.ts"
+export type * from "./filter.ts"
+export type * from "./policy.ts"
+export type * from "./scorer.ts"
+export * from "./plugin.ts"

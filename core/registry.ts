@@ -1,0 +1,134 @@
+/**
+ * The plugin registry: collects what plugins contribute, namespaced "<plugin>/<id>".
+ * Lookup accepts the full id, a local id when only one plugin has it, or a local id
+ * without its "-vN" suffix (the highest version wins). Duplicates and unknown ids are
+ * typed errors naming the plugins involved and listing the known ids.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { Algorithm, EnvSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec } from "./contracts/index.ts"
+import { flattenPlugins } from "./contracts/plugin.ts"
+import { DuplicateIdError, UnknownIdError } from "./errors.ts"
+
+export const kinds = ["envs", "policies", "algorithms", "filters", "scorers"] as const
+export type Kind = (typeof kinds)[number]
+
+interface KindMap {
+  envs: EnvSpec
+  policies: PolicySpec
+  algorithms: Algorithm
+  filters: Filter
+  scorers: ScorerSpec
+}
+
+export interface Entry<K extends Kind> {
+  /** "<plugin>/<local id>" */
+  readonly fullId: string
+  readonly localId: string
+  readonly plugin: string
+  readonly value: KindMap[K]
+}
+
+const localIdOf = (kind: Kind, x: any): string => (kind === "algorithms" || kind === "filters" ? x.name : x.id)
+export const descriptionOf = (x: { description: string }): string => x.description.split("\n")[0]!
+
+const versionRe = /^(.*)-v(\d+)$/
+
+export interface RegistryData {
+  readonly plugins: ReadonlyArray<Plugin>
+  readonly entries: { readonly [K in Kind]: ReadonlyArray<Entry<K>> }
+}
+
+export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect<RegistryData, DuplicateIdError> =>
+  Effect.gen(function*() {
+    const plugins = flattenPlugins(inputs)
+    const entries = { envs: [], policies: [], algorithms: [], filters: [], scorers: [] } as {
+      [K in Kind]: Entry<K>[]
+    }
+    const seenPlugin = new Map<string, Plugin>()
+    for (const p of plugins) {
+      if (seenPlugin.has(p.name)) {
+        return yield* new DuplicateIdError({
+          kind: "plugin",
+          id: p.name,
+          plugins: [p.name, p.name],
+          message: `plugin "${p.name}" is registered twice (versions ${seenPlugin.get(p.name)!.version} and ${p.version}); remove one of them from ragen-bench.config.ts or --plugin`
+        })
+      }
+      seenPlugin.set(p.name, p)
+      for (const kind of kinds) {
+        for (const x of (p[kind] ?? []) as ReadonlyArray<any>) {
+          const localId = localIdOf(kind, x)
+          const fullId = `${p.name}/${localId}`
+          const prev = (entries[kind] as Entry<Kind>[]).find((e) => e.fullId === fullId)
+          if (prev) {
+            return yield* new DuplicateIdError({
+              kind,
+              id: fullId,
+              plugins: [prev.plugin, p.name],
+              message: `duplicate ${kind.replace(/s$/, "")} id "${fullId}": contributed twice by plugin "${p.name}"; give one of them another id`
+            })
+          }
+          ;(entries[kind] as Entry<Kind>[]).push({ fullId, localId, plugin: p.name, value: x })
+        }
+      }
+    }
+    return { plugins, entries }
+  })
+
+const singular = (kind: Kind): string => (kind === "policies" ? "policy" : kind.slice(0, -1))
+
+/** Resolve an id; pure so that hot code and tests can use it without a runtime. */
+export const resolveEntry = <K extends Kind>(
+  data: RegistryData,
+  kind: K,
+  id: string
+): Effect.Effect<Entry<K>, UnknownIdError> => {
+  const all = data.entries[kind] as ReadonlyArray<Entry<K>>
+  const known = all.map((e) => e.fullId)
+  const fail = (why: string) =>
+    Effect.fail(
+      new UnknownIdError({
+        kind,
+        id,
+        known,
+        message: `${why}; known ${kind}: ${known.join(", ") || "(none)"}. Register a plugin that provides it in ragen-bench.config.ts or with --plugin ./file.ts`
+      })
+    )
+  const exact = all.find((e) => e.fullId === id)
+  if (exact) return Effect.succeed(exact)
+  const local = all.filter((e) => e.localId === id)
+  if (local.length === 1) return Effect.succeed(local[0]!)
+  if (local.length > 1) {
+    return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${local.map((e) => `"${e.plugin}"`).join(" and ")} both provide it; use the full id`)
+  }
+  // Unversioned name: pick the highest "-vN" of a single plugin.
+  const versioned = all
+    .map((e) => ({ e, m: versionRe.exec(e.localId) }))
+    .filter((x) => x.m && x.m[1] === id)
+  if (versioned.length > 0) {
+    const plugins = new Set(versioned.map((x) => x.e.plugin))
+    if (plugins.size > 1) {
+      return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${[...plugins].map((p) => `"${p}"`).join(" and ")} both provide a version of it; use the full id`)
+    }
+    versioned.sort((a, b) => Number(b.m![2]) - Number(a.m![2]))
+    return Effect.succeed(versioned[0]!.e)
+  }
+  return fail(`unknown ${singular(kind)} "${id}"`)
+}
+
+export class Registry extends Context.Service<Registry, {
+  readonly data: RegistryData
+  readonly resolve: <K extends Kind>(kind: K, id: string) => Effect.Effect<Entry<K>, UnknownIdError>
+  readonly list: <K extends Kind>(kind: K) => ReadonlyArray<Entry<K>>
+}>()("ragen-bench/core/Registry") {
+  static readonly layerFrom = (plugins: ReadonlyArray<PluginInput>) =>
+    Layer.effect(
+      Registry,
+      Effect.map(buildRegistry(plugins), (data) =>
+        Registry.of({
+          data,
+          resolve: (kind, id) => resolveEntry(data, kind, id),
+          list: (kind) => data.entries[kind]
+        }))
+    )
+}
