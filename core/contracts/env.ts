@@ -67,6 +67,8 @@ export interface Env<State = unknown> {
   teach(options: TeacherOptions, rng: Rng): TeacherStep
   /** Are the stated facts true of `state`, and does `action` follow from the stated plan? */
   gradeReasoning(state: State, reasoning: string, action: string): ReasoningGrade
+  /** A uniformly random valid action for the current state (random-policy baselines, benchmarks). */
+  randomAction(rng: Rng): string
   /** Whether the episode has ended (terminated or truncated). */
   readonly done: boolean
 }

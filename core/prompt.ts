@@ -1,0 +1,52 @@
+/**
+ * Prompt and response format shared by SFT, rollouts and diagnostics, so that the policy
+ * sees the same text everywhere. DESIGN.md §3/§6: each turn the policy writes
+ * "<think> z </think> <answer> a </answer>"; X (the prompt) runs up to and including
+ * "<think>", so the completion is "z </think> <answer> a </answer>".
+ */
+
+export const THINK_OPEN = "<think>"
+export const THINK_CLOSE = "</think>"
+export const ANSWER_OPEN = "<answer>"
+export const ANSWER_CLOSE = "</answer>"
+
+export interface PromptParts {
+  /** Task description (env instructions); omitted when undefined (short-context policies). */
+  readonly instructions?: string
+  /** Earlier turns, oldest first, already rendered (observation + response); [] in Markov mode. */
+  readonly history?: ReadonlyArray<{ readonly observation: string; readonly response: string }>
+  /** The current observation. */
+  readonly observation: string
+}
+
+export const buildPrompt = (p: PromptParts): string => {
+  const parts: string[] = []
+  if (p.instructions) parts.push(p.instructions)
+  for (const h of p.history ?? []) parts.push(h.observation, h.response)
+  parts.push(p.observation, THINK_OPEN)
+  return parts.join("\n")
+}
+
+/** The completion text for a reasoning and an action (what SFT trains on). */
+export const formatCompletion = (reasoning: string, action: string): string =>
+  `${reasoning} ${THINK_CLOSE} ${ANSWER_OPEN} ${action} ${ANSWER_CLOSE}`
+
+export interface ParsedResponse {
+  /** Both tags present and in order. */
+  readonly valid: boolean
+  readonly reasoning: string
+  readonly action: string
+}
+
+// The reference code's pattern: <think>(.*?)</think>\s*<answer>(.*?)</answer> (dot-all).
+// Our completions start after "<think>", so the opening tag is optional here.
+const responseRe = /^\s*(?:<think>)?([\s\S]*?)<\/think>\s*<answer>([\s\S]*?)<\/answer>/
+
+export const parseResponse = (completion: string): ParsedResponse => {
+  const m = responseRe.exec(completion)
+  if (!m) return { valid: false, reasoning: completion.split(THINK_CLOSE)[0]!.trim(), action: "" }
+  const reasoning = m[1]!.trim()
+  const action = m[2]!.trim()
+  const valid = !reasoning.includes(THINK_OPEN) && !action.includes(ANSWER_OPEN) && action.length > 0
+  return { valid, reasoning, action }
+}
