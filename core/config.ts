@@ -49,7 +49,7 @@ export const loadUserPlugins = (
     }
     for (const p of pluginPaths) {
       if (!existsSync(p)) {
-        return yield* new UsageError({ field: "--plugin", message: `plugin file ${p} does not exist; pass a path to a .ts file that default-exports a plugin` })
+        return yield* new UsageError({ field: "--plugin", message: `--plugin ${p}: file does not exist; pass a path to a .ts file that default-exports a plugin` })
       }
       const mod = yield* importDefault(p, "--plugin")
       if (!mod || !isPluginLike(mod)) {

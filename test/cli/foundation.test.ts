@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { root, runCli } from "../helpers/cli.ts"
+
+const fixture = (name: string) => join(root, "test", "fixtures", "plugins", name)
+
+describe("CLI foundation", () => {
+  test("--help lists the commands and --version prints the package version", () => {
+    const h = runCli(["--help"])
+    expect(h.code).toBe(0)
+    expect(h.stdout).toContain("list [kind]")
+    const v = runCli(["--version"])
+    expect(v.code).toBe(0)
+    expect(v.stdout).toContain(require(join(root, "package.json")).version)
+  })
+
+  test("list shows the registered kinds", () => {
+    const r = runCli(["list", "--json"])
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.stdout)
+    expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers"])
+  })
+
+  test("--plugin registers a plugin from a file", () => {
+    const r = runCli(["list", "filters", "--json", "--plugin", fixture("hello-filter.ts")])
+    expect(r.code).toBe(0)
+    const ids = JSON.parse(r.stdout).filters.map((f: { id: string }) => f.id)
+    expect(ids).toContain("hello/keep-all")
+  })
+
+  test("ragen-bench.config.ts in the working directory registers its plugins", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ragen-cfg-"))
+    writeFileSync(
+      join(dir, "ragen-bench.config.ts"),
+      `export default { plugins: [{ name: "cfg", version: "1", filters: [{ name: "f", description: "from config", options: { ast: null }, select: () => ({ keep: [] }) }] }] }\n`
+    )
+    const r = runCli(["list", "filters", "--json"], { cwd: dir })
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).filters.map((f: { id: string }) => f.id)).toContain("cfg/f")
+  })
+
+  test("user mistakes exit 2 with one clear line and no stack trace", () => {
+    const cases: Array<[string[], string]> = [
+      [["list", "nope"], "kind"],
+      [["list", "--bogus"], "Unknown option"],
+      [["frobnicate"], "unknown command"],
+      [["list", "--plugin", "does/not/exist.ts"], "--plugin"],
+      [["list", "--plugin", fixture("not-a-plugin.ts")], "default-export a plugin"],
+      [["list", "--plugin", fixture("hello-filter.ts"), "--plugin", fixture("hello-filter.ts")], "registered twice"],
+      [["list", "--config", "nope.config.ts"], "--config"]
+    ]
+    for (const [args, needle] of cases) {
+      const r = runCli(args)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain("error:")
+      expect(r.stderr).toContain(needle)
+      expect(r.stderr).not.toContain("    at ")
+    }
+  })
+
+  test("an unreadable config file is a clear error", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ragen-cfg-"))
+    writeFileSync(join(dir, "ragen-bench.config.ts"), "export default {{{ not typescript")
+    const r = runCli(["list"], { cwd: dir })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("config")
+    expect(r.stderr).not.toContain("    at ")
+  })
+
+  test("the CLI runs under Deno (smoke: list)", () => {
+    const r = runCli(["list", "--json"], { runtime: "deno" })
+    expect(r.code).toBe(0)
+    expect(Object.keys(JSON.parse(r.stdout))).toContain("filters")
+  })
+})
