@@ -1,8 +1,12 @@
 /** The six built-in environments (one folder each), registered as the "envs" plugin. */
 import { definePlugin } from "../core/contracts/index.ts"
 import type { EnvSpec } from "../core/contracts/index.ts"
+import { frozenLakeSpec } from "./frozenlake/env.ts"
+import { sokobanSpec } from "./sokoban/env.ts"
+import { countdownSpec } from "./countdown/env.ts"
+import { metaMathQASpec } from "./metamathqa/env.ts"
 
 // Each env folder adds its spec here (one import, one entry).
-const specs: EnvSpec[] = []
+const specs: EnvSpec[] = [sokobanSpec, frozenLakeSpec, countdownSpec, metaMathQASpec]
 
 export default definePlugin({ name: "envs", version: "0.1.0", envs: specs })

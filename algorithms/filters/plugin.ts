@@ -1,3 +1,7 @@
+/** The built-in rollout filters (DESIGN.md §5), registered as plugin "filters". */
 import { definePlugin } from "../../core/contracts/index.ts"
+import { randomFilter, referenceFilters } from "./random.ts"
 
-export default definePlugin({ name: "algorithms-filters", version: "0.1.0" })
+export const builtinFilters = [...referenceFilters, randomFilter]
+
+export default definePlugin({ name: "filters", version: "0.1.0", filters: builtinFilters })

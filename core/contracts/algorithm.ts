@@ -24,6 +24,20 @@ export interface AlgoTrajectory {
   readonly truncatedTokens?: boolean
 }
 
+/** What the trainer passes to `loss` besides the algorithm's own options. */
+export interface LossRegularisers {
+  readonly entropyCoef: number
+  readonly klCoef: number
+  /** KL estimator (default k3, the low-variance one). */
+  readonly klEstimator?: "k1" | "k3"
+  /** Loss aggregation override (default: the algorithm's own). */
+  readonly lossAgg?: string
+  /** Generation cap, the denominator of Dr.GRPO's seq-mean-token-sum-norm. */
+  readonly normLength?: number
+  /** Only these terms (gradient decomposition, paper Fig. 3); default "all". */
+  readonly terms?: "all" | "task" | "entropy" | "kl"
+}
+
 export interface Algorithm<Options = any> {
   readonly name: string
   readonly description: string
@@ -32,6 +46,12 @@ export interface Algorithm<Options = any> {
   readonly needsValue: boolean
   /** Smallest G the algorithm can work with (GRPO needs group statistics: 2). */
   readonly minGroupSize: number
+  /**
+   * DAPO's dynamic sampling: when set and it returns maxDraws > 1, the trainer drops groups whose
+   * returns are all equal and draws new prompts (at most maxDraws rollouts in all, the first
+   * included) until P groups remain.
+   */
+  dynamicSampling?(options: Options): { readonly maxDraws: number }
   /** Per-token advantages (and returns for the critic) for each trajectory. */
   advantages(
     trajectories: ReadonlyArray<AlgoTrajectory>,
@@ -46,6 +66,6 @@ export interface Algorithm<Options = any> {
       readonly returns?: Float32Array
       readonly oldValues?: Float32Array
     }>,
-    options: Options & { readonly entropyCoef: number; readonly klCoef: number }
+    options: Options & LossRegularisers
   ): LossFn
 }

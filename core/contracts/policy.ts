@@ -94,6 +94,10 @@ export interface TrainablePolicy extends Policy {
   /** Load a checkpoint written by `save`; fails on a model-config mismatch. */
   load(path: string): Promise<void>
   readonly parameterCount: number
+  /** Forget the optimizer state (moments, step count) so RL starts fresh after SFT/--init. Optional. */
+  resetOptimizer?(): void
+  /** Forward only (no gradients): per-token logprobs/entropy/values of the items. Optional; else the trainer uses accumulate with a zero loss. */
+  forward?(items: ReadonlyArray<TrainItem>): Promise<TokenForward[]>
 }
 
 export interface PolicyContext {

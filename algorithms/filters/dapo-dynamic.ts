@@ -1,0 +1,50 @@
+/**
+ * `dapo-dynamic` (DAPO's dynamic sampling, Yu et al. 2025): drop groups whose returns are all
+ * equal (no advantage signal under group normalisation). Refilling the batch with new prompts
+ * is the trainer's job: it reads `maxDraws` (total rollout draws per step, 1 = no resampling)
+ * through `maxDrawsOf` and asks `needsMoreGroups` after each draw.
+ */
+import { Schema } from "effect"
+import type { Filter, FilterResult } from "../../core/contracts/index.ts"
+import { checkGroups } from "./input.ts"
+import { dflt, keepWhole, PosInt } from "./score.ts"
+
+export const DapoDynamicOptions = Schema.Struct({
+  /** Total rollout draws per step, first included (1: drop only, never resample). */
+  maxDraws: dflt(PosInt, 1),
+  /** Two returns closer than this count as equal. */
+  tolerance: dflt(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), 1e-9)
+})
+export type DapoDynamicOptions = { readonly maxDraws: number; readonly tolerance: number }
+
+export const allEqual = (returns: ReadonlyArray<number>, tolerance: number): boolean => {
+  let lo = Infinity
+  let hi = -Infinity
+  for (const r of returns) {
+    lo = Math.min(lo, r)
+    hi = Math.max(hi, r)
+  }
+  return hi - lo <= tolerance
+}
+
+/** The draws a filter's decoded options allow per step (any filter may declare `maxDraws`). */
+export const maxDrawsOf = (options: unknown): number => {
+  const v = (options as { maxDraws?: unknown } | null)?.maxDraws
+  return typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : 1
+}
+
+/** Whether the trainer should draw more prompts: fewer than `target` groups kept so far. */
+export const needsMoreGroups = (result: FilterResult, target: number): boolean => result.keep.length < target
+
+export const dapoDynamicFilter: Filter<DapoDynamicOptions> = {
+  name: "dapo-dynamic",
+  description: "DAPO dynamic sampling: drop groups whose returns are all equal (trainer may resample up to maxDraws)",
+  options: DapoDynamicOptions,
+  valueOption: "maxDraws",
+  select: (groups, { options }) => {
+    checkGroups(groups, "dapo-dynamic")
+    const kept: number[] = []
+    for (let i = 0; i < groups.length; i++) if (!allEqual(groups[i]!.returns, options.tolerance)) kept.push(i)
+    return keepWhole(groups, kept, { dropped: groups.length - kept.length })
+  }
+}

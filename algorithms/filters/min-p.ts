@@ -1,0 +1,32 @@
+/**
+ * `min-p`: keep groups whose score is at least p times the batch's highest score (the min-p
+ * rule of sampling, applied to groups). Zero-spread groups are dropped unless includeZero.
+ */
+import { Schema } from "effect"
+import type { Filter } from "../../core/contracts/index.ts"
+import { checkGroups } from "./input.ts"
+import { candidatePositions, dflt, Fraction, groupScores, keepWhole, type ScoreOptions, scoreFields } from "./score.ts"
+
+export const MinPOptions = Schema.Struct({
+  p: dflt(Fraction, 0.5),
+  ...scoreFields(false)
+})
+export type MinPOptions = ScoreOptions & { readonly p: number }
+
+export const minPPositions = (scores: Float64Array, o: MinPOptions): number[] => {
+  const cand = candidatePositions(scores, o.includeZero)
+  let max = -Infinity
+  for (const i of cand) max = Math.max(max, scores[i]!)
+  return cand.filter((i) => scores[i]! >= o.p * max)
+}
+
+export const minPFilter: Filter<MinPOptions> = {
+  name: "min-p",
+  description: "Keep groups whose reward spread is at least p times the batch maximum",
+  options: MinPOptions,
+  valueOption: "p",
+  select: (groups, { options }) => {
+    checkGroups(groups, "min-p")
+    return keepWhole(groups, minPPositions(groupScores(groups, options.metric), options))
+  }
+}

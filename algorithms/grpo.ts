@@ -1,0 +1,84 @@
+/**
+ * GRPO (Shao et al. 2024, DeepSeekMath §4.1.2) with outcome supervision, as the RAGEN reference
+ * code runs it: no critic; each trajectory's advantage is its return normalised within its
+ * group, A = (R − mean_group)/(std_group + 1e-6) with the unbiased std (torch.std), broadcast to
+ * every completion token of every turn of the trajectory.
+ * Dr.GRPO (Liu et al. 2025, "Understanding R1-Zero-Like Training") drops the std division and
+ * aggregates by sequence sums over a constant length (verl's seq-mean-token-sum-norm).
+ * The loss is the clipped-ratio objective of ./common/objective.ts.
+ */
+import { Effect, Schema } from "effect"
+import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
+import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
+import { mean, stdUnbiased } from "./common/stats.ts"
+
+const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
+
+export const GrpoOptions = Schema.Struct({
+  /** "grpo" divides by the group std; "dr-grpo" does not and sums over tokens. */
+  variant: dflt(Schema.Literals(["grpo", "dr-grpo"]), "grpo"),
+  /** Lower clip ε of the ratio (PPO's 0.2). */
+  clipLow: dflt(Schema.Finite, 0.2),
+  /** Upper clip ε (the RAGEN reference config uses 0.28, DAPO's clip-higher). */
+  clipHigh: dflt(Schema.Finite, 0.28),
+  /** Dual-clip constant c (0 = off); the reference config uses 3. */
+  dualClip: dflt(Schema.Finite, 3),
+  /** Loss aggregation; default token-mean (grpo) or seq-mean-token-sum-norm (dr-grpo). */
+  lossAgg: Schema.optional(Schema.Literals(lossAggs)),
+  /** Added to the std before dividing (reference: 1e-6). */
+  epsilon: dflt(Schema.Finite, 1e-6)
+})
+export type GrpoOptions = typeof GrpoOptions.Type
+
+/** Group-normalised outcome advantages, one number per trajectory. */
+export const grpoTrajectoryAdvantages = (
+  trajectories: ReadonlyArray<AlgoTrajectory>,
+  variant: "grpo" | "dr-grpo",
+  epsilon: number
+): Float64Array => {
+  const byGroup = new Map<number, number[]>()
+  trajectories.forEach((t, i) => {
+    const g = byGroup.get(t.group) ?? []
+    g.push(i)
+    byGroup.set(t.group, g)
+  })
+  const out = new Float64Array(trajectories.length)
+  for (const idx of byGroup.values()) {
+    const rs = idx.map((i) => trajectories[i]!.ret)
+    const m = mean(rs)
+    const sd = stdUnbiased(rs)
+    for (const i of idx) {
+      const centred = trajectories[i]!.ret - m
+      out[i] = variant === "grpo" ? centred / (sd + epsilon) : centred
+    }
+  }
+  return out
+}
+
+const tokenCount = (t: AlgoTrajectory): number => t.turnLengths.reduce((a, b) => a + b, 0)
+
+export const grpo: Algorithm<GrpoOptions> = {
+  name: "grpo",
+  description: "GRPO: group-normalised outcome advantages, clipped ratio (clip-higher, dual clip); variant dr-grpo",
+  options: GrpoOptions,
+  needsValue: false,
+  minGroupSize: 2,
+  advantages: (trajectories, o) => {
+    const a = grpoTrajectoryAdvantages(trajectories, o.variant, o.epsilon)
+    return trajectories.map((t, i) => ({ advantages: new Float32Array(tokenCount(t)).fill(a[i]!) }))
+  },
+  loss: (batch: ReadonlyArray<ObjectiveItem>, o: GrpoOptions & LossRegularisers) =>
+    buildObjective(batch, {
+      clipLow: o.clipLow,
+      clipHigh: o.clipHigh,
+      dualClip: o.dualClip,
+      lossAgg: (o.lossAgg ?? (o.variant === "dr-grpo" ? "seq-mean-token-sum-norm" : "token-mean")) as LossAgg,
+      normLength: o.normLength ?? 1,
+      entropyCoef: o.entropyCoef,
+      klCoef: o.klCoef,
+      klEstimator: o.klEstimator ?? "k3",
+      valueCoef: 0,
+      valueClip: 0,
+      terms: o.terms ?? "all"
+    })
+}

@@ -1,0 +1,38 @@
+/** Shared by `play` and `env`: resolve an env id and build it from --option k=v flags. */
+import { Effect } from "effect"
+import type { Env, EnvSpec } from "../../contracts/index.ts"
+import { UsageError } from "../../errors.ts"
+import { Registry } from "../../registry.ts"
+import { makeEnv, parseOptionPairs } from "../../../envs/server/catalog.ts"
+
+const asArray = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])
+
+export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> => {
+  if (value === undefined) return Effect.succeed(dflt)
+  const n = Number(value)
+  return Number.isInteger(n) && n >= min && n <= max
+    ? Effect.succeed(n)
+    : Effect.fail(new UsageError({ field, message: `${field} must be an integer in ${min}..${max}, got "${value}"` }))
+}
+
+export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> => {
+  if (value === undefined) return Effect.succeed(dflt)
+  const n = Number(value)
+  return Number.isFinite(n) && n >= min && n <= max
+    ? Effect.succeed(n)
+    : Effect.fail(new UsageError({ field, message: `${field} must be a number in [${min}, ${max}], got "${value}"` }))
+}
+
+export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | import("../../errors.ts").UnknownIdError, Registry> =>
+  Effect.gen(function*() {
+    if (typeof envId !== "string" || envId === "") return yield* new UsageError({ field: "env", message: "name an env, e.g. countdown-v1 (see ragen-bench list envs)" })
+    const registry = yield* Registry
+    const entry = yield* registry.resolve("envs", envId)
+    const pairs = parseOptionPairs(asArray(optionFlags))
+    if (!pairs.ok) return yield* new UsageError({ field: "--option", message: pairs.message })
+    const made = makeEnv(entry.value, pairs.value)
+    if (!made.ok) return yield* new UsageError({ field: "--option", message: made.message })
+    return { fullId: entry.fullId, spec: entry.value, env: made.env, options: made.options }
+  })
+
+export const fmtInfo = (info: Record<string, unknown>): string => JSON.stringify(info)

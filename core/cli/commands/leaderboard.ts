@@ -1,0 +1,62 @@
+import { Console, Effect } from "effect"
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
+import { writeSite } from "../../../plugins/leaderboard/site.ts"
+import { verifyRuns } from "../../../plugins/leaderboard/verify.ts"
+import { UsageError } from "../../errors.ts"
+import { loadTrainFn } from "../../sweep/train-fn.ts"
+import { defineCommand } from "../command.ts"
+
+const intOpt = (v: unknown, field: string, dflt: number, min: number): Effect.Effect<number, UsageError> => {
+  if (v === undefined) return Effect.succeed(dflt)
+  const n = Number(v)
+  return Number.isInteger(n) && n >= min ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `${field} must be an integer ≥ ${min}, got "${v}"` }))
+}
+
+const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
+  if (dirs.length === 0) return Effect.fail(new UsageError({ field: "results-dir", message: "give at least one results folder: ragen-bench leaderboard results/ --out site/" }))
+  const missing = dirs.find((d) => !existsSync(d))
+  return missing ? Effect.fail(new UsageError({ field: "results-dir", message: `results folder ${missing} does not exist` })) : Effect.void
+}
+
+export default defineCommand({
+  pattern: "leaderboard [...dirs]",
+  description: "Build the leaderboard (JSON, Markdown, static HTML) from results folders; `leaderboard verify <dir>` re-runs a sample",
+  options: [
+    { flags: "--out <dir>", description: "Site folder to write", default: "site" },
+    { flags: "--sample <k>", description: "verify: how many runs to re-run", default: 3 },
+    { flags: "--seed <n>", description: "verify: seed of the random choice of runs", default: 1 }
+  ],
+  examples: ["ragen-bench leaderboard results/ --out site/", "ragen-bench leaderboard verify results/ --sample 2"],
+  run: (args, opts) =>
+    Effect.gen(function*() {
+      const all = ((args[0] ?? []) as string[]).map(String)
+      if (all[0] === "verify") {
+        const dirs = all.slice(1)
+        yield* checkDirs(dirs)
+        const sample = yield* intOpt(opts.sample, "--sample", 3, 0)
+        const seed = yield* intOpt(opts.seed, "--seed", 1, 0)
+        const train = yield* Effect.tryPromise({
+          try: loadTrainFn,
+          catch: (e) => new UsageError({ field: "trainer", message: `cannot load the trainer to re-run runs: ${(e as Error).message}` })
+        })
+        let bad = 0
+        for (const dir of dirs) {
+          const results = yield* verifyRuns(dir, sample, seed, train)
+          for (const r of results) {
+            if (!r.ok) bad++
+            yield* Console.log(`${r.ok ? "verified" : "MISMATCH"}  ${r.runId}: ${r.detail}`)
+          }
+          yield* Console.log(`${dir}: ${results.filter((r) => r.ok).length}/${results.length} re-run(s) matched; marks in ${resolve(dir, "verify.json")}`)
+        }
+        if (bad > 0) process.exitCode = 1
+        return
+      }
+      yield* checkDirs(all)
+      const site = yield* writeSite(all, String(opts.out ?? "site"))
+      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${p.path}: ${p.message}\n`)
+      const lb = site.leaderboard
+      yield* Console.log(`${lb.entries.length} runs, ${lb.rows.length} rows, ${lb.filters.length} filters, ${lb.problems.length} file problem(s)`)
+      yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
+    })
+})

@@ -1,0 +1,93 @@
+/**
+ * `ragen-bench sft --env <env>`: SFT warm-start of the tinylm policy on the env teacher's traces
+ * (plugins/tinylm/sft.ts); writes a .safetensors checkpoint, prints progress, the held-out token
+ * accuracy and validation success at T = 0.5 next to the teacher's (DESIGN.md §3 seeds 123..).
+ */
+import { Console, Effect } from "effect"
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { isUserError, UsageError } from "../../errors.ts"
+import { Registry } from "../../registry.ts"
+import { decodeInput } from "../../schema/decode.ts"
+import { defineCommand } from "../command.ts"
+import { makeTinyLM, TinyLMOptions } from "../../../plugins/tinylm/plugin.ts"
+import { collectTeacherTurns, runSft } from "../../../plugins/tinylm/sft.ts"
+import { buildPrompt } from "../../prompt.ts"
+import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "../../../plugins/tinylm/validate.ts"
+
+const num = (v: unknown, dflt: number, field: string, ok: (n: number) => boolean = Number.isFinite): Effect.Effect<number, UsageError> => {
+  if (v === undefined) return Effect.succeed(dflt)
+  const n = Number(v)
+  return ok(n) ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `--${field} must be a valid number, got "${v}"` }))
+}
+const posInt = (n: number) => Number.isInteger(n) && n >= 1
+
+export default defineCommand({
+  pattern: "sft",
+  description: "Warm-start the tinylm policy on an env teacher's traces; writes a .safetensors checkpoint",
+  options: [
+    { flags: "--env <env>", description: "Env id (e.g. frozenlake)" },
+    { flags: "--steps <n>", description: "Max optimizer steps", default: 2000 },
+    { flags: "--target-acc <a>", description: "Stop at this held-out token accuracy", default: 0.99 },
+    { flags: "--epsilon <e>", description: "Teacher action noise ε", default: 0 },
+    { flags: "--reasoning-noise <r>", description: "Teacher reasoning noise", default: 0 },
+    { flags: "--turns <n>", description: "Teacher turns collected (DESIGN.md §10: 16k)", default: 16384 },
+    { flags: "--preset <p>", description: "tiny | small", default: "tiny" },
+    { flags: "--lr <lr>", description: "Learning rate", default: 2e-3 },
+    { flags: "--batch <n>", description: "Sequences per step", default: 64 },
+    { flags: "--seed <s>", description: "Seed", default: 0 },
+    { flags: "--val-seeds <n>", description: "Validation episodes (seeds 123..)", default: 64 },
+    { flags: "--max-tokens <n>", description: "Completion token cap in validation", default: 48 },
+    { flags: "--out <dir>", description: "Output folder", default: "runs/sft" }
+  ],
+  examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft"],
+  run: (_args, opts) =>
+    Effect.gen(function*() {
+      if (typeof opts.env !== "string") return yield* new UsageError({ field: "env", message: "--env is required, e.g. --env frozenlake (see `ragen-bench list envs`)" })
+      const registry = yield* Registry
+      const envE = yield* registry.resolve("envs", opts.env)
+      const spec = envE.value
+      const envOptions = yield* decodeInput(spec.options, {}, `envOptions (of ${envE.fullId})`)
+      const steps = yield* num(opts.steps, 2000, "steps", posInt)
+      const targetAcc = yield* num(opts.targetAcc, 0.99, "target-acc")
+      const epsilon = yield* num(opts.epsilon, 0, "epsilon", (n) => n >= 0 && n <= 1)
+      const reasoningNoise = yield* num(opts.reasoningNoise, 0, "reasoning-noise", (n) => n >= 0 && n <= 1)
+      const turns = yield* num(opts.turns, 16384, "turns", posInt)
+      const lr = yield* num(opts.lr, 2e-3, "lr", (n) => n > 0)
+      const batch = yield* num(opts.batch, 64, "batch", posInt)
+      const seed = yield* num(opts.seed, 0, "seed", Number.isInteger)
+      const valSeeds = yield* num(opts.valSeeds, 64, "val-seeds", (n) => Number.isInteger(n) && n >= 0)
+      const maxTokens = yield* num(opts.maxTokens, 48, "max-tokens", posInt)
+      const policyOptions = yield* decodeInput(TinyLMOptions, { preset: opts.preset ?? "tiny", seed, microBatch: batch }, "preset")
+      const out = String(opts.out ?? "runs/sft")
+      const path = join(out, `${spec.id}-${policyOptions.preset}-s${seed}.safetensors`)
+      const work = async (): Promise<void> => {
+        const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
+        const data = collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
+        console.log(`sft ${envE.fullId}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
+        const r = await runSft(policy, data, { steps, lr, batch, targetAcc, evalEvery: 50, maxGradNorm: 1, seed }, (p) => {
+          if (p.heldOutAcc !== undefined) console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  held-out token acc ${p.heldOutAcc.toFixed(4)}  ${p.seconds.toFixed(1)}s`)
+        })
+        mkdirSync(out, { recursive: true })
+        await policy.save(path)
+        console.log(`trained ${r.steps} steps in ${r.seconds.toFixed(1)}s (${Math.round(r.tokens / r.seconds)} completion tokens/s); held-out token accuracy ${r.heldOutAcc.toFixed(4)}`)
+        console.log(`checkpoint: ${path}`)
+        if (valSeeds > 0) {
+          const s = await policySuccess(policy, spec, envOptions, valSeeds, 0.5, seed, maxTokens)
+          const teacher = teacherSuccess(spec, envOptions, valSeeds, seed)
+          const env = spec.make(envOptions)
+          // 8 distinct validation states (as in the paper's P = 8 groups)
+          const prompts = [...new Set(Array.from({ length: 64 }, (_, i) => buildPrompt({ observation: env.reset(VAL_SEED_START + i) })))].slice(0, 8)
+          const retrieval = await reasoningRetrieval(policy, prompts, 0.5, seed, maxTokens)
+          console.log(`reasoning retrieval accuracy over ${prompts.length} prompts: ${retrieval.toFixed(3)} (chance ${(1 / prompts.length).toFixed(3)})`)
+          console.log(`validation (${valSeeds} seeds from 123, T=0.5): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`)
+        }
+      }
+      const failed = yield* Effect.promise(() => work().then(() => undefined, (e) => {
+        if (isUserError(e)) return e
+        throw e
+      }))
+      if (failed) return yield* Effect.fail(failed)
+      yield* Console.log("done")
+    })
+})

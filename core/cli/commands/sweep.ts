@@ -1,0 +1,82 @@
+import { Console, Effect } from "effect"
+import { resolve } from "node:path"
+import { writeSite } from "../../../plugins/leaderboard/site.ts"
+import { UsageError } from "../../errors.ts"
+import { checkGrid } from "../../sweep/check.ts"
+import { estimateRunSeconds, estimateSweepSeconds, fmtDuration } from "../../sweep/estimate.ts"
+import { expandGrid } from "../../sweep/grid.ts"
+import { createProgress } from "../../sweep/progress.ts"
+import { defaultWorkers, runSweep } from "../../sweep/runner.ts"
+import { loadSpec } from "../../sweep/spec.ts"
+import { defineCommand } from "../command.ts"
+
+const parseWorkers = (v: unknown): Effect.Effect<number, UsageError> => {
+  if (v === undefined) return Effect.succeed(defaultWorkers())
+  const n = Number(v)
+  return Number.isInteger(n) && n >= 1
+    ? Effect.succeed(n)
+    : Effect.fail(new UsageError({ field: "--workers", message: `--workers must be an integer ≥ 1, got "${v}"` }))
+}
+
+const asArray = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])
+
+export default defineCommand({
+  pattern: "sweep <spec>",
+  description: "Run a sweep (a preset name or a .ts/.json/.yaml spec) with parallel workers, then build the leaderboard",
+  options: [
+    { flags: "--workers <n>", description: "Worker processes (default: number of cores)" },
+    { flags: "--out <dir>", description: "Results folder", default: "results" },
+    { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
+    { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" }
+  ],
+  examples: ["ragen-bench sweep quick", "ragen-bench sweep table4 --workers 2 --out results/table4", "ragen-bench sweep my-sweep.yaml --dry-run"],
+  run: ([ref], opts) =>
+    Effect.gen(function*() {
+      const spec = yield* loadSpec(String(ref))
+      const workers = yield* parseWorkers(opts.workers)
+      const runs = yield* expandGrid(spec)
+      yield* checkGrid(runs)
+      const outDir = String(opts.out ?? "results")
+      const siteDir = String(opts.leaderboard ?? "site")
+      const perRun = runs.map((r) => estimateRunSeconds(r.config, spec.secondsPerStep))
+      if (opts.dryRun) {
+        const lines = [`sweep ${spec.name}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
+        runs.forEach((r, i) => lines.push(`  ${r.runId}  ${r.label}  ${r.config.steps} steps  ~${fmtDuration(perRun[i]!)}`))
+        lines.push(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, workers))} with ${workers} worker(s) (${fmtDuration(perRun.reduce((a, b) => a + b, 0))} of run time)`)
+        return yield* Console.log(lines.join("\n"))
+      }
+      const ac = new AbortController()
+      let sigints = 0
+      const onSigint = (): void => {
+        sigints++
+        if (sigints === 1) {
+          process.stderr.write("\nstopping after the current step of each run (Ctrl-C again to quit now)…\n")
+          ac.abort()
+        } else process.exit(130)
+      }
+      process.on("SIGINT", onSigint)
+      const progress = createProgress({
+        total: runs.length,
+        totalSteps: runs.reduce((a, r) => a + r.config.steps + 1, 0),
+        tty: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
+        write: (s) => void process.stderr.write(s)
+      })
+      process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${workers} worker(s), results in ${outDir}\n`)
+      const outcome = yield* Effect.promise(() => runSweep(runs, { outDir, workers, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: asArray(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }))
+      progress.close()
+      process.off("SIGINT", onSigint)
+      const site = yield* writeSite([outDir], siteDir)
+      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${p.path}: ${p.message}\n`)
+      yield* Console.log(
+        `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
+      )
+      yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
+      if (outcome.fatal !== undefined) {
+        process.stderr.write(`error: the sweep could not run: ${outcome.fatal}\n`)
+        process.exitCode = 1
+      } else if (ac.signal.aborted) {
+        yield* Console.log(`stopped: run the same command again to resume the ${outcome.unfinished} unfinished run(s)`)
+        process.exitCode = 130
+      } else if (outcome.failed > 0) process.exitCode = 1
+    })
+})

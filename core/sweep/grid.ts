@@ -1,0 +1,108 @@
+/**
+ * Expand a sweep spec into its runs: the Cartesian product of the axes, each a resolved
+ * RunConfig (decoded, so defaults are filled in) whose content hash is the run id.
+ * Order: seeds outermost, filters innermost, so that a partly done sweep already holds
+ * complete filter comparisons for the first seeds.
+ */
+import { Effect } from "effect"
+import { canonicalJson } from "../hash.ts"
+import { runIdOf } from "../results/store.ts"
+import { decodeSync } from "../schema/decode.ts"
+import { RunConfig } from "../schema/run-config.ts"
+import { UsageError } from "../errors.ts"
+import type { Choice, SweepSpec } from "./spec.ts"
+
+export interface GridRun {
+  readonly runId: string
+  readonly hash: string
+  readonly config: RunConfig
+  /** Short human label of what varies: "frozenlake grpo top-p(p=0.9) lr=0.001 s1". */
+  readonly label: string
+}
+
+interface Picked {
+  readonly id: string
+  readonly options: Record<string, unknown>
+  readonly label: string
+}
+
+const fmtOptions = (o: Record<string, unknown>): string => {
+  const keys = Object.keys(o).sort()
+  return keys.length === 0 ? "" : `(${keys.map((k) => `${k}=${typeof o[k] === "object" ? canonicalJson(o[k]) : String(o[k])}`).join(",")})`
+}
+
+const pick = (c: Choice): Picked =>
+  typeof c === "string"
+    ? { id: c, options: {}, label: c }
+    : { id: c.id, options: c.options, label: c.label ?? `${c.id}${fmtOptions(c.options)}` }
+
+/** A filter's display name from its id and options, as the leaderboard shows it. */
+export const filterLabel = (id: string, options: Record<string, unknown>): string => `${id}${fmtOptions(options)}`
+
+const product = <T>(axes: ReadonlyArray<ReadonlyArray<T>>): T[][] =>
+  axes.reduce<T[][]>((acc, xs) => acc.flatMap((a) => xs.map((x) => [...a, x])), [[]])
+
+export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError> =>
+  Effect.suspend(() => {
+    const a = spec.axes
+    const f = spec.fixed
+    const envs = a.env.map(pick)
+    const algos = a.algo.map(pick)
+    const filters = a.filter.map(pick)
+    const pgs: ReadonlyArray<{ P?: number; G?: number }> = a.PG ?? [{}]
+    const lrs: ReadonlyArray<number | undefined> = a.lr ?? [undefined]
+    const models: ReadonlyArray<string | undefined> = a.model ?? [undefined]
+    const trains: ReadonlyArray<{ label: string; set: Record<string, unknown> } | undefined> = a.train ?? [undefined]
+    const budgetTrain: Record<string, unknown> = {}
+    if (spec.budget.evalEvery !== undefined) budgetTrain.evalEvery = spec.budget.evalEvery
+    if (spec.budget.valSeeds !== undefined) budgetTrain.valSeeds = spec.budget.valSeeds
+    const out: GridRun[] = []
+    const seen = new Set<string>()
+    for (const seed of a.seeds) {
+      for (const env of envs) {
+        for (const algo of algos) {
+          for (const pg of pgs) {
+            for (const lr of lrs) {
+              for (const model of models) {
+                for (const tv of trains) {
+                  for (const filter of filters) {
+                    const raw = {
+                      env: env.id,
+                      envOptions: { ...f.envOptions, ...env.options },
+                      algo: algo.id,
+                      algoOptions: { ...f.algoOptions, ...algo.options },
+                      filter: filter.id,
+                      filterOptions: { ...f.filterOptions, ...filter.options },
+                      ...(f.policy !== undefined ? { policy: f.policy } : {}),
+                      policyOptions: { ...f.policyOptions, ...(model !== undefined ? { preset: model } : {}) },
+                      ...(pg.P ?? f.P) !== undefined ? { P: pg.P ?? f.P } : {},
+                      ...(pg.G ?? f.G) !== undefined ? { G: pg.G ?? f.G } : {},
+                      steps: spec.budget.steps,
+                      seed,
+                      ...(lr ?? f.lr) !== undefined ? { lr: lr ?? f.lr } : {},
+                      train: { ...f.train, ...budgetTrain, ...tv?.set }
+                    }
+                    const r = decodeSync(RunConfig, raw)
+                    if (!r.ok) {
+                      return Effect.fail(new UsageError({ field: "spec", message: `sweep ${spec.name}: run ${env.label}/${algo.label}/${filter.label} seed ${seed} has an invalid config: ${r.message}` }))
+                    }
+                    const { hash, runId } = runIdOf(r.value)
+                    if (seen.has(runId)) continue
+                    seen.add(runId)
+                    const parts = [env.label, algo.label, filter.label]
+                    if (a.PG) parts.push(`${r.value.P}x${r.value.G}`)
+                    if (a.lr) parts.push(`lr=${r.value.lr}`)
+                    if (model !== undefined) parts.push(model)
+                    if (tv) parts.push(tv.label)
+                    parts.push(`s${seed}`)
+                    out.push({ runId, hash, config: r.value, label: parts.join(" ") })
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return Effect.succeed(out)
+  })

@@ -1,0 +1,34 @@
+/**
+ * Messages between the sweep runner and its worker processes: one JSON object per line,
+ * runner → worker on stdin, worker → runner on stdout. Decoded with Schema on both ends.
+ */
+import { Schema } from "effect"
+import { RunSummary } from "../schema/results.ts"
+import { RunConfig } from "../schema/run-config.ts"
+
+export const ToWorker = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("run"), runId: Schema.String, config: RunConfig, outDir: Schema.String, resume: Schema.Boolean }),
+  /** Stop the current run after its current step (Ctrl-C); it is summarised as "stopped". */
+  Schema.Struct({ type: Schema.Literal("stop") })
+])
+export type ToWorker = typeof ToWorker.Type
+
+export const FromWorker = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("ready") }),
+  Schema.Struct({
+    type: Schema.Literal("progress"),
+    runId: Schema.String,
+    step: Schema.Int,
+    steps: Schema.Int,
+    /** Latest validation success seen in this run (null before the first eval). */
+    success: Schema.NullOr(Schema.Finite)
+  }),
+  Schema.Struct({ type: Schema.Literal("done"), runId: Schema.String, summary: RunSummary }),
+  Schema.Struct({ type: Schema.Literal("failed"), runId: Schema.String, error: Schema.String }),
+  /** The worker cannot work at all (e.g. the trainer does not load). */
+  Schema.Struct({ type: Schema.Literal("fatal"), error: Schema.String })
+])
+export type FromWorker = typeof FromWorker.Type
+
+/** The metric the progress display and the leaderboard call "success" (docs/metrics.md). */
+export const SUCCESS_METRIC = "val/success@0.5"

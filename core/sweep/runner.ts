@@ -1,0 +1,184 @@
+/**
+ * The sweep runner: N worker processes (default: the number of cores), each running one run
+ * at a time. Runs already complete in the results folder are skipped; partial ones (a
+ * config.json but no complete summary) are resumed. A failed run is recorded and the sweep
+ * goes on; a worker that dies mid-run has its run recorded as failed and is replaced.
+ * Abort (Ctrl-C) stops every worker after its current step; the runs are summarised as
+ * "stopped" and resumed by the next sweep.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import { existsSync } from "node:fs"
+import { availableParallelism } from "node:os"
+import { join, resolve as resolvePath } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { isComplete } from "../results/store.ts"
+import { decodeSync } from "../schema/decode.ts"
+import type { RunSummary } from "../schema/results.ts"
+import type { GridRun } from "./grid.ts"
+import { FromWorker, type ToWorker } from "./protocol.ts"
+import { CONFIG_ENV, PLUGINS_ENV, writeFailedSummary } from "./worker.ts"
+
+export type SweepEvent =
+  | { readonly type: "skip"; readonly run: GridRun }
+  | { readonly type: "start"; readonly run: GridRun; readonly worker: number; readonly resume: boolean }
+  | { readonly type: "progress"; readonly run: GridRun; readonly step: number; readonly steps: number; readonly success: number | null }
+  | { readonly type: "done"; readonly run: GridRun; readonly summary: RunSummary }
+  | { readonly type: "failed"; readonly run: GridRun; readonly error: string }
+  | { readonly type: "worker-error"; readonly worker: number; readonly error: string }
+
+export interface SweepOptions {
+  readonly outDir: string
+  readonly workers?: number
+  readonly signal?: AbortSignal
+  readonly onEvent?: (e: SweepEvent) => void
+  /** Extra environment for the workers (tests select the fake trainer with it). */
+  readonly env?: Record<string, string>
+  /** User plugin files and config file, loaded again in every worker. */
+  readonly pluginPaths?: ReadonlyArray<string>
+  readonly configPath?: string
+}
+
+export interface SweepOutcome {
+  readonly total: number
+  readonly skipped: number
+  readonly done: number
+  readonly failed: number
+  /** Runs left unfinished because the sweep was stopped. */
+  readonly unfinished: number
+  readonly wallSeconds: number
+  /** Set when a worker could not work at all (e.g. the trainer does not load). */
+  readonly fatal?: string
+}
+
+export const defaultWorkers = (): number => Math.max(1, availableParallelism())
+
+const workerPath = fileURLToPath(new URL("./worker.ts", import.meta.url))
+
+/** argv for a child running a .ts file on this runtime (Deno needs `run -A`). */
+export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : [file])
+
+interface Slot {
+  readonly id: number
+  readonly child: ChildProcess
+  current?: GridRun
+  stderrTail: string
+  exited: boolean
+}
+
+export const runSweep = (runs: ReadonlyArray<GridRun>, opts: SweepOptions): Promise<SweepOutcome> =>
+  new Promise((resolveSweep) => {
+    const t0 = performance.now()
+    const emit = opts.onEvent ?? (() => {})
+    const pending: GridRun[] = []
+    let skipped = 0
+    for (const run of runs) {
+      if (isComplete(join(opts.outDir, run.runId))) {
+        skipped++
+        emit({ type: "skip", run })
+      } else pending.push(run)
+    }
+    let done = 0
+    let failed = 0
+    let stopping = opts.signal?.aborted ?? false
+    let fatal: string | undefined
+    let nextId = 0
+    const slots = new Set<Slot>()
+    const finish = (): void => {
+      if (slots.size > 0) return
+      resolveSweep({ total: runs.length, skipped, done, failed, unfinished: runs.length - skipped - done - failed, wallSeconds: (performance.now() - t0) / 1000, ...(fatal !== undefined ? { fatal } : {}) })
+    }
+    const send = (slot: Slot, msg: ToWorker): void => {
+      if (!slot.exited && slot.child.stdin?.writable) slot.child.stdin.write(JSON.stringify(msg) + "\n")
+    }
+    const assign = (slot: Slot): void => {
+      const run = stopping ? undefined : pending.shift()
+      if (!run) {
+        slot.current = undefined
+        slot.child.stdin?.end()
+        return
+      }
+      const resume = existsSync(join(opts.outDir, run.runId, "config.json"))
+      slot.current = run
+      emit({ type: "start", run, worker: slot.id, resume })
+      send(slot, { type: "run", runId: run.runId, config: run.config, outDir: opts.outDir, resume })
+    }
+    const spawnWorker = (): void => {
+      const child = spawn(process.execPath, runtimeArgs(workerPath), {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          [PLUGINS_ENV]: JSON.stringify((opts.pluginPaths ?? []).map((p) => resolvePath(p))),
+          ...(opts.configPath ? { [CONFIG_ENV]: resolvePath(opts.configPath) } : {}),
+          ...opts.env
+        }
+      })
+      const slot: Slot = { id: nextId++, child, stderrTail: "", exited: false }
+      slots.add(slot)
+      child.stderr!.on("data", (d: Buffer) => {
+        slot.stderrTail = (slot.stderrTail + d.toString("utf8")).slice(-2000)
+      })
+      child.stdin!.on("error", () => {})
+      createInterface({ input: child.stdout! }).on("line", (line) => {
+        let json: unknown
+        try {
+          json = JSON.parse(line)
+        } catch {
+          return // stray output from a trainer; not protocol
+        }
+        const r = decodeSync(FromWorker, json)
+        if (!r.ok) return
+        const m = r.value
+        if (m.type === "ready") assign(slot)
+        else if (m.type === "progress" && slot.current) emit({ type: "progress", run: slot.current, step: m.step, steps: m.steps, success: m.success })
+        else if (m.type === "done" && slot.current) {
+          if (m.summary.status === "complete") {
+            done++
+            emit({ type: "done", run: slot.current, summary: m.summary })
+          } else if (m.summary.status === "failed") {
+            failed++
+            emit({ type: "failed", run: slot.current, error: m.summary.error ?? "failed" })
+          }
+          slot.current = undefined
+        } else if (m.type === "failed" && slot.current) {
+          failed++
+          emit({ type: "failed", run: slot.current, error: m.error })
+          slot.current = undefined
+        } else if (m.type === "fatal") {
+          emit({ type: "worker-error", worker: slot.id, error: m.error })
+          fatal ??= m.error
+          stopping = true // the trainer cannot load: every worker would fail the same way
+        }
+      })
+      child.on("exit", (code, sig) => {
+        slot.exited = true
+        slots.delete(slot)
+        const run = slot.current
+        if (run) {
+          const error = `worker exited (${sig ?? `code ${code}`}) during the run: ${slot.stderrTail.trim().split("\n").slice(-3).join(" | ")}`
+          if (!stopping) {
+            try {
+              writeFailedSummary(opts.outDir, run.config, error)
+            } catch {
+              // recorded in the event only
+            }
+            failed++
+            emit({ type: "failed", run, error })
+          }
+        }
+        if (!stopping && pending.length > 0 && slots.size < Math.min(workerCount, pending.length + slots.size)) spawnWorker()
+        finish()
+      })
+    }
+    const workerCount = Math.max(1, Math.floor(opts.workers ?? defaultWorkers()))
+    opts.signal?.addEventListener("abort", () => {
+      stopping = true
+      for (const s of slots) {
+        if (s.current) send(s, { type: "stop" })
+        else s.child.stdin?.end()
+      }
+    })
+    const n = stopping ? 0 : Math.min(workerCount, pending.length)
+    for (let i = 0; i < n; i++) spawnWorker()
+    finish()
+  })

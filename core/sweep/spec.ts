@@ -1,0 +1,149 @@
+/**
+ * The sweep spec (DESIGN.md §9, issue 7): axes whose Cartesian product is the grid of runs,
+ * fixed settings shared by every run, and the budget. Decoded strictly: an unknown key is an
+ * error naming it (a typo must not silently fall back to a default).
+ *
+ * Sources: a `.ts` file default-exporting a spec (or `defineSweep({...})`), `.json`, `.yaml`
+ * / `.yml` (parsed with the `yaml` package, then decoded through the same Schema), or the
+ * name of a preset in benchmarks/sweeps/ (`quick`, `table4`, …).
+ */
+import { Cause, Effect, Exit, Schema } from "effect"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { basename, extname, join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { parse as parseYaml } from "yaml"
+import { UsageError } from "../errors.ts"
+import { projectRoot } from "../runtime.ts"
+
+const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
+const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+const Options = Schema.Record(Schema.String, Schema.Unknown)
+/** A list that must hold at least one value (an empty axis would make an empty grid). */
+const NonEmpty = <S extends Schema.Top>(s: S) => Schema.Array(s).check(Schema.isMinLength(1))
+
+/** An axis value: a registry id, or an id with options and an optional display label. */
+export const Choice = Schema.Union([
+  Schema.String,
+  Schema.Struct({ id: Schema.String, options: dflt(Options, {}), label: Schema.optional(Schema.String) })
+])
+export type Choice = typeof Choice.Type
+
+/** A named set of train-option overrides: one value of the `train` axis (e.g. klCoef 0.01). */
+export const TrainVariant = Schema.Struct({ label: Schema.String, set: Options })
+
+export const Axes = Schema.Struct({
+  env: NonEmpty(Choice),
+  algo: dflt(NonEmpty(Choice), ["grpo"]),
+  /** Any registered filter id, plugin ones included ("my-plugin/my-filter"). */
+  filter: dflt(NonEmpty(Choice), ["none"]),
+  seeds: dflt(NonEmpty(Schema.Int), [1, 2]),
+  /** Group shapes P×G (prompts × trajectories per prompt). */
+  PG: Schema.optional(NonEmpty(Schema.Struct({ P: PosInt, G: PosInt }))),
+  lr: Schema.optional(NonEmpty(Schema.Finite)),
+  /** Model presets of the policy (policyOptions.preset). */
+  model: Schema.optional(NonEmpty(Schema.String)),
+  train: Schema.optional(NonEmpty(TrainVariant))
+})
+
+/** Settings shared by every run; an axis overrides the matching field. */
+export const Fixed = Schema.Struct({
+  envOptions: Schema.optional(Options),
+  algoOptions: Schema.optional(Options),
+  filterOptions: Schema.optional(Options),
+  policy: Schema.optional(Schema.String),
+  policyOptions: Schema.optional(Options),
+  P: Schema.optional(PosInt),
+  G: Schema.optional(PosInt),
+  lr: Schema.optional(Schema.Finite),
+  /** Trainer options (core/train/options.ts), e.g. sftSteps, entropyCoef, teacher epsilon. */
+  train: Schema.optional(Options)
+})
+
+export const Budget = Schema.Struct({
+  steps: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 100),
+  /** Validation cadence and validation seed count; written into train.evalEvery / train.valSeeds. */
+  evalEvery: Schema.optional(PosInt),
+  valSeeds: Schema.optional(PosInt)
+})
+
+export const SweepSpec = Schema.Struct({
+  name: Schema.String,
+  description: dflt(Schema.String, ""),
+  axes: Axes,
+  fixed: dflt(Fixed, {}),
+  budget: dflt(Budget, {}),
+  /** Seconds per training step for --dry-run's estimate (default: core/sweep/estimate.ts). */
+  secondsPerStep: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0)))
+})
+export type SweepSpec = typeof SweepSpec.Type
+export type SweepSpecInput = typeof SweepSpec.Encoded
+
+/** Typed identity for `.ts` spec files: `export default defineSweep({...})`. */
+export const defineSweep = (spec: SweepSpecInput): SweepSpecInput => spec
+
+/** "Missing key\n  at ["axes"]["env"]" → `axes.env: Missing key`, one issue per clause. */
+const formatIssues = (raw: string): string => {
+  const out: string[] = []
+  const lines = raw.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim()
+    if (line === "" || line.startsWith("at [")) continue
+    const next = lines[i + 1]?.trim() ?? ""
+    if (next.startsWith("at [")) {
+      const path = next.slice(3).replace(/\["([^"]*)"\]/g, ".$1").replace(/^\./, "")
+      out.push(`${path}: ${line}`)
+    } else out.push(line)
+  }
+  return out.join("; ")
+}
+
+/** Decode a spec value strictly; the error names the source and the field. */
+export const decodeSpec = (input: unknown, source: string): Effect.Effect<SweepSpec, UsageError> => {
+  const exit = Schema.decodeUnknownExit(SweepSpec as any)(input, { errors: "all", onExcessProperty: "error" }) as Exit.Exit<SweepSpec, unknown>
+  if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
+  const e = Cause.squash(exit.cause) as { message?: string }
+  return Effect.fail(new UsageError({ field: "spec", message: `sweep spec ${source} is invalid: ${formatIssues(String(e?.message ?? e))}` }))
+}
+
+export const presetDir = join(projectRoot, "benchmarks", "sweeps")
+
+/** Preset names: the .ts files of benchmarks/sweeps/ (helper modules start with "_"). */
+export const presetNames = (): string[] =>
+  existsSync(presetDir)
+    ? readdirSync(presetDir).filter((f) => f.endsWith(".ts") && !f.startsWith("_")).map((f) => f.slice(0, -3)).sort()
+    : []
+
+const importDefault = (path: string): Effect.Effect<unknown, UsageError> =>
+  Effect.tryPromise({
+    try: async () => (await import(pathToFileURL(resolve(path)).href)).default,
+    catch: (e) => new UsageError({ field: "spec", message: `cannot load sweep spec ${path}: ${String((e as Error)?.message ?? e).split("\n")[0]}` })
+  })
+
+const parseText = (path: string, text: string, ext: string): Effect.Effect<unknown, UsageError> =>
+  Effect.try({
+    try: () => (ext === ".json" ? JSON.parse(text) : parseYaml(text, { strict: true, uniqueKeys: true })),
+    catch: (e) => new UsageError({ field: "spec", message: `sweep spec ${path} does not parse: ${String((e as Error)?.message ?? e).split("\n")[0]}` })
+  })
+
+/** Load a spec from a file path or a preset name. */
+export const loadSpec = (ref: string): Effect.Effect<SweepSpec, UsageError> =>
+  Effect.gen(function*() {
+    const ext = extname(ref).toLowerCase()
+    let path = ref
+    if (!existsSync(ref)) {
+      const preset = join(presetDir, `${ref}.ts`)
+      if (ext === "" && existsSync(preset)) path = preset
+      else {
+        return yield* new UsageError({
+          field: "spec",
+          message: `sweep spec "${ref}" is neither a file nor a preset; presets: ${presetNames().join(", ") || "(none)"}; or pass a .ts, .json or .yaml file`
+        })
+      }
+    }
+    const kind = extname(path).toLowerCase()
+    let value: unknown
+    if (kind === ".ts" || kind === ".js" || kind === ".mjs") value = yield* importDefault(path)
+    else if (kind === ".json" || kind === ".yaml" || kind === ".yml") value = yield* parseText(path, readFileSync(path, "utf8"), kind)
+    else return yield* new UsageError({ field: "spec", message: `sweep spec ${path}: unknown file type "${kind}"; use .ts, .json, .yaml or .yml` })
+    return yield* decodeSpec(value, basename(path))
+  })

@@ -1,0 +1,119 @@
+/**
+ * A sweep worker process: runs one training run at a time as the runner asks
+ * (core/sweep/protocol.ts over stdio). Started by core/sweep/runner.ts with the current
+ * runtime (`process.execPath`), so it works on Bun and Deno.
+ *
+ * Ctrl-C reaches the whole process group; the worker ignores SIGINT and lets the runner
+ * decide (it sends "stop"). When stdin closes — the runner is gone, even by SIGKILL — the
+ * worker aborts and exits at once; the run is resumed by the next sweep.
+ */
+import { Effect } from "effect"
+import { createInterface } from "node:readline"
+import { join } from "node:path"
+import { existsSync } from "node:fs"
+import { openRun, readMetrics } from "../results/store.ts"
+import { decodeSync } from "../schema/decode.ts"
+import type { RunConfig } from "../schema/run-config.ts"
+import { FromWorker, SUCCESS_METRIC, ToWorker } from "./protocol.ts"
+import { loadTrainFn, type TrainFn } from "./train-fn.ts"
+import { loadUserPlugins } from "../config.ts"
+import type { PluginInput } from "../contracts/index.ts"
+
+/** The runner passes the sweep's --plugin paths and --config here (absolute paths). */
+export const PLUGINS_ENV = "RAGEN_SWEEP_PLUGINS"
+export const CONFIG_ENV = "RAGEN_SWEEP_CONFIG"
+
+const send = (msg: FromWorker): void => {
+  process.stdout.write(JSON.stringify(msg) + "\n")
+}
+
+/** Record a failure in the run folder (unless the trainer already did) so the leaderboard lists it. */
+export const writeFailedSummary = (outDir: string, config: RunConfig, error: string): void => {
+  const run = openRun(outDir, config)
+  const metricsPath = join(run.dir, "metrics.jsonl")
+  const lines = existsSync(metricsPath) ? Effect.runSync(Effect.orElseSucceed(readMetrics(metricsPath), () => ({ lines: [] }))).lines : []
+  const last = lines.at(-1)
+  run.writeSummary({
+    status: "failed",
+    stepsDone: last && typeof last.step === "number" ? last.step : 0,
+    wallSeconds: 0,
+    finalValSuccess: null,
+    peakValSuccess: null,
+    final: last ?? {},
+    error
+  })
+}
+
+const main = async (): Promise<void> => {
+  process.on("SIGINT", () => {})
+  let train: TrainFn
+  let plugins: PluginInput[] = []
+  try {
+    train = await loadTrainFn()
+    const paths = JSON.parse(process.env[PLUGINS_ENV] ?? "[]") as string[]
+    plugins = await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined))
+  } catch (e) {
+    send({ type: "fatal", error: `cannot load the trainer or the plugins: ${(e as Error)?.message ?? e}` })
+    process.exit(1)
+  }
+  let current: AbortController | undefined
+  const runOne = async (msg: Extract<ToWorker, { type: "run" }>): Promise<void> => {
+    const ac = new AbortController()
+    current = ac
+    let success: number | null = null
+    let lastSent = 0
+    try {
+      const summary = await train(msg.config, {
+        outDir: msg.outDir,
+        resume: msg.resume,
+        signal: ac.signal,
+        plugins,
+        onProgress: (p) => {
+          const v = p.metrics[SUCCESS_METRIC]
+          if (typeof v === "number") success = v
+          const now = Date.now()
+          // Throttled: the display needs a few updates a second, not one per step.
+          if (now - lastSent >= 200 || p.step === p.steps) {
+            lastSent = now
+            send({ type: "progress", runId: msg.runId, step: p.step, steps: p.steps, success })
+          }
+        }
+      })
+      send({ type: "done", runId: msg.runId, summary })
+    } catch (e) {
+      const error = String((e as Error)?.message ?? e)
+      try {
+        writeFailedSummary(msg.outDir, msg.config, error)
+      } catch {
+        // The runner records it instead.
+      }
+      send({ type: "failed", runId: msg.runId, error })
+    } finally {
+      current = undefined
+    }
+  }
+  const rl = createInterface({ input: process.stdin })
+  rl.on("line", (line) => {
+    if (line.trim() === "") return
+    let json: unknown
+    try {
+      json = JSON.parse(line)
+    } catch {
+      return
+    }
+    const r = decodeSync(ToWorker, json)
+    if (!r.ok) {
+      send({ type: "fatal", error: `bad message from the runner: ${r.message}` })
+      return
+    }
+    if (r.value.type === "stop") current?.abort()
+    else void runOne(r.value).then(() => send({ type: "ready" }))
+  })
+  rl.on("close", () => {
+    current?.abort()
+    process.exit(0)
+  })
+  send({ type: "ready" })
+}
+
+if (import.meta.main) void main()

@@ -1,0 +1,28 @@
+/**
+ * Validation (DESIGN.md §3): one episode on each fixed seed valSeedStart.. at each validation
+ * temperature (0.5 first, the headline; 1.0 shows action noise). Metrics are named
+ * val/<stat>@<T>, e.g. val/success@0.5, val/fact_accuracy@1.0.
+ */
+import type { Policy } from "../contracts/index.ts"
+import { derive } from "../rng.ts"
+import { rollout, type RolloutSettings, rolloutStats } from "./rollout.ts"
+
+export const tempLabel = (t: number): string => (Number.isInteger(t) ? t.toFixed(1) : String(t))
+
+export const validate = async (
+  policy: Policy,
+  settings: RolloutSettings,
+  o: { readonly valSeeds: number; readonly valSeedStart: number; readonly valTemperatures: ReadonlyArray<number> },
+  seed: number,
+  step: number
+): Promise<Record<string, number>> => {
+  const out: Record<string, number> = {}
+  if (o.valSeeds === 0) return out
+  const seeds = Array.from({ length: o.valSeeds }, (_, i) => o.valSeedStart + i)
+  for (const T of o.valTemperatures) {
+    // Sampling noise depends on (run seed, step, T) only, so a resumed run validates identically.
+    const b = await rollout(policy, { ...settings, temperature: T, topP: 1, minP: 0 }, seeds, 1, derive(seed, "val", step, T))
+    for (const [k, v] of Object.entries(rolloutStats(b))) out[`val/${k}@${tempLabel(T)}`] = v
+  }
+  return out
+}

@@ -1,0 +1,85 @@
+/**
+ * TrainOptions: every trainer knob, decoded from RunConfig.train with the defaults of the paper's
+ * reference code (DESIGN.md §3) and of the independent implementation of DESIGN.md §10.
+ * Set from the CLI with `--set key=value` (e.g. `--set evalEvery=5 --set context=last-k`).
+ */
+import { Effect, Schema } from "effect"
+import { lossAggs } from "../../algorithms/common/objective.ts"
+
+const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
+const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const NonNeg = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+export const TrainOptions = Schema.Struct({
+  // ---- rollout
+  /** Turns per episode; default: the env spec's maxTurns (paper: 5). */
+  maxTurns: Schema.optional(PosInt),
+  /** Per-turn context: markov = current observation only; last-k = the last k turns; full = all; auto = markov for grid envs (spec.markov), else full. */
+  context: dflt(Schema.Literals(["auto", "markov", "last-k", "full"]), "auto"),
+  /** k for context last-k. */
+  historyTurns: dflt(PosInt, 2),
+  /** Env instructions at the top of each prompt: auto = omitted in markov mode (short prompts for small policies). */
+  instructions: dflt(Schema.Literals(["auto", "always", "never"]), "auto"),
+  /** Generation cap per turn (tokens). */
+  maxTokens: dflt(PosInt, 64),
+  /** Training sampling temperature (paper: 1.0); topP/minP off by default. */
+  temperature: dflt(NonNeg, 1),
+  topP: dflt(Schema.Finite, 1),
+  minP: dflt(NonNeg, 0),
+  /** Format penalty once per turn whose response does not parse (paper: −0.1). */
+  formatPenalty: dflt(Schema.Finite, -0.1),
+  /** First training seed (paper: 10000); step s uses seeds trainSeedStart + (s−1)·P … */
+  trainSeedStart: dflt(Schema.Int, 10000),
+  // ---- validation
+  /** Validation temperatures; the first is the headline one (paper: 0.5; 1.0 shows action noise). */
+  valTemperatures: dflt(Schema.Array(NonNeg), [0.5, 1.0]),
+  /** Number of fixed validation seeds valSeedStart.. (§10 uses 256). */
+  valSeeds: dflt(NonNegInt, 256),
+  valSeedStart: dflt(Schema.Int, 123),
+  /** Validate every N steps, before training (step 0) and after the last step; 0 = only at 0 and the end. */
+  evalEvery: dflt(NonNegInt, 10),
+  // ---- diagnostics
+  /** MI diagnostics every N steps and at step 1 (0 = off). */
+  diagEvery: dflt(NonNegInt, 5),
+  /** Reasoning rows for the MI cross-scoring (first turns + sampled turns). */
+  diagRows: dflt(PosInt, 128),
+  /** Gradient decomposition by reward-spread bucket every N steps (0 = off; costs ~3 extra backward passes). */
+  gradDecompEvery: dflt(NonNegInt, 0),
+  gradDecompBuckets: dflt(PosInt, 6),
+  /** CrossScorer backend (registry id) for the MI proxies. */
+  scorer: dflt(Schema.String, "cpu"),
+  // ---- update
+  entropyCoef: dflt(Schema.Finite, 0.001),
+  klCoef: dflt(NonNeg, 0),
+  /** k1 = log π − log π_ref; k3 = the low-variance estimator (verl low_var_kl). */
+  klEstimator: dflt(Schema.Literals(["k1", "k3"]), "k3"),
+  /** Optimizer steps per epoch (the batch is split into this many minibatches); §10: 4. */
+  minibatches: dflt(PosInt, 4),
+  epochs: dflt(PosInt, 1),
+  /** Override of the algorithm's loss aggregation. */
+  lossAgg: Schema.optional(Schema.Literals(lossAggs)),
+  /** After filtering, pad the kept items by repetition back to the unfiltered count (constant minibatch size) or not. */
+  padFilteredBatch: dflt(Schema.Boolean, false),
+  maxGradNorm: dflt(Schema.Finite, 1),
+  /** Recompute old log-probs with a forward pass instead of the sampler's untempered ones. */
+  recomputeOldLogprobs: dflt(Schema.Boolean, false),
+  /** Dynamic sampling bound for filters that resample (dapo-dynamic); DAPO has its own maxDraws. */
+  maxDraws: dflt(NonNegInt, 3),
+  // ---- warm start
+  /** SFT steps on teacher traces before RL (0 = none); cached under <out>/.sft-cache/. */
+  sftSteps: dflt(NonNegInt, 0),
+  sftLr: dflt(Schema.Finite, 2e-3),
+  sftBatch: dflt(PosInt, 64),
+  /** Teacher turns collected for SFT (§10: 16k). */
+  sftTurns: dflt(PosInt, 16384),
+  /** Teacher action noise ε and reasoning noise for SFT traces (§10 uses ε = 0.5 for RL room). */
+  teacherEpsilon: dflt(NonNeg, 0.5),
+  reasoningNoise: dflt(NonNeg, 0),
+  /** Checkpoint to start from (instead of SFT). */
+  init: Schema.optional(Schema.String),
+  // ---- bookkeeping
+  checkpointEvery: dflt(NonNegInt, 10),
+  keepCheckpoints: dflt(PosInt, 2)
+})
+export type TrainOptions = typeof TrainOptions.Type

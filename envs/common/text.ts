@@ -1,0 +1,17 @@
+/**
+ * Word splitting that matches the word-level tokenizer (plugins/tinylm): whitespace separates
+ * words and each of `< > / [ ] ( ) , . : ?` is a word of its own. Used to build vocabularies
+ * and to read reasoning text.
+ */
+const SPECIAL = /([<>\/\[\](),.:?])/g
+
+export const splitWords = (text: string): string[] => text.replace(SPECIAL, " $1 ").split(/\s+/).filter((w) => w.length > 0)
+
+/** Sorted unique words of the given texts (a stable vocabulary order). */
+export const vocabularyOf = (...texts: ReadonlyArray<string>): string[] => {
+  const set = new Set<string>()
+  for (const t of texts) for (const w of splitWords(t)) set.add(w)
+  return [...set].sort()
+}
+
+export const DIGITS = "0 1 2 3 4 5 6 7 8 9"

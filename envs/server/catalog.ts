@@ -1,0 +1,43 @@
+/**
+ * What the env server and the env CLI commands need from the registry: look up a spec by id and
+ * build an env from raw (untrusted) options. Plain functions returning errors as values, so the
+ * request handlers stay synchronous.
+ */
+import type { Env, EnvSpec } from "../../core/contracts/index.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+
+export interface EnvCatalog {
+  /** The spec for an id (full or local, as the registry resolves it), or an error message. */
+  readonly resolve: (id: string) => { ok: true; id: string; spec: EnvSpec } | { ok: false; message: string }
+  readonly list: () => ReadonlyArray<{ id: string; description: string }>
+}
+
+/** Decode `raw` through the spec's options schema and build the env; errors name the field. */
+export const makeEnv = (spec: EnvSpec, raw: unknown): { ok: true; env: Env; options: unknown } | { ok: false; message: string } => {
+  const decoded = decodeSync(spec.options, raw ?? {})
+  if (!decoded.ok) return { ok: false, message: `invalid options for ${spec.id}: ${decoded.message}` }
+  try {
+    return { ok: true, env: spec.make(decoded.value), options: decoded.value }
+  } catch (e) {
+    return { ok: false, message: `cannot build ${spec.id}: ${(e as Error).message}` }
+  }
+}
+
+/** "--option k=v" pairs to an options object; a value is JSON when it parses ("3", "true", "[1]"), else a string. */
+export const parseOptionPairs = (pairs: ReadonlyArray<string>): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } => {
+  const out: Record<string, unknown> = {}
+  for (const p of pairs) {
+    const i = p.indexOf("=")
+    if (i <= 0) return { ok: false, message: `--option "${p}" must be key=value, e.g. --option maxAttempts=2` }
+    const k = p.slice(0, i)
+    const v = p.slice(i + 1)
+    let parsed: unknown = v
+    try {
+      parsed = JSON.parse(v)
+    } catch {
+      // keep the string
+    }
+    out[k] = parsed
+  }
+  return { ok: true, value: out }
+}

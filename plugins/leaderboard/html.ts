@@ -1,0 +1,138 @@
+/**
+ * index.html: a static page with no external assets (inline CSS, inline JS, inline SVG) that
+ * works from file://. Every string from result files goes through `esc`; the Content
+ * Security Policy allows only this page's own script (by hash), so markup smuggled into a
+ * result file could not run even if an escape were missed.
+ */
+import { createHash } from "node:crypto"
+import { esc } from "./escape.ts"
+import { fmtDelta, fmtStat, pct } from "./format.ts"
+import type { Leaderboard } from "./schema.ts"
+import { lineChart } from "./svg.ts"
+
+/** Sort a table by a clicked header: numbers by data-sort, text otherwise; click again to flip. */
+const SORT_JS = `
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  var heads = table.querySelectorAll("thead th");
+  heads.forEach(function (th) {
+    th.addEventListener("click", function () {
+      var col = th.cellIndex;
+      var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+      heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", dir);
+      var body = table.tBodies[0];
+      var rows = Array.from(body.children);
+      var key = function (r) {
+        var c = r.cells[col];
+        if (!c) return "";
+        var v = c.getAttribute("data-sort");
+        return v === null ? c.textContent.trim() : v;
+      };
+      var numeric = rows.every(function (r) { var k = key(r); return k === "" || !isNaN(Number(k)); });
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (x === "" && y !== "") return 1;
+        if (y === "" && x !== "") return -1;
+        var d = numeric ? Number(x) - Number(y) : String(x).localeCompare(String(y));
+        return dir === "ascending" ? d : -d;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+`.trim()
+
+const CSS = `
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1200px;padding:0 1rem;color:#111}
+h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
+table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;background:#eaf6ea}.pos{color:#11661d}.neg{color:#a11}
+.charts{display:flex;flex-wrap:wrap;gap:.5rem}.chart .ct{font-size:12px;font-weight:600}.chart .tick,.chart .lg{font-size:10px;fill:#333}
+.chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#999}.note{color:#666;font-size:12px}code{font-size:12px}
+.ok{color:#11661d}.bad{color:#a11}
+`.trim()
+
+const numCell = (value: number | null, text: string, cls = ""): string =>
+  `<td class="num${cls ? " " + cls : ""}"${value === null ? ' data-sort=""' : ` data-sort="${value}"`}>${text}</td>`
+
+/** A relative link that can never become a javascript: or other scheme URL. */
+const safeHref = (path: string): string => {
+  const p = path.split("/").map(encodeURIComponent).join("/")
+  return esc(p.startsWith(".") || p.startsWith("/") ? p : `./${p}`)
+}
+
+export const renderHtml = (lb: Leaderboard): string => {
+  const others = lb.filters.filter((f) => f !== "none")
+  const h: string[] = []
+  const scriptHash = createHash("sha256").update(SORT_JS).digest("base64")
+  h.push("<!doctype html>", '<html lang="en"><head><meta charset="utf-8">')
+  h.push(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:">`)
+  h.push('<meta name="viewport" content="width=device-width, initial-scale=1">')
+  h.push(`<title>ragen-bench leaderboard</title><style>${CSS}</style></head><body>`)
+  h.push("<h1>ragen-bench leaderboard</h1>")
+  const complete = lb.entries.filter((e) => e.status === "complete").length
+  h.push(`<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: peak <code>${esc(lb.metric)}</code> over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns show the delta against <code>none</code> in the same row; the best entry of each row is highlighted. Click a column header to sort.</p>`)
+
+  h.push('<h2 id="results-h">Results</h2>')
+  h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (peak)</th>')
+  for (const f of others) h.push(`<th>${esc(f)} (Δ)</th>`)
+  h.push("</tr></thead><tbody>")
+  for (const r of lb.rows) {
+    h.push(`<tr data-row="${esc(r.key)}"><td>${esc(r.env)}</td><td>${esc(r.algo)}</td><td>${esc(r.setting) || "–"}</td>`)
+    for (const f of ["none", ...others]) {
+      const c = r.cells.find((x) => x.filter === f)
+      if (!c) {
+        h.push('<td class="num" data-sort="">–</td>')
+        continue
+      }
+      const best = c.best ? "best" : ""
+      if (f === "none" || !c.delta) h.push(numCell(c.stat.mean, `${esc(fmtStat(c.stat))}${c.best ? " ★" : ""}`, best))
+      else {
+        const sign = c.delta.mean > 0 ? "pos" : c.delta.mean < 0 ? "neg" : ""
+        h.push(numCell(c.delta.mean, `<span class="${sign}">${esc(fmtDelta(c.delta))}</span> <span class="note">(n=${c.delta.n}; ${pct(c.stat.mean)})</span>${c.best ? " ★" : ""}`, best))
+      }
+    }
+    h.push("</tr>")
+  }
+  h.push("</tbody></table>")
+
+  h.push('<h2 id="ranking-h">Filter ranking</h2>')
+  h.push('<p class="note">Mean rank of each filter across rows (1 = best peak success in the row; ties share ranks), its mean delta against <code>none</code>, the rows it appears in and the rows it wins.</p>')
+  h.push('<table id="ranking" class="sortable"><thead><tr><th>filter</th><th>mean rank</th><th>mean Δ (%)</th><th>rows</th><th>wins</th></tr></thead><tbody>')
+  for (const e of lb.ranking) {
+    h.push(`<tr data-filter="${esc(e.filter)}"><td>${esc(e.filter)}</td>${numCell(e.meanRank, e.meanRank.toFixed(2))}${
+      numCell(e.meanDelta, e.meanDelta === null ? "–" : `${e.meanDelta >= 0 ? "+" : ""}${pct(e.meanDelta)}`)
+    }${numCell(e.rows, String(e.rows))}${numCell(e.wins, String(e.wins))}</tr>`)
+  }
+  h.push("</tbody></table>")
+
+  h.push('<h2 id="dynamics-h">Training dynamics</h2>')
+  h.push('<p class="note">Per row: the mean over seeds of each filter\'s curve (paper Fig. 5: success, retrieval accuracy, entropy; Fig. 10: kept ratio, zero-variance groups; Table 8: reward-variance statistics).</p>')
+  for (const g of lb.groups) {
+    h.push(`<section class="group" data-group="${esc(g.key)}"><h3>${esc(g.title)}</h3><div class="charts">`)
+    for (const c of g.charts) h.push(`<figure data-metric="${esc(c.metric)}" style="margin:0">${lineChart({ title: c.title, series: c.series })}</figure>`)
+    h.push("</div>")
+    if (g.missing.length) h.push(`<p class="note missing">Not logged by these runs: ${g.missing.map((m) => `<code>${esc(m)}</code>`).join(", ")}.</p>`)
+    h.push("</section>")
+  }
+
+  h.push('<h2 id="runs-h">Runs</h2>')
+  h.push('<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>config hash</th><th>code version</th><th>runtime</th><th>wall time (s)</th><th>verified</th><th>files</th></tr></thead><tbody>')
+  for (const e of lb.entries) {
+    const v = e.verified === null ? "–" : e.verified ? '<span class="ok">✓ verified</span>' : '<span class="bad">✗ mismatch</span>'
+    const files = ["config.json", "metrics.jsonl", "summary.json"].map((f) => `<a href="${safeHref(`${e.path}/${f}`)}">${f.split(".")[0]}</a>`).join(" ")
+    h.push(`<tr><td><code>${esc(e.runId)}</code></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${
+      numCell(e.peak, e.peak === null ? "–" : pct(e.peak))
+    }<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td>${numCell(e.wallSeconds, e.wallSeconds === null ? "–" : e.wallSeconds.toFixed(1))}<td>${v}</td><td>${files}</td></tr>`)
+  }
+  h.push("</tbody></table>")
+
+  if (lb.problems.length) {
+    h.push('<h2 id="problems-h">Files left out</h2><ul id="problems">')
+    for (const p of lb.problems) h.push(`<li><code>${esc(p.path)}</code>: ${esc(p.message)}</li>`)
+    h.push("</ul>")
+  }
+  h.push(`<script>${SORT_JS}</script></body></html>`)
+  return h.join("\n") + "\n"
+}

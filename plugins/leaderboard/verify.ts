@@ -1,0 +1,99 @@
+/**
+ * `leaderboard verify`: re-run K randomly chosen complete runs (our Rng, seeded) from their
+ * recorded config.json in a temp folder, and check that every metrics line matches exactly.
+ * Wall-clock metrics (perf/*, time/*) are left out of the comparison: they measure the
+ * machine, not the result. Marks go to verify.json next to the runs; the leaderboard shows them.
+ */
+import { Effect } from "effect"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { canonicalJson } from "../../core/hash.ts"
+import { writeJsonAtomic } from "../../core/results/atomic.ts"
+import { isComplete, listRunDirs, readMetrics, readRun, runIdOf } from "../../core/results/store.ts"
+import { Rng } from "../../core/rng.ts"
+import { codeVersion } from "../../core/runtime.ts"
+import { readJsonFile } from "../../core/schema/decode.ts"
+import type { MetricsLine } from "../../core/schema/results.ts"
+import type { TrainFn } from "../../core/sweep/train-fn.ts"
+import { VerifyFile } from "./schema.ts"
+
+export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)
+
+const comparable = (l: MetricsLine): string =>
+  canonicalJson(Object.fromEntries(Object.entries(l).filter(([k]) => !isTimingMetric(k))))
+
+export interface VerifyResult {
+  readonly runId: string
+  readonly ok: boolean
+  readonly detail: string
+}
+
+/** First difference between two metric streams, or "" when equal. */
+export const compareMetrics = (a: ReadonlyArray<MetricsLine>, b: ReadonlyArray<MetricsLine>): string => {
+  if (a.length !== b.length) return `recorded ${a.length} metrics lines, re-run wrote ${b.length}`
+  for (let i = 0; i < a.length; i++) {
+    const x = comparable(a[i]!)
+    const y = comparable(b[i]!)
+    if (x !== y) {
+      const ka = a[i]!
+      const kb = b[i]!
+      const key = [...new Set([...Object.keys(ka), ...Object.keys(kb)])].find((k) => !isTimingMetric(k) && ka[k] !== kb[k])
+      return `line ${i + 1} (step ${ka.step}): ${key} recorded ${key ? ka[key] : "?"}, re-run ${key ? kb[key] : "?"}`
+    }
+  }
+  return ""
+}
+
+export const verifyRuns = (
+  resultsDir: string,
+  sample: number,
+  seed: number,
+  train: TrainFn
+): Effect.Effect<VerifyResult[]> =>
+  Effect.gen(function*() {
+    const dirs = listRunDirs(resultsDir).filter(isComplete)
+    const chosen = new Rng(seed).shuffle([...dirs]).slice(0, Math.max(0, sample))
+    const results: VerifyResult[] = []
+    for (const dir of chosen.sort()) {
+      const rec = yield* Effect.result(readRun(dir))
+      if (rec._tag === "Failure") {
+        results.push({ runId: dir, ok: false, detail: rec.failure.message })
+        continue
+      }
+      const { config, runId } = rec.success.config
+      if (runIdOf(config).runId !== runId) {
+        results.push({ runId, ok: false, detail: `config.json's runId ${runId} is not the hash of its config (${runIdOf(config).runId})` })
+        continue
+      }
+      const tmp = mkdtempSync(join(tmpdir(), "ragen-verify-"))
+      try {
+        const outcome = yield* Effect.result(Effect.tryPromise(() => train(config, { outDir: tmp })))
+        if (outcome._tag === "Failure") {
+          results.push({ runId, ok: false, detail: `re-run failed: ${String((outcome.failure as Error)?.message ?? outcome.failure)}` })
+          continue
+        }
+        const again = yield* Effect.result(readMetrics(join(tmp, runId, "metrics.jsonl")))
+        if (again._tag === "Failure") {
+          results.push({ runId, ok: false, detail: again.failure.message })
+          continue
+        }
+        const diff = compareMetrics(rec.success.metrics.lines, again.success.lines)
+        results.push({ runId, ok: diff === "", detail: diff || `${again.success.lines.length} metrics lines identical` })
+      } finally {
+        rmSync(tmp, { recursive: true, force: true })
+      }
+    }
+    // Merge into verify.json: earlier marks of runs not re-checked now are kept.
+    const path = join(resultsDir, "verify.json")
+    let prev: VerifyFile["runs"] = {}
+    if (existsSync(path)) {
+      const old = yield* Effect.result(readJsonFile(VerifyFile, path))
+      if (old._tag === "Success") prev = old.success.runs
+    }
+    const runs: Record<string, VerifyFile["runs"][string]> = { ...prev }
+    const now = new Date().toISOString()
+    for (const r of results) runs[r.runId] = { ok: r.ok, checkedAt: now, codeVersion: codeVersion(), detail: r.detail }
+    writeJsonAtomic(path, { format: 1, runs } satisfies VerifyFile)
+    return results
+  })

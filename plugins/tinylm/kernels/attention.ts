@@ -1,0 +1,96 @@
+/**
+ * Causal multi-head self-attention (llm.c attention_forward/backward) with per-row lengths:
+ * row b has lens[b] valid positions; queries t ≥ lens[b] are skipped (output 0) and keys
+ * t2 ≥ lens[b] are masked, so right-padded batches need no other mask.
+ * B rows, T positions (padded length), C channels, NH heads, hs = C/NH.
+ * qkv (B,T,3C): q in [0,C), k in [C,2C), v in [2C,3C); head h uses [h·hs, (h+1)·hs).
+ */
+
+// out (B,T,C); att (B,NH,T,T) post-softmax weights (row t uses t2 ≤ t)
+export function attentionForward(out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number): void {
+  const C3 = 3 * C
+  const hs = C / NH
+  const scale = 1 / Math.sqrt(hs)
+  for (let b = 0; b < B; b++) {
+    const len = Math.min(lens[b]!, T)
+    for (let t = 0; t < T; t++) {
+      const o = (b * T + t) * C
+      if (t >= len) {
+        for (let i = 0; i < C; i++) out[o + i] = 0
+        continue
+      }
+      for (let h = 0; h < NH; h++) {
+        const q = (b * T + t) * C3 + h * hs
+        const a = ((b * NH + h) * T + t) * T
+        let max = -Infinity
+        for (let t2 = 0; t2 <= t; t2++) {
+          const k = (b * T + t2) * C3 + C + h * hs
+          let s = 0
+          for (let i = 0; i < hs; i++) s += qkv[q + i]! * qkv[k + i]!
+          s *= scale
+          att[a + t2] = s
+          if (s > max) max = s
+        }
+        let sum = 0
+        for (let t2 = 0; t2 <= t; t2++) {
+          const e = Math.exp(att[a + t2]! - max)
+          att[a + t2] = e
+          sum += e
+        }
+        const inv = 1 / sum
+        for (let t2 = 0; t2 <= t; t2++) att[a + t2] = att[a + t2]! * inv
+        const oh = o + h * hs
+        for (let i = 0; i < hs; i++) out[oh + i] = 0
+        for (let t2 = 0; t2 <= t; t2++) {
+          const v = (b * T + t2) * C3 + 2 * C + h * hs
+          const w = att[a + t2]!
+          for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + (w * qkv[v + i]!)
+        }
+      }
+    }
+  }
+}
+
+// dqkv (B,T,3C) +=; scratch (T) holds one row of d(att)
+export function attentionBackward(
+  dqkv: Float32Array, scratch: Float32Array,
+  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
+  B: number, T: number, C: number, NH: number
+): void {
+  const C3 = 3 * C
+  const hs = C / NH
+  const scale = 1 / Math.sqrt(hs)
+  for (let b = 0; b < B; b++) {
+    const len = Math.min(lens[b]!, T)
+    for (let t = 0; t < len; t++) {
+      for (let h = 0; h < NH; h++) {
+        const q = (b * T + t) * C3 + h * hs
+        const a = ((b * NH + h) * T + t) * T
+        const d = (b * T + t) * C + h * hs
+        // d(att)[t2] = dout · v[t2];  dv[t2] = dv[t2]! + (att[t2] · dout)
+        let dot = 0
+        for (let t2 = 0; t2 <= t; t2++) {
+          const v = (b * T + t2) * C3 + 2 * C + h * hs
+          const w = att[a + t2]!
+          let s = 0
+          for (let i = 0; i < hs; i++) {
+            s += dout[d + i]! * qkv[v + i]!
+            dqkv[v + i] = dqkv[v + i]! + (w * dout[d + i]!)
+          }
+          scratch[t2] = s
+          dot += s * w
+        }
+        // softmax backward: dpre = att · (datt − Σ att·datt); then through q·k·scale
+        for (let t2 = 0; t2 <= t; t2++) {
+          const dpre = att[a + t2]! * (scratch[t2]! - dot) * scale
+          if (dpre === 0) continue
+          const k = (b * T + t2) * C3 + C + h * hs
+          for (let i = 0; i < hs; i++) {
+            dqkv[q + i] = dqkv[q + i]! + (dpre * qkv[k + i]!)
+            dqkv[k + i] = dqkv[k + i]! + (dpre * qkv[q + i]!)
+          }
+        }
+      }
+    }
+  }
+}

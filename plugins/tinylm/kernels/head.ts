@@ -1,0 +1,50 @@
+/**
+ * Output head on M gathered positions: softmax over the V real vocabulary entries of the logits
+ * (Vp − V padding columns ignored), the log-prob of each target and the entropy of the
+ * distribution. Backward takes the loss gradients w.r.t. log-prob and entropy:
+ *   d logp_y / dz_i = 1[i=y] − p_i          (softmax cross-entropy)
+ *   d H / dz_i      = −p_i (log p_i + H)    (H = −Σ p log p)
+ */
+
+// probs (M,Vp), logprob (M), entropy (M); logits (M,Vp), targets (M)
+export function headForward(probs: Float32Array, logprob: Float32Array, entropy: Float32Array, logits: Float32Array, targets: Int32Array, M: number, V: number, Vp: number): void {
+  for (let m = 0; m < M; m++) {
+    const z = m * Vp
+    let max = -Infinity
+    for (let i = 0; i < V; i++) if (logits[z + i]! > max) max = logits[z + i]!
+    let sum = 0
+    for (let i = 0; i < V; i++) sum += Math.exp(logits[z + i]! - max)
+    const lse = max + Math.log(sum)
+    let h = 0
+    for (let i = 0; i < V; i++) {
+      const lp = logits[z + i]! - lse
+      const p = Math.exp(lp)
+      probs[z + i] = p
+      h -= p * lp
+    }
+    for (let i = V; i < Vp; i++) probs[z + i] = 0
+    logprob[m] = logits[z + targets[m]!]! - lse
+    entropy[m] = h
+  }
+}
+
+// dlogits (M,Vp) +=
+export function headBackward(
+  dlogits: Float32Array,
+  probs: Float32Array, entropy: Float32Array, targets: Int32Array, dlogprob: Float32Array, dentropy: Float32Array,
+  M: number, V: number, Vp: number
+): void {
+  for (let m = 0; m < M; m++) {
+    const z = m * Vp
+    const dl = dlogprob[m]!
+    const de = dentropy[m]!
+    if (dl === 0 && de === 0) continue
+    const h = entropy[m]!
+    for (let i = 0; i < V; i++) {
+      const p = probs[z + i]!
+      const logp = p > 0 ? Math.log(p) : 0
+      dlogits[z + i] = dlogits[z + i]! + (-dl * p - de * p * (logp + h))
+    }
+    dlogits[z + targets[m]!] = dlogits[z + targets[m]!]! + (dl)
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * GPT forward/backward over a right-padded batch B×Tb with per-row lengths (llm.c gpt2_forward /
+ * gpt2_backward): token + position embeddings, pre-LN blocks (causal attention, GELU MLP),
+ * final LayerNorm, tied output head and a scalar value head, both evaluated only at the M
+ * gathered positions whose next token is scored (completion tokens).
+ * Callers fill `tokens` (B·Tb), `lens` (B), `gather` (M, flat position b·Tb+t) and `targets` (M).
+ */
+import { type Arena, type ArenaRequest, carveArena } from "./arena.ts"
+import { type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
+import { attentionBackward, attentionForward } from "./kernels/attention.ts"
+import { kernels } from "./kernels/dispatch.ts"
+import { encoderBackward, encoderForward } from "./kernels/encoder.ts"
+import { geluBackward, geluForward } from "./kernels/gelu.ts"
+import { headBackward, headForward } from "./kernels/head.ts"
+import { layernormBackward, layernormForward } from "./kernels/layernorm.ts"
+import { residualForward } from "./kernels/residual.ts"
+import { valueBackward, valueForward } from "./kernels/value.ts"
+import type { Rng } from "../../core/rng.ts"
+
+const PER_LAYER = ["ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw", "fcb", "fcprojw", "fcprojb"] as const
+type LayerTensor = (typeof PER_LAYER)[number]
+
+export interface TensorInfo {
+  readonly name: string
+  readonly shape: ReadonlyArray<number>
+  readonly offset: number
+  readonly size: number
+}
+
+export class GPT {
+  readonly config: ModelConfig
+  readonly Vp: number
+  /** Max rows per forward. */
+  readonly maxB: number
+  readonly trainable: boolean
+  readonly arena: Arena
+  readonly tensors: ReadonlyArray<TensorInfo>
+  readonly numParams: number
+  // role buffers
+  readonly params: Float32Array
+  readonly grads: Float32Array
+  readonly m: Float32Array
+  readonly v: Float32Array
+  // inputs
+  readonly tokens: Int32Array
+  readonly lens: Int32Array
+  readonly gather: Int32Array
+  readonly targets: Int32Array
+  // outputs at gathered positions (M)
+  readonly logits: Float32Array
+  readonly probs: Float32Array
+  readonly logprob: Float32Array
+  readonly entropy: Float32Array
+  readonly values: Float32Array
+  readonly dlogprob: Float32Array
+  readonly dentropy: Float32Array
+  readonly dvalues: Float32Array
+  // parameter and gradient views
+  readonly p: Record<string, Float32Array> = {}
+  readonly g: Record<string, Float32Array> = {}
+  readonly pl: Record<LayerTensor, Float32Array[]>
+  readonly gl: Record<LayerTensor, Float32Array[]>
+  // activations
+  readonly a: Record<string, Float32Array>
+  readonly al: Record<string, Float32Array[]>
+  /** KV cache (maxB, ctx, C) per layer, for the sampler. */
+  readonly kcache: Float32Array[] = []
+  readonly vcache: Float32Array[] = []
+
+  constructor(config: ModelConfig, maxB: number, trainable: boolean) {
+    this.config = config
+    this.maxB = maxB
+    this.trainable = trainable
+    const { ctx: T, d: C, layers: L, heads: NH } = config
+    const Vp = (this.Vp = paddedVocab(config.vocab))
+    const tensors: TensorInfo[] = []
+    let off = 0
+    for (const [name, shape] of parameterShapes(config)) {
+      const size = numel(shape)
+      tensors.push({ name, shape, offset: off, size })
+      off += Math.ceil(size / 4) * 4 // keep every tensor 16-byte aligned
+    }
+    this.tensors = tensors
+    this.numParams = tensors.reduce((s, t) => s + t.size, 0)
+    const P = off
+    const N = maxB * T
+    const req: ArenaRequest[] = [
+      { name: "params", size: P },
+      { name: "grads", size: trainable ? P : 0 },
+      { name: "m", size: trainable ? P : 0 },
+      { name: "v", size: trainable ? P : 0 },
+      { name: "tokens", size: N, kind: "i32" },
+      { name: "lens", size: maxB, kind: "i32" },
+      { name: "gather", size: N, kind: "i32" },
+      { name: "targets", size: N, kind: "i32" },
+      { name: "encoded", size: N * C }, // (B,T,C)
+      { name: "lnf", size: N * C },
+      { name: "lnfMean", size: N },
+      { name: "lnfRstd", size: N },
+      { name: "hsel", size: N * C }, // (M,C) gathered final hidden states
+      { name: "logits", size: N * Vp }, // (M,Vp)
+      { name: "probs", size: N * Vp },
+      { name: "logprob", size: N },
+      { name: "entropy", size: N },
+      { name: "values", size: N },
+      { name: "dlogprob", size: N },
+      { name: "dentropy", size: N },
+      { name: "dvalues", size: N },
+      { name: "scratch", size: T }
+    ]
+    const layerActs: Array<[string, number]> = [
+      ["ln1", N * C], ["ln1Mean", N], ["ln1Rstd", N], ["qkv", N * 3 * C], ["atty", N * C], ["att", maxB * NH * T * T],
+      ["attproj", N * C], ["res2", N * C], ["ln2", N * C], ["ln2Mean", N], ["ln2Rstd", N], ["fch", N * 4 * C],
+      ["fchGelu", N * 4 * C], ["fcproj", N * C], ["res3", N * C]
+    ]
+    for (let l = 0; l < L; l++) {
+      for (const [n, s] of layerActs) req.push({ name: `${n}.${l}`, size: s })
+      req.push({ name: `kcache.${l}`, size: maxB * T * C }, { name: `vcache.${l}`, size: maxB * T * C })
+    }
+    // backward scratch, shared by all layers
+    if (trainable) {
+      req.push(
+        { name: "dres", size: N * C }, { name: "dln", size: N * C }, { name: "dqkv", size: N * 3 * C }, { name: "datty", size: N * C },
+        { name: "dfch", size: N * 4 * C }, { name: "dfchGelu", size: N * 4 * C }, { name: "dlnf", size: N * C }, { name: "dhsel", size: N * C },
+        { name: "dlogits", size: N * Vp }
+      )
+    }
+    const arena = (this.arena = carveArena(req))
+    this.params = arena.f32.params!
+    this.grads = arena.f32.grads!
+    this.m = arena.f32.m!
+    this.v = arena.f32.v!
+    this.tokens = arena.i32.tokens!
+    this.lens = arena.i32.lens!
+    this.gather = arena.i32.gather!
+    this.targets = arena.i32.targets!
+    this.logits = arena.f32.logits!
+    this.probs = arena.f32.probs!
+    this.logprob = arena.f32.logprob!
+    this.entropy = arena.f32.entropy!
+    this.values = arena.f32.values!
+    this.dlogprob = arena.f32.dlogprob!
+    this.dentropy = arena.f32.dentropy!
+    this.dvalues = arena.f32.dvalues!
+    this.a = arena.f32
+    const pl = {} as Record<LayerTensor, Float32Array[]>
+    const gl = {} as Record<LayerTensor, Float32Array[]>
+    for (const t of tensors) {
+      this.p[t.name] = this.params.subarray(t.offset, t.offset + t.size)
+      if (trainable) this.g[t.name] = this.grads.subarray(t.offset, t.offset + t.size)
+      if ((PER_LAYER as ReadonlyArray<string>).includes(t.name)) {
+        const per = t.size / L
+        pl[t.name as LayerTensor] = Array.from({ length: L }, (_, l) => this.p[t.name]!.subarray(l * per, (l + 1) * per))
+        gl[t.name as LayerTensor] = trainable ? Array.from({ length: L }, (_, l) => this.g[t.name]!.subarray(l * per, (l + 1) * per)) : []
+      }
+    }
+    this.pl = pl
+    this.gl = gl
+    const al: Record<string, Float32Array[]> = {}
+    for (const [n] of layerActs) al[n] = Array.from({ length: L }, (_, l) => arena.f32[`${n}.${l}`]!)
+    this.al = al
+    for (let l = 0; l < L; l++) {
+      this.kcache.push(arena.f32[`kcache.${l}`]!)
+      this.vcache.push(arena.f32[`vcache.${l}`]!)
+    }
+  }
+
+  /** GPT-2 init: N(0, 0.02), residual projections scaled by 1/√(2L); LN 1/0; value head 0. */
+  init(rng: Rng): void {
+    const { layers: L } = this.config
+    const std = 0.02
+    for (const t of this.tensors) {
+      const x = this.p[t.name]!
+      if (t.name === "ln1w" || t.name === "ln2w" || t.name === "lnfw") x.fill(1)
+      else if (t.name.endsWith("b") || t.name === "valuew") x.fill(0)
+      else {
+        const s = t.name === "attprojw" || t.name === "fcprojw" ? std / Math.sqrt(2 * L) : std
+        const n = t.name === "wte" ? this.config.vocab * this.config.d : t.size // padding rows stay 0
+        for (let i = 0; i < n; i++) x[i] = rng.normal() * s
+      }
+    }
+  }
+
+  /** Forward over B rows of Tb positions; fills logprob/entropy/values at the M gathered positions. */
+  forward(B: number, Tb: number, M: number): void {
+    const { d: C, layers: L, heads: NH, vocab: V } = this.config
+    const N = B * Tb
+    const a = this.a, al = this.al, pl = this.pl, p = this.p
+    const mm = kernels.matmulForward
+    encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, B, Tb, C)
+    let res = a.encoded!
+    for (let l = 0; l < L; l++) {
+      layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
+      mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C)
+      attentionForward(al.atty![l]!, al.att![l]!, al.qkv![l]!, this.lens, B, Tb, C, NH)
+      mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C)
+      residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
+      layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
+      mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C)
+      geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
+      mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C)
+      residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
+      res = al.res3![l]!
+    }
+    layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
+    const hsel = a.hsel!, lnf = a.lnf!
+    for (let m = 0; m < M; m++) {
+      const src = this.gather[m]! * C
+      hsel.set(lnf.subarray(src, src + C), m * C)
+    }
+    mm(this.logits, hsel, p.wte!, null, M, C, this.Vp)
+    headForward(this.probs, this.logprob, this.entropy, this.logits, this.targets, M, V, this.Vp)
+    valueForward(this.values, hsel, p.valuew!, p.valueb!, M, C)
+  }
+
+  /** Backward of the last forward given dlogprob/dentropy/dvalues (M); gradients accumulate (+=). */
+  backward(B: number, Tb: number, M: number): void {
+    if (!this.trainable) throw new Error("tinylm: backward on a frozen model")
+    const { d: C, layers: L, heads: NH, vocab: V } = this.config
+    const N = B * Tb
+    const a = this.a, al = this.al, pl = this.pl, gl = this.gl, p = this.p, g = this.g
+    const mb = kernels.matmulBackward
+    const dlogits = a.dlogits!, dhsel = a.dhsel!, dlnf = a.dlnf!, dres = a.dres!, dln = a.dln!
+    const dqkv = a.dqkv!, datty = a.datty!, dfch = a.dfch!, dfchGelu = a.dfchGelu!
+    dlogits.fill(0, 0, M * this.Vp)
+    dhsel.fill(0, 0, M * C)
+    headBackward(dlogits, this.probs, this.entropy, this.targets, this.dlogprob, this.dentropy, M, V, this.Vp)
+    mb(dhsel, g.wte!, null, dlogits, a.hsel!, p.wte!, M, C, this.Vp)
+    valueBackward(dhsel, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
+    dlnf.fill(0, 0, N * C)
+    for (let m = 0; m < M; m++) {
+      const dst = this.gather[m]! * C
+      const src = m * C
+      for (let i = 0; i < C; i++) dlnf[dst + i] = dlnf[dst + i]! + (dhsel[src + i]!)
+    }
+    dres.fill(0, 0, N * C)
+    const last = L > 0 ? al.res3![L - 1]! : a.encoded!
+    layernormBackward(dres, g.lnfw!, g.lnfb!, dlnf, last, p.lnfw!, a.lnfMean!, a.lnfRstd!, N, C)
+    for (let l = L - 1; l >= 0; l--) {
+      const resIn = l === 0 ? a.encoded! : al.res3![l - 1]!
+      // MLP: res3 = res2 + fcproj(gelu(fc(ln2(res2))))
+      dfchGelu.fill(0, 0, N * 4 * C)
+      mb(dfchGelu, gl.fcprojw[l]!, gl.fcprojb[l]!, dres, al.fchGelu![l]!, pl.fcprojw[l]!, N, 4 * C, C)
+      dfch.fill(0, 0, N * 4 * C)
+      geluBackward(dfch, al.fch![l]!, dfchGelu, N * 4 * C)
+      dln.fill(0, 0, N * C)
+      mb(dln, gl.fcw[l]!, gl.fcb[l]!, dfch, al.ln2![l]!, pl.fcw[l]!, N, C, 4 * C)
+      layernormBackward(dres, gl.ln2w[l]!, gl.ln2b[l]!, dln, al.res2![l]!, pl.ln2w[l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, N, C)
+      // attention: res2 = resIn + attproj(attn(qkv(ln1(resIn))))
+      datty.fill(0, 0, N * C)
+      mb(datty, gl.attprojw[l]!, gl.attprojb[l]!, dres, al.atty![l]!, pl.attprojw[l]!, N, C, C)
+      dqkv.fill(0, 0, N * 3 * C)
+      attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
+      dln.fill(0, 0, N * C)
+      mb(dln, gl.qkvw[l]!, gl.qkvb[l]!, dqkv, al.ln1![l]!, pl.qkvw[l]!, N, C, 3 * C)
+      layernormBackward(dres, gl.ln1w[l]!, gl.ln1b[l]!, dln, resIn, pl.ln1w[l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, N, C)
+    }
+    encoderBackward(g.wte!, g.wpe!, dres, this.tokens, B, Tb, C)
+  }
+}

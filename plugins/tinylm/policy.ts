@@ -1,0 +1,334 @@
+/**
+ * The tinylm TrainablePolicy: tokenizer + GPT + AdamW + KV-cache sampler behind the
+ * core/contracts/policy.ts interface. Items are processed in chunks of `maxB` rows; when a
+ * minibatch spans several chunks, the loss sees all forwards at once and each chunk is then
+ * recomputed for its backward (activations are only kept for one chunk).
+ * Sequences longer than ctx lose prompt tokens from the left.
+ */
+import type { Completion, LossFn, LossOutput, Policy, SampleOptions, ScoreRequest, ScoreResult, TokenForward, TrainablePolicy, TrainItem } from "../../core/contracts/index.ts"
+import { UsageError } from "../../core/errors.ts"
+import { ANSWER_CLOSE } from "../../core/prompt.ts"
+import { Rng } from "../../core/rng.ts"
+import { type AdamWConfig, adamwStep, globalNorm, type LrSchedule, lrFactor } from "./adamw.ts"
+import { checkConfig, type ModelConfig } from "./config.ts"
+import { GPT } from "./model.ts"
+import { readSafetensors, writeSafetensors } from "./safetensors.ts"
+import { sampleChunk, SamplerScratch } from "./sampler.ts"
+import { Tokenizer, type TokenizerJson } from "./tokenizer.ts"
+
+export interface TinyLMSettings {
+  readonly config: ModelConfig
+  readonly seed: number
+  readonly adam: AdamWConfig
+  readonly schedule: LrSchedule
+  /** Rows per forward chunk (activation memory scales with it). */
+  readonly microBatch: number
+}
+
+export const FORMAT = "ragen-bench-tinylm-1"
+
+interface Row {
+  readonly tokens: Int32Array // prompt + continuation, ≤ ctx
+  readonly promptLen: number
+  /** Continuation tokens scored (the first `scored` of the continuation). */
+  readonly scored: number
+  readonly total: number // continuation length requested
+}
+
+export class TinyLMPolicy implements TrainablePolicy {
+  readonly id = "tinylm"
+  readonly model: GPT
+  readonly tokenizer: Tokenizer
+  readonly settings: TinyLMSettings
+  /** Optimizer steps taken. */
+  t = 0
+  private readonly scratch: SamplerScratch
+  private readonly promptCache = new Map<string, Int32Array>()
+
+  constructor(tokenizer: Tokenizer, settings: TinyLMSettings, trainable = true) {
+    const bad = checkConfig(settings.config)
+    if (bad) throw new UsageError({ field: `policyOptions.${bad.field}`, message: `tinylm: ${bad.message}` })
+    if (tokenizer.size > settings.config.vocab) {
+      throw new UsageError({ field: "policyOptions.vocab", message: `tinylm: the tokenizer has ${tokenizer.size} words but vocab is ${settings.config.vocab}; raise vocab or leave it unset` })
+    }
+    this.tokenizer = tokenizer
+    this.settings = settings
+    this.model = new GPT(settings.config, settings.microBatch, trainable)
+    this.model.init(new Rng(settings.seed).split("tinylm-init"))
+    this.scratch = new SamplerScratch(settings.config.vocab)
+  }
+
+  get parameterCount(): number {
+    return this.model.numParams
+  }
+
+  encodePrompt(prompt: string): Int32Array {
+    let t = this.promptCache.get(prompt)
+    if (!t) {
+      if (this.promptCache.size > 20000) this.promptCache.clear()
+      t = this.tokenizer.encode(prompt)
+      if (t.length === 0) t = Int32Array.of(this.tokenizer.newline)
+      this.promptCache.set(prompt, t)
+    }
+    return t
+  }
+
+  private row(prompt: string, cont: Int32Array): Row {
+    const T = this.settings.config.ctx
+    const p = this.encodePrompt(prompt)
+    const scored = Math.min(cont.length, T - 1)
+    const keep = Math.min(p.length, T - scored)
+    const tokens = new Int32Array(keep + scored)
+    tokens.set(p.subarray(p.length - keep), 0)
+    tokens.set(cont.subarray(0, scored), keep)
+    return { tokens, promptLen: keep, scored, total: cont.length }
+  }
+
+  /** Load rows into the model's input views; returns [Tb, M]. */
+  private loadRows(rows: ReadonlyArray<Row>): [number, number] {
+    const m = this.model
+    let Tb = 0
+    for (const r of rows) Tb = Math.max(Tb, r.tokens.length)
+    let M = 0
+    for (let b = 0; b < rows.length; b++) {
+      const r = rows[b]!
+      m.tokens.fill(this.tokenizer.pad, b * Tb, (b + 1) * Tb)
+      m.tokens.set(r.tokens, b * Tb)
+      m.lens[b] = r.tokens.length
+      for (let i = 0; i < r.scored; i++) {
+        m.gather[M] = b * Tb + r.promptLen - 1 + i
+        m.targets[M] = r.tokens[r.promptLen + i]!
+        M++
+      }
+    }
+    return [Tb, M]
+  }
+
+  private chunks<T>(xs: ReadonlyArray<T>): T[][] {
+    const out: T[][] = []
+    for (let i = 0; i < xs.length; i += this.settings.microBatch) out.push(xs.slice(i, i + this.settings.microBatch))
+    return out
+  }
+
+  private forwardRows(rows: ReadonlyArray<Row>): { Tb: number; M: number; fwd: TokenForward[] } {
+    const [Tb, M] = this.loadRows(rows)
+    this.model.forward(rows.length, Tb, M)
+    const fwd: TokenForward[] = []
+    let off = 0
+    for (const r of rows) {
+      const lp = new Float32Array(r.total), en = new Float32Array(r.total), va = new Float32Array(r.total)
+      lp.set(this.model.logprob.subarray(off, off + r.scored))
+      en.set(this.model.entropy.subarray(off, off + r.scored))
+      va.set(this.model.values.subarray(off, off + r.scored))
+      off += r.scored
+      fwd.push({ logprobs: lp, entropy: en, values: va })
+    }
+    return { Tb, M, fwd }
+  }
+
+  async sample(prompts: ReadonlyArray<string>, options: SampleOptions, rng: Rng): Promise<Completion[]> {
+    const T = this.settings.config.ctx
+    const maxTokens = Math.max(1, Math.min(options.maxTokens, T - 1))
+    const o: SampleOptions = { ...options, maxTokens }
+    const stop = options.stop ?? ANSWER_CLOSE
+    const stopIds = this.tokenizer.encode(stop)
+    const stopToken = stopIds.length === 1 ? stopIds[0]! : -1
+    const out: Completion[] = []
+    for (const chunk of this.chunks(prompts)) {
+      const encoded = chunk.map((p) => {
+        const t = this.encodePrompt(p)
+        const keep = Math.max(1, Math.min(t.length, T - maxTokens))
+        return t.subarray(t.length - keep)
+      })
+      for (const r of sampleChunk(this.model, encoded, o, rng, stopToken, this.tokenizer.eos, this.scratch)) {
+        let text = this.tokenizer.decode(r.tokens)
+        let finish = r.finishReason
+        // multi-token stop strings: cut after the first occurrence
+        if (stopToken < 0 && stop.length > 0) {
+          const k = text.indexOf(stop)
+          if (k >= 0) {
+            text = text.slice(0, k + stop.length)
+            finish = "stop"
+          }
+        }
+        out.push({ text, tokens: r.tokens, logprobs: r.logprobs, rawLogprobs: r.rawLogprobs, finishReason: finish })
+      }
+    }
+    return out
+  }
+
+  async score(requests: ReadonlyArray<ScoreRequest>): Promise<ScoreResult[]> {
+    const out: ScoreResult[] = []
+    for (const chunk of this.chunks(requests)) {
+      const conts = chunk.map((r) => (typeof r.continuation === "string" ? this.tokenizer.encode(r.continuation) : r.continuation))
+      const { fwd } = this.forwardRows(chunk.map((r, i) => this.row(r.prompt, conts[i]!)))
+      for (let i = 0; i < chunk.length; i++) out.push({ tokens: conts[i]!, logprobs: fwd[i]!.logprobs, entropy: fwd[i]!.entropy })
+    }
+    return out
+  }
+
+  async forward(items: ReadonlyArray<TrainItem>): Promise<TokenForward[]> {
+    const out: TokenForward[] = []
+    for (const chunk of this.chunks(items)) out.push(...this.forwardRows(chunk.map((it) => this.row(it.prompt, it.tokens))).fwd)
+    return out
+  }
+
+  async accumulate(items: ReadonlyArray<TrainItem>, loss: LossFn): Promise<LossOutput> {
+    const rowChunks = this.chunks(items).map((c) => c.map((it) => this.row(it.prompt, it.tokens)))
+    const forwards: TokenForward[] = []
+    let last: { Tb: number; M: number } | undefined
+    for (const rows of rowChunks) {
+      const r = this.forwardRows(rows)
+      forwards.push(...r.fwd)
+      last = r
+    }
+    const result = loss(forwards)
+    if (result.grads.length !== items.length) throw new Error(`tinylm: the loss returned ${result.grads.length} gradients for ${items.length} items`)
+    // the last chunk's activations are still in place: its backward first, then recompute the others
+    for (let c = rowChunks.length - 1; c >= 0; c--) {
+      const rows = rowChunks[c]!
+      const base = c * this.settings.microBatch
+      let Tb: number, M: number
+      if (c === rowChunks.length - 1 && last) [Tb, M] = [last.Tb, last.M]
+      else {
+        ;[Tb, M] = this.loadRows(rows)
+        this.model.forward(rows.length, Tb, M)
+      }
+      let off = 0
+      for (let i = 0; i < rows.length; i++) {
+        const g = result.grads[base + i]!, n = rows[i]!.scored
+        this.model.dlogprob.set(g.dLogprobs.subarray(0, n), off)
+        this.model.dentropy.set(g.dEntropy.subarray(0, n), off)
+        this.model.dvalues.set(g.dValues.subarray(0, n), off)
+        off += n
+      }
+      this.model.backward(rows.length, Tb, M)
+    }
+    return result
+  }
+
+  /** Share of continuation tokens whose argmax prediction is the token (teacher forcing). */
+  tokenAccuracy(items: ReadonlyArray<TrainItem>): number {
+    const V = this.settings.config.vocab, Vp = this.model.Vp
+    let hit = 0, n = 0
+    for (const chunk of this.chunks(items)) {
+      const [Tb, M] = this.loadRows(chunk.map((it) => this.row(it.prompt, it.tokens)))
+      this.model.forward(chunk.length, Tb, M)
+      const z = this.model.logits
+      for (let m = 0; m < M; m++) {
+        let arg = 0
+        for (let i = 1; i < V; i++) if (z[m * Vp + i]! > z[m * Vp + arg]!) arg = i
+        if (arg === this.model.targets[m]) hit++
+        n++
+      }
+    }
+    return n > 0 ? hit / n : 0
+  }
+
+  gradNorm(): number {
+    return globalNorm(this.model.grads)
+  }
+
+  step(options: { readonly lr: number; readonly maxGradNorm: number }): number {
+    const norm = this.gradNorm()
+    const scale = options.maxGradNorm > 0 && Number.isFinite(norm) ? Math.min(1, options.maxGradNorm / (norm + 1e-6)) : 1
+    this.t++
+    const m = this.model
+    adamwStep(m.params, m.grads, m.m, m.v, m.tensors, options.lr * lrFactor(this.settings.schedule, this.t), this.t, scale, this.settings.adam)
+    this.zeroGrad()
+    return norm
+  }
+
+  zeroGrad(): void {
+    this.model.grads.fill(0)
+  }
+
+  resetOptimizer(): void {
+    this.model.m.fill(0)
+    this.model.v.fill(0)
+    this.t = 0
+  }
+
+  async snapshot(): Promise<Policy> {
+    const copy = new TinyLMPolicy(this.tokenizer, this.settings, false)
+    copy.model.params.set(this.model.params)
+    return { id: "tinylm-snapshot", sample: (p, o, r) => copy.sample(p, o, r), score: (r) => copy.score(r) }
+  }
+
+  async save(path: string): Promise<void> {
+    const m = this.model
+    const tensors = []
+    for (const t of m.tensors) tensors.push({ name: t.name, shape: t.shape, data: m.p[t.name]! })
+    if (m.trainable) {
+      for (const t of m.tensors) tensors.push({ name: `adam_m.${t.name}`, shape: t.shape, data: m.m.subarray(t.offset, t.offset + t.size) })
+      for (const t of m.tensors) tensors.push({ name: `adam_v.${t.name}`, shape: t.shape, data: m.v.subarray(t.offset, t.offset + t.size) })
+    }
+    writeSafetensors(path, tensors, {
+      format: FORMAT,
+      config: JSON.stringify(this.settings.config),
+      tokenizer: JSON.stringify(this.tokenizer.toJson()),
+      step: String(this.t)
+    })
+  }
+
+  async load(path: string): Promise<void> {
+    const f = readCheckpoint(path)
+    const mine = this.settings.config
+    for (const k of ["vocab", "ctx", "d", "layers", "heads"] as const) {
+      if (f.config[k] !== mine[k]) {
+        throw new UsageError({
+          field: `checkpoint.config.${k}`,
+          message: `checkpoint ${path} has ${k} = ${f.config[k]} but this policy has ${k} = ${mine[k]}; use matching policyOptions (preset/${k}) or another checkpoint`
+        })
+      }
+    }
+    const words = f.tokenizer.words
+    if (words.length !== this.tokenizer.size || words.some((w, i) => w !== this.tokenizer.words[i])) {
+      throw new UsageError({ field: "checkpoint.tokenizer", message: `checkpoint ${path} was trained with another vocabulary (another env?); run sft for this env or pick its checkpoint` })
+    }
+    const m = this.model
+    for (const t of m.tensors) {
+      const x = f.file.tensors.get(t.name)
+      if (!x || x.data.length !== t.size) throw new UsageError({ field: `checkpoint.${t.name}`, message: `checkpoint ${path}: tensor ${t.name} is missing or has the wrong size` })
+      m.p[t.name]!.set(x.data)
+      if (m.trainable) {
+        const mm = f.file.tensors.get(`adam_m.${t.name}`), vv = f.file.tensors.get(`adam_v.${t.name}`)
+        m.m.fill(0, t.offset, t.offset + t.size)
+        m.v.fill(0, t.offset, t.offset + t.size)
+        if (mm && vv) {
+          m.m.set(mm.data, t.offset)
+          m.v.set(vv.data, t.offset)
+        }
+      }
+    }
+    this.t = f.step
+    this.zeroGrad()
+  }
+}
+
+export interface Checkpoint {
+  readonly config: ModelConfig
+  readonly tokenizer: TokenizerJson
+  readonly step: number
+  readonly file: ReturnType<typeof readSafetensors>
+}
+
+export const readCheckpoint = (path: string): Checkpoint => {
+  let file
+  try {
+    file = readSafetensors(path)
+  } catch (e) {
+    throw new UsageError({ field: "checkpoint", message: `cannot read checkpoint ${path}: ${(e as Error).message}` })
+  }
+  const md = file.metadata
+  if (md.format !== FORMAT) throw new UsageError({ field: "checkpoint", message: `${path} is not a tinylm checkpoint (metadata format ${md.format ?? "missing"}, expected ${FORMAT})` })
+  return { config: JSON.parse(md.config!), tokenizer: JSON.parse(md.tokenizer!), step: Number(md.step ?? 0), file }
+}
+
+/** A policy with the checkpoint's own config and tokenizer, loaded. */
+export const policyFromCheckpoint = async (path: string, rest: Omit<TinyLMSettings, "config">): Promise<TinyLMPolicy> => {
+  const c = readCheckpoint(path)
+  const p = new TinyLMPolicy(Tokenizer.fromJson(c.tokenizer), { ...rest, config: c.config })
+  await p.load(path)
+  return p
+}

@@ -1,0 +1,237 @@
+/**
+ * Batched sampling with a KV cache: prefill all prompts of a chunk with one padded forward
+ * (its K and V rows become the cache), then one token per step for all live rows at once
+ * (matmuls batched over rows). Temperature, min-p (keep p ≥ minP·max p), top-p (smallest set
+ * with mass ≥ topP); logprobs under the sampling distribution and under the untempered model.
+ */
+import type { SampleOptions } from "../../core/contracts/index.ts"
+import type { Rng } from "../../core/rng.ts"
+import { kernels } from "./kernels/dispatch.ts"
+import { geluForward } from "./kernels/gelu.ts"
+import { layernormForward } from "./kernels/layernorm.ts"
+import { residualForward } from "./kernels/residual.ts"
+import type { GPT } from "./model.ts"
+
+export interface SampledRow {
+  readonly tokens: Int32Array
+  readonly logprobs: Float32Array
+  readonly rawLogprobs: Float32Array
+  readonly finishReason: "stop" | "length" | "eos"
+}
+
+/** Scratch for the next-token distribution (V entries). */
+export class SamplerScratch {
+  readonly p: Float64Array
+  readonly idx: Int32Array
+  constructor(V: number) {
+    this.p = new Float64Array(V)
+    this.idx = new Int32Array(V)
+  }
+}
+
+/**
+ * Draw one token from logits z[off..off+V). Returns the token; writes [sampling logprob, raw logprob] to out.
+ */
+export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOptions, rng: Rng, s: SamplerScratch, out: Float64Array): number => {
+  let max = -Infinity
+  let arg = 0
+  for (let i = 0; i < V; i++) {
+    const x = z[off + i]!
+    if (x > max) {
+      max = x
+      arg = i
+    }
+  }
+  let sumRaw = 0
+  for (let i = 0; i < V; i++) sumRaw += Math.exp(z[off + i]! - max)
+  const lseRaw = max + Math.log(sumRaw)
+  if (!(o.temperature > 1e-6)) {
+    out[0] = 0
+    out[1] = z[off + arg]! - lseRaw
+    return arg
+  }
+  const p = s.p
+  let sum = 0
+  for (let i = 0; i < V; i++) sum += (p[i] = Math.exp((z[off + i]! - max) / o.temperature))
+  for (let i = 0; i < V; i++) p[i] = p[i]! / sum
+  // min-p relative to the top token (p of argmax = max after normalisation)
+  if (o.minP > 0) {
+    const cut = o.minP * p[arg]!
+    for (let i = 0; i < V; i++) if (p[i]! < cut) p[i] = 0
+  }
+  if (o.topP < 1) {
+    const idx = s.idx
+    for (let i = 0; i < V; i++) idx[i] = i
+    idx.sort((a, b) => p[b]! - p[a]! || a - b)
+    let cum = 0
+    let k = 0
+    for (; k < V; k++) {
+      cum += p[idx[k]!]!
+      if (cum >= o.topP) {
+        k++
+        break
+      }
+    }
+    for (let j = k; j < V; j++) p[idx[j]!] = 0
+  }
+  let kept = 0
+  for (let i = 0; i < V; i++) kept += p[i]!
+  let u = rng.float() * kept
+  let tok = arg
+  for (let i = 0; i < V; i++) {
+    if (p[i]! === 0) continue
+    u -= p[i]!
+    tok = i
+    if (u < 0) break
+  }
+  out[0] = Math.log(p[tok]! / kept)
+  out[1] = z[off + tok]! - lseRaw
+  return tok
+}
+
+/** One decode step for N live rows: token toks[j] at position pos[j] in cache slot slot[j]; logits land in model.logits (N,Vp). */
+const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, slot: Int32Array): void => {
+  const { d: C, layers: L, heads: NH, ctx: T } = model.config
+  const hs = C / NH
+  const scale = 1 / Math.sqrt(hs)
+  const a = model.a, al = model.al, pl = model.pl, p = model.p
+  const mm = kernels.matmulForward
+  const x = a.encoded!
+  const wte = p.wte!, wpe = p.wpe!
+  for (let j = 0; j < N; j++) {
+    const o = j * C, w = toks[j]! * C, q = pos[j]! * C
+    for (let i = 0; i < C; i++) x[o + i] = wte[w + i]! + wpe[q + i]!
+  }
+  const att = a.scratch!
+  let res = x
+  for (let l = 0; l < L; l++) {
+    const qkv = al.qkv![l]!, atty = al.atty![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
+    layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
+    mm(qkv, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C)
+    for (let j = 0; j < N; j++) {
+      const c = (slot[j]! * T + pos[j]!) * C
+      kc.set(qkv.subarray(j * 3 * C + C, j * 3 * C + 2 * C), c)
+      vc.set(qkv.subarray(j * 3 * C + 2 * C, j * 3 * C + 3 * C), c)
+    }
+    // same arithmetic order as attentionForward so that scores match teacher forcing
+    for (let j = 0; j < N; j++) {
+      const t = pos[j]!
+      const base = slot[j]! * T * C
+      for (let h = 0; h < NH; h++) {
+        const qo = j * 3 * C + h * hs
+        let max = -Infinity
+        for (let t2 = 0; t2 <= t; t2++) {
+          const k = base + t2 * C + h * hs
+          let s = 0
+          for (let i = 0; i < hs; i++) s += qkv[qo + i]! * kc[k + i]!
+          s *= scale
+          att[t2] = s
+          if (s > max) max = s
+        }
+        let sum = 0
+        for (let t2 = 0; t2 <= t; t2++) {
+          const e = Math.exp(att[t2]! - max)
+          att[t2] = e
+          sum += e
+        }
+        const inv = 1 / sum
+        for (let t2 = 0; t2 <= t; t2++) att[t2] = att[t2]! * inv
+        const oh = j * C + h * hs
+        for (let i = 0; i < hs; i++) atty[oh + i] = 0
+        for (let t2 = 0; t2 <= t; t2++) {
+          const v = base + t2 * C + h * hs
+          const w = att[t2]!
+          for (let i = 0; i < hs; i++) atty[oh + i] = atty[oh + i]! + (w * vc[v + i]!)
+        }
+      }
+    }
+    mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C)
+    residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
+    layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
+    mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C)
+    geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
+    mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C)
+    residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
+    res = al.res3![l]!
+  }
+  layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
+  mm(model.logits, a.lnf!, wte, null, N, C, model.Vp)
+}
+
+/**
+ * Sample completions for ≤ maxB prompts (token ids, each at most ctx − 1 long).
+ * `stopToken` ends a row after it is produced (finish "stop"); `eos` ends it without being kept.
+ */
+export const sampleChunk = (
+  model: GPT, prompts: ReadonlyArray<Int32Array>, o: SampleOptions, rng: Rng,
+  stopToken: number, eos: number, scratch: SamplerScratch
+): SampledRow[] => {
+  const { ctx: T, d: C, layers: L, vocab: V } = model.config
+  const B = prompts.length
+  let Tb = 0
+  for (const pr of prompts) Tb = Math.max(Tb, pr.length)
+  for (let b = 0; b < B; b++) {
+    const pr = prompts[b]!
+    model.tokens.fill(0, b * Tb, (b + 1) * Tb)
+    model.tokens.set(pr, b * Tb)
+    model.lens[b] = pr.length
+    model.gather[b] = b * Tb + pr.length - 1
+    model.targets[b] = 0
+  }
+  model.forward(B, Tb, B)
+  // the prefill's K and V rows become the cache (slot b, positions 0..len−1)
+  for (let l = 0; l < L; l++) {
+    const qkv = model.al.qkv![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
+    for (let b = 0; b < B; b++) {
+      for (let t = 0; t < prompts[b]!.length; t++) {
+        const src = (b * Tb + t) * 3 * C
+        const dst = (b * T + t) * C
+        kc.set(qkv.subarray(src + C, src + 2 * C), dst)
+        vc.set(qkv.subarray(src + 2 * C, src + 3 * C), dst)
+      }
+    }
+  }
+  const toks: number[][] = prompts.map(() => [])
+  const lps: number[][] = prompts.map(() => [])
+  const raws: number[][] = prompts.map(() => [])
+  const finish: Array<SampledRow["finishReason"]> = prompts.map(() => "length")
+  const liveTok = new Int32Array(B), livePos = new Int32Array(B), liveSlot = new Int32Array(B)
+  const two = new Float64Array(2)
+  // rows of model.logits that belong to each live row (prefill: row b)
+  let live: number[] = prompts.map((_, b) => b)
+  const maxNew = o.maxTokens
+  while (live.length > 0) {
+    const next: number[] = []
+    let n = 0
+    for (let j = 0; j < live.length; j++) {
+      const b = live[j]!
+      const tok = drawToken(model.logits, j * model.Vp, V, o, rng, scratch, two)
+      if (tok === eos) {
+        finish[b] = "eos"
+        continue
+      }
+      toks[b]!.push(tok)
+      lps[b]!.push(two[0]!)
+      raws[b]!.push(two[1]!)
+      if (tok === stopToken) {
+        finish[b] = "stop"
+        continue
+      }
+      const len = prompts[b]!.length + toks[b]!.length
+      if (toks[b]!.length >= maxNew || len >= T) continue
+      next.push(b)
+      liveTok[n] = tok
+      livePos[n] = len - 1
+      liveSlot[n] = b
+      n++
+    }
+    live = next
+    if (n > 0) decodeStep(model, n, liveTok, livePos, liveSlot)
+  }
+  return prompts.map((_, b) => ({
+    tokens: Int32Array.from(toks[b]!),
+    logprobs: Float32Array.from(lps[b]!),
+    rawLogprobs: Float32Array.from(raws[b]!),
+    finishReason: finish[b]!
+  }))
+}

@@ -1,0 +1,150 @@
+import { describe, expect, test } from "bun:test"
+import { Rng } from "../../core/rng.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { countdownSpec, scoreAnswer } from "../../envs/countdown/env.ts"
+import { evaluate, leaves, parseExpression, render } from "../../envs/countdown/expression.ts"
+import { show } from "../../envs/countdown/rational.ts"
+import { gradeCountdown } from "../../envs/countdown/teacher.ts"
+import { checkEnv } from "../helpers/check-env.ts"
+
+const options = () => {
+  const r = decodeSync(countdownSpec.options, {})
+  if (!r.ok) throw new Error(r.message)
+  return r.value
+}
+const value = (s: string) => {
+  const e = parseExpression(s)
+  return e ? (evaluate(e) ? show(evaluate(e)!) : "undef") : "parse-error"
+}
+
+describe("countdown expression parser", () => {
+  test("precedence, associativity, parentheses and operator spellings", () => {
+    expect(value("3 + 5 * 7")).toBe("38")
+    expect(value("(3 + 5) * 7")).toBe("56")
+    expect(value("10 - 4 - 3")).toBe("3")
+    expect(value("100 / 10 / 5")).toBe("2")
+    expect(value("3 × 4 ÷ 6")).toBe("2")
+    expect(value("3 x 4 − 2")).toBe("10")
+    expect(value("7 / 2")).toBe("7/2")
+    expect(value("((2))")).toBe("2")
+  })
+  test("digits separated by spaces join: '2 5' is 25", () => {
+    expect(value("2 5 + 1")).toBe("26")
+    expect(leaves(parseExpression("( 1 6 + 6 5 ) / 2")!)).toEqual([16, 65, 2])
+  })
+  test("division is exact in rationals; division by zero has no value", () => {
+    expect(value("1 / 3 * 3")).toBe("1")
+    expect(value("5 / (3 - 3)")).toBe("undef")
+  })
+  test("rejects non-expressions without throwing", () => {
+    for (const bad of ["", "3 +", "(3 + 4", "3 + 4)", "-3 + 4", "3 ** 4", "eval(1)", "1e3", "3.5 + 1", "()", "x".repeat(1 << 20), "(".repeat(500) + "1" + ")".repeat(500)]) {
+      expect(parseExpression(bad)).toBeUndefined()
+    }
+  })
+  test("render round-trips the tree's value with minimal parentheses", () => {
+    const rng = new Rng(3)
+    const env = countdownSpec.make(options())
+    for (let s = 0; s < 200; s++) {
+      env.reset(s)
+      const a = env.randomAction(rng)
+      const e = parseExpression(a)!
+      expect(e).toBeDefined()
+      expect(render(e)).toBe(a)
+    }
+    expect(render(parseExpression("10 - (4 - 3)")!)).toBe("1 0 - ( 4 - 3 )")
+    expect(render(parseExpression("(2 * 3) + 4")!)).toBe("2 * 3 + 4")
+  })
+})
+
+describe("countdown-v1", () => {
+  test("passes checkEnv", () => checkEnv(countdownSpec, {}))
+  test("reward rule: 1 exact, 0.1 right numbers wrong value, 0 wrong numbers", () => {
+    const st = { numbers: [3, 5, 7], target: 22 }
+    expect(scoreAnswer(st, "3 * 5 + 7").reward).toBe(1)
+    expect(scoreAnswer(st, "7 + 5 × 3").reward).toBe(1)
+    expect(scoreAnswer(st, "3 + 5 + 7").reward).toBe(0.1)
+    expect(scoreAnswer(st, "7 / (5 - 5) + 3").reward).toBe(0) // numbers wrong (5 twice)
+    expect(scoreAnswer({ numbers: [3, 3, 7], target: 1 }, "7 / (3 - 3)").reward).toBe(0.1) // division by zero: right numbers, no value
+    expect(scoreAnswer({ numbers: [3, 3, 7], target: 1 }, "7 / (3 - 3) * 3").reward).toBe(0) // one 3 too many
+    expect(scoreAnswer(st, "3 * 5 + 7 + 0").reward).toBe(0)
+    expect(scoreAnswer(st, "22").reward).toBe(0)
+    expect(scoreAnswer(st, "hello").valid).toBe(false)
+  })
+  test("every generated instance is solvable by its teacher, with 3–4 numbers within range", () => {
+    const env = countdownSpec.make(options())
+    let solved = 0
+    const n = 500
+    for (let s = 0; s < n; s++) {
+      env.reset(s)
+      const st = env.state() as { numbers: number[]; target: number }
+      expect(st.numbers.length).toBeGreaterThanOrEqual(3)
+      expect(st.numbers.length).toBeLessThanOrEqual(4)
+      expect(st.target).toBeGreaterThanOrEqual(1)
+      expect(st.target).toBeLessThanOrEqual(100)
+      const t = env.teach({ epsilon: 0, reasoningNoise: 0.5 }, new Rng(s))
+      const g = env.gradeReasoning(st, t.reasoning, t.action)
+      expect(g).toEqual({ factAccuracy: 1, consistency: 1 })
+      if (env.step(t.action).info.success) solved++
+    }
+    expect(solved).toBe(n)
+  })
+  test("invalid action: flagged, not applied, budget spent ⇒ truncated", () => {
+    const env = countdownSpec.make(options())
+    env.reset(4)
+    const r = env.step("I think the answer is 12")
+    expect(r.info.valid).toBe(false)
+    expect(r.reward).toBe(0)
+    expect(r.terminated).toBe(false)
+    expect(r.truncated).toBe(true)
+    expect(r.observation).toContain("no valid action was taken")
+  })
+  test("action noise replaces the action but keeps the reasoning", () => {
+    const env = countdownSpec.make(options())
+    env.reset(9)
+    const clean = env.teach({ epsilon: 0, reasoningNoise: 0 }, new Rng(1))
+    let replaced = 0
+    for (let k = 0; k < 50; k++) {
+      const t = env.teach({ epsilon: 1, reasoningNoise: 0 }, new Rng(k))
+      expect(t.reasoning).toBe(clean.reasoning)
+      expect(t.intendedAction).toBe(clean.action)
+      if (t.action !== clean.action) replaced++
+    }
+    expect(replaced).toBeGreaterThan(40)
+  })
+  test("reasoning noise varies the wording", () => {
+    const env = countdownSpec.make(options())
+    env.reset(11)
+    const texts = new Set<string>()
+    for (let k = 0; k < 30; k++) texts.add(env.teach({ epsilon: 0, reasoningNoise: 1 }, new Rng(k)).reasoning)
+    expect(texts.size).toBeGreaterThan(3)
+  })
+})
+
+describe("countdown gradeReasoning on free text", () => {
+  const st = { numbers: [3, 5, 7], target: 22 }
+  test("teacher-style text grades as faithful; compact digits also read", () => {
+    expect(gradeCountdown(st, "numbers 3 , 5 , 7 target 2 2 : 3 * 5 = 1 5 , 1 5 + 7 = 2 2", "3 * 5 + 7")).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(gradeCountdown(st, "target 22 ; given 7, 5 and 3. 3x5=15 then 15+7=22", "(3*5)+7")).toEqual({ factAccuracy: 1, consistency: 1 })
+  })
+  test("false facts count against accuracy", () => {
+    // numbers 3 5 8: 8 wrong; target 21 wrong; 3*5=15 true; 15+7=21 false.
+    const g = gradeCountdown(st, "numbers 3 , 5 , 8 target 2 1 : 3 * 5 = 1 5 , 1 5 + 7 = 2 1", "3 * 5 + 7")
+    expect(g.factAccuracy).toBeCloseTo(3 / 6)
+    expect(g.consistency).toBe(0) // the derivation reaches 21, the action is 22
+  })
+  test("an equation on unavailable values is not a fact of this state", () => {
+    const g = gradeCountdown(st, "2 * 4 = 8", "3 + 5 + 7")
+    expect(g.factAccuracy).toBe(0)
+  })
+  test("garbled, empty and hostile text never throws and grades low", () => {
+    for (const t of ["", "zz qq 1 2 3", "= = + 3", "numbers", "target", "🙂".repeat(500), "\u0000\u00ff", "1".repeat(50000)]) {
+      const g = gradeCountdown(st, t, "3 * 5 + 7")
+      expect(g.factAccuracy).toBeGreaterThanOrEqual(0)
+      expect(g.factAccuracy).toBeLessThanOrEqual(1)
+      expect([0, 1]).toContain(g.consistency)
+    }
+    expect(gradeCountdown(st, "zz qq", "3 * 5 + 7")).toEqual({ factAccuracy: 0, consistency: 0 })
+    expect(gradeCountdown(st, "numbers 3 , 5 , 7 target 2 2", "garbage").consistency).toBe(0)
+    expect(gradeCountdown(st, "numbers 3 , 5 , 7 target 2 2", "3 * 5 + 7").consistency).toBe(1)
+  })
+})

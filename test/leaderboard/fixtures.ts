@@ -1,0 +1,66 @@
+/** Synthetic run folders for the leaderboard tests, written through the results store. */
+import { appendFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { openRun } from "../../core/results/store.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { RunConfig } from "../../core/schema/run-config.ts"
+
+export interface FakeRun {
+  env: string
+  filter: string
+  filterOptions?: Record<string, unknown>
+  seed: number
+  peak: number
+  algo?: string
+  status?: "complete" | "failed"
+  metrics?: boolean
+}
+
+export const writeRuns = (dir: string, runs: ReadonlyArray<FakeRun>): string[] =>
+  runs.map((r) => {
+    const c = decodeSync(RunConfig, { env: r.env, algo: r.algo ?? "grpo", filter: r.filter, filterOptions: r.filterOptions ?? {}, seed: r.seed, steps: 4 })
+    if (!c.ok) throw new Error(c.message)
+    const run = openRun(dir, c.value)
+    for (let s = 0; s <= 4; s++) {
+      const line: Record<string, number | null> = { step: s, "val/success@0.5": s === 4 ? r.peak : r.peak * s / 4, "policy/entropy": 1 - s / 10 }
+      if (r.metrics !== false) line["filter/kept_ratio"] = r.filter === "none" ? 1 : 0.5
+      run.appendMetrics(line)
+    }
+    run.writeSummary({
+      status: r.status ?? "complete",
+      stepsDone: 4,
+      wallSeconds: 1.5,
+      finalValSuccess: r.peak,
+      peakValSuccess: r.peak,
+      final: { step: 4 },
+      ...(r.status === "failed" ? { error: "<img src=x onerror=alert(2)>" } : {})
+    })
+    return run.dir
+  })
+
+/** Two envs, three filters, two seeds, with known peaks. */
+export const standardRuns: FakeRun[] = [
+  { env: "frozenlake", filter: "none", seed: 1, peak: 0.5 },
+  { env: "frozenlake", filter: "none", seed: 2, peak: 0.7 },
+  { env: "frozenlake", filter: "top-p", filterOptions: { p: 0.9 }, seed: 1, peak: 0.8 },
+  { env: "frozenlake", filter: "top-p", filterOptions: { p: 0.9 }, seed: 2, peak: 0.9 },
+  { env: "frozenlake", filter: "random", seed: 1, peak: 0.4 },
+  { env: "frozenlake", filter: "random", seed: 2, peak: 0.6 },
+  { env: "sokoban", filter: "none", seed: 1, peak: 0.2 },
+  { env: "sokoban", filter: "none", seed: 2, peak: 0.2 },
+  { env: "sokoban", filter: "top-p", filterOptions: { p: 0.9 }, seed: 1, peak: 0.1 },
+  { env: "sokoban", filter: "top-p", filterOptions: { p: 0.9 }, seed: 2, peak: 0.3 },
+  { env: "sokoban", filter: "random", seed: 1, peak: 0.3, metrics: false },
+  { env: "sokoban", filter: "random", seed: 2, peak: 0.5, metrics: false }
+]
+
+export const corrupt = (dir: string): { tornRun: string; badRun: string } => {
+  const [tornRun, badRun] = writeRuns(dir, [
+    { env: "frozenlake", filter: "none", seed: 9, peak: 0.5, algo: "ppo" },
+    { env: "frozenlake", filter: "none", seed: 10, peak: 0.99, algo: "ppo" }
+  ])
+  appendFileSync(join(tornRun!, "metrics.jsonl"), '{"step": 5, "val/succ')
+  // A renamed key: must be reported, never read as zero (the BALROG lesson).
+  writeFileSync(join(badRun!, "summary.json"), JSON.stringify({ format: 1, runId: "x", status: "complete", stepsDone: 4, wallSeconds: 1, finalValSuccess: 1, peakSuccess: 1, final: {} }))
+  return { tornRun: tornRun!, badRun: badRun! }
+}

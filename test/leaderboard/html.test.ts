@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Window } from "happy-dom"
+import { writeSite } from "../../plugins/leaderboard/site.ts"
+import { tempDir } from "../sweep/helpers.ts"
+import { standardRuns, writeRuns } from "./fixtures.ts"
+
+const XSS = "<script>alert(1)</script>"
+
+const page = (): { html: string; window: Window } => {
+  const base = tempDir("html")
+  const dir = join(base, "results")
+  writeRuns(dir, [
+    ...standardRuns,
+    // Markup in every string a submission controls: env id, filter id and options, error text.
+    { env: XSS, filter: "none", seed: 1, peak: 0.3 },
+    { env: XSS, filter: `x"><img src=x onerror=alert(3)>`, filterOptions: { p: XSS }, seed: 1, peak: 0.4 },
+    { env: "sokoban", filter: "top-k", seed: 3, peak: 0.1, status: "failed" }
+  ])
+  const w = Effect.runSync(writeSite([dir], join(base, "site")))
+  const html = readFileSync(w.files.html, "utf8")
+  const window = new Window({ url: "file:///site/index.html", settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } as any })
+  window.document.write(html)
+  return { html, window }
+}
+
+const colText = (doc: any, tableId: string, col: number): string[] =>
+  [...doc.querySelectorAll(`#${tableId} tbody tr`)].map((r: any) => r.cells[col].textContent.trim())
+
+describe("leaderboard page (happy-dom)", () => {
+  test("has the tables, self-contained, with no external assets", () => {
+    const { html, window } = page()
+    const doc = window.document
+    expect(doc.querySelectorAll("#results tbody tr").length).toBe(3)
+    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(
+      expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p(p=0.9) (Δ)"])
+    )
+    expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(4)
+    expect(doc.querySelectorAll("#runs tbody tr").length).toBe(15)
+    expect(html).not.toMatch(/<(link|img|script)[^>]+(src|href)=["']?https?:/i)
+    expect(doc.querySelectorAll("script[src], link[rel=stylesheet]").length).toBe(0)
+    const best = doc.querySelector('#results tbody tr td.best') as any
+    expect(best.textContent).toContain("★")
+    // Run links are relative and point at the run files.
+    const a = doc.querySelector("#runs a") as any
+    expect(a.getAttribute("href")).toMatch(/^\.\.\/results\/[^/]+\/config\.json$/)
+  })
+
+  test("strings from result files are escaped: no injected element exists", () => {
+    const { html, window } = page()
+    const doc = window.document
+    expect(html).not.toContain(XSS)
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;")
+    expect(doc.querySelectorAll("script").length).toBe(1)
+    expect(doc.querySelectorAll("img").length).toBe(0)
+    expect(doc.querySelectorAll("[onerror]").length).toBe(0)
+    expect(colText(doc, "results", 0)).toContain(XSS)
+    expect([...doc.querySelectorAll("#ranking tbody tr td:first-child")].map((t: any) => t.textContent)).toContain(`x"><img src=x onerror=alert(3)>(p=${XSS})`)
+    const failed = [...doc.querySelectorAll("#runs tbody td[title]")].map((t: any) => t.getAttribute("title"))
+    expect(failed).toContain("<img src=x onerror=alert(2)>")
+  })
+
+  test("clicking a column header sorts the rows, clicking again reverses", async () => {
+    const { window } = page()
+    const doc = window.document
+    const th = doc.querySelectorAll("#ranking thead th")[1] as any // mean rank
+    th.click()
+    const asc = colText(doc, "ranking", 1).map(Number)
+    expect(asc).toEqual([...asc].sort((a, b) => a - b))
+    expect(th.getAttribute("aria-sort")).toBe("ascending")
+    th.click()
+    const desc = colText(doc, "ranking", 1).map(Number)
+    expect(desc).toEqual([...asc].sort((a, b) => b - a))
+    const envTh = doc.querySelectorAll("#results thead th")[0] as any
+    envTh.click()
+    const envs = colText(doc, "results", 0)
+    expect(envs).toEqual([...envs].sort((a, b) => a.localeCompare(b)))
+  })
+
+  test("charts are present per group with the right series", () => {
+    const { window } = page()
+    const doc = window.document
+    const groups = [...doc.querySelectorAll("section.group")] as any[]
+    expect(groups.length).toBe(3)
+    const sk = groups.find((g) => g.querySelector("h3").textContent.startsWith("sokoban"))
+    const succ = sk.querySelector('figure[data-metric="val/success@0.5"] svg')
+    expect(succ).not.toBeNull()
+    expect([...succ.querySelectorAll("polyline")].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "random", "top-p(p=0.9)"])
+    expect([...sk.querySelectorAll('figure[data-metric="filter/kept_ratio"] polyline')].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "top-p(p=0.9)"])
+    expect(sk.querySelector('figure[data-metric="policy/entropy"]')).not.toBeNull()
+    expect(sk.querySelector("p.missing").textContent).toContain("mi/first_turn/retrieval_acc")
+  })
+})

@@ -1,0 +1,35 @@
+/** Finite-difference helpers for the tinylm kernel tests (float32 kernels, float64 losses). */
+import { Rng } from "../../core/rng.ts"
+
+export const randn = (n: number, rng: Rng, s = 1): Float32Array => {
+  const x = new Float32Array(n)
+  for (let i = 0; i < n; i++) x[i] = rng.normal() * s
+  return x
+}
+
+export const dot = (a: Float32Array, b: Float32Array): number => {
+  let s = 0
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!
+  return s
+}
+
+/**
+ * Max relative error |analytic − numeric| / max(floor, |analytic| + |numeric|) over (up to `limit`)
+ * coordinates of x, with central differences of step h.
+ */
+export const fdMaxRelError = (x: Float32Array, analytic: Float32Array, loss: () => number, h = 1e-2, limit = 64, floor = 1e-2): number => {
+  let worst = 0
+  const stride = Math.max(1, Math.floor(x.length / limit))
+  for (let i = 0; i < x.length; i += stride) {
+    const old = x[i]!
+    x[i] = old + h
+    const up = loss()
+    x[i] = old - h
+    const down = loss()
+    x[i] = old
+    const num = (up - down) / (2 * h)
+    const err = Math.abs(analytic[i]! - num) / Math.max(floor, Math.abs(analytic[i]!) + Math.abs(num))
+    if (err > worst) worst = err
+  }
+  return worst
+}
