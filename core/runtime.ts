@@ -7,13 +7,23 @@ import { fileURLToPath } from "node:url"
 export interface RuntimeInfo {
   readonly name: "bun" | "deno" | "node"
   readonly version: string
+  /** Process-wide choices plugins report (e.g. kernels: "tinylm:wasm"); absent when none. */
+  readonly notes?: Readonly<Record<string, string>>
+}
+
+const notes: Record<string, string> = {}
+
+/** Record a process-wide runtime choice (which kernels run, …) for the run's runtime info. */
+export const noteRuntime = (key: string, value: string): void => {
+  notes[key] = value
 }
 
 export const runtimeInfo = (): RuntimeInfo => {
   const g = globalThis as any
-  if (g.Bun) return { name: "bun", version: String(g.Bun.version) }
-  if (g.Deno) return { name: "deno", version: String(g.Deno.version.deno) }
-  return { name: "node", version: String(g.process?.versions?.node ?? "unknown") }
+  const extra = Object.keys(notes).length > 0 ? { notes: { ...notes } } : {}
+  if (g.Bun) return { name: "bun", version: String(g.Bun.version), ...extra }
+  if (g.Deno) return { name: "deno", version: String(g.Deno.version.deno), ...extra }
+  return { name: "node", version: String(g.process?.versions?.node ?? "unknown"), ...extra }
 }
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), "..")

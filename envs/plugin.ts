@@ -5,8 +5,10 @@ import { frozenLakeSpec } from "./frozenlake/env.ts"
 import { sokobanSpec } from "./sokoban/env.ts"
 import { countdownSpec } from "./countdown/env.ts"
 import { metaMathQASpec } from "./metamathqa/env.ts"
+import { searchQASpec } from "./searchqa/env.ts"
+import { webShopSpec } from "./webshop/env.ts"
 
 // Each env folder adds its spec here (one import, one entry).
-const specs: EnvSpec[] = [sokobanSpec, frozenLakeSpec, countdownSpec, metaMathQASpec]
+const specs: EnvSpec[] = [sokobanSpec, frozenLakeSpec, countdownSpec, metaMathQASpec, searchQASpec, webShopSpec]
 
 export default definePlugin({ name: "envs", version: "0.1.0", envs: specs })

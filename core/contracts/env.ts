@@ -61,6 +61,13 @@ export interface Env<State = unknown> {
   /** Start a new episode; returns the first observation. */
   reset(seed: number): string
   step(action: string): StepResult
+  /**
+   * Optional async twins for envs backed by a remote server (SearchQA retriever, WebShop):
+   * when present, the rollout awaits these instead of calling `reset`/`step`, and the sync
+   * methods of such an env may throw, telling the caller to use the async ones.
+   */
+  resetAsync?(seed: number): Promise<string>
+  stepAsync?(action: string): Promise<StepResult>
   /** The current state (an immutable snapshot) for teachers and graders. */
   state(): State
   /** The scripted expert's step for the current state. `rng` drives noise only. */

@@ -22,7 +22,7 @@ export const CollapseThresholds = Schema.Struct({
   /** MI metrics watched (the first one present in the history is used). */
   miMetrics: dflt(Schema.Array(Schema.String), ["mi/probe_first_turn/mi_est", "mi/first_turn/mi_est", "mi/trajectory/mi_est"]),
   miDrop: dflt(Frac, 0.2),
-  entropyMetric: dflt(Schema.String, "policy/entropy"),
+  entropyMetric: dflt(Schema.String, "train/entropy"),
   entropyTolerance: dflt(Frac, 0.1),
   factMetric: dflt(Schema.String, "reasoning/fact_accuracy"),
   factDrop: dflt(Frac, 0.2),

@@ -4,7 +4,12 @@ import { RunConfig } from "./run-config.ts"
 
 export const RESULTS_FORMAT = 1
 
-export const Runtime = Schema.Struct({ name: Schema.Literals(["bun", "deno", "node"]), version: Schema.String })
+export const Runtime = Schema.Struct({
+  name: Schema.Literals(["bun", "deno", "node"]),
+  version: Schema.String,
+  /** Process-wide choices reported by plugins (core/runtime.ts noteRuntime), e.g. kernels. */
+  notes: Schema.optional(Schema.Record(Schema.String, Schema.String))
+})
 
 /** config.json */
 export const RunConfigFile = Schema.Struct({

@@ -1,29 +1,65 @@
 /**
- * Per-step cost estimate for `sweep --dry-run` and the ETA before the first step is timed.
- * Base figures are seconds per training step at P×G = 128 on one core with the tiny model
- * (DESIGN.md §10 reports 0.45–0.75 s for FrozenLake; multi-turn grid envs cost more per
- * trajectory, single-turn text envs less). Scaled linearly with P·G; a spec's
- * `secondsPerStep` overrides it. Calibrate here when the trainer's speed changes.
+ * Cost estimate for `sweep --dry-run` and the ETA before the first step is timed. The figures
+ * are seconds measured on the 2-core reference machine with tinylm `tiny`, one run per core
+ * (benchmarks/RESULTS.md, "Quick preset"): a training step at P×G = 64 (rollout + update, scaled
+ * linearly with P·G), one validation episode, one MI diagnostics pass, one SFT step (batch 64).
+ * The SFT warm start is counted once per cache key (env, options, policy, SFT seed), as the
+ * trainer caches it. A spec's `secondsPerStep` overrides the step figure. Recalibrate here when
+ * the trainer's speed changes.
  */
+import { canonicalJson } from "../hash.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 
 export const BASE_SECONDS_PER_STEP: Readonly<Record<string, number>> = {
-  frozenlake: 0.6,
-  sokoban: 0.9,
-  countdown: 0.3,
-  metamathqa: 0.4,
-  searchqa: 0.8,
-  webshop: 0.9
+  frozenlake: 3.5,
+  sokoban: 4.5,
+  countdown: 1.0,
+  metamathqa: 1.2,
+  searchqa: 4.0,
+  webshop: 4.5
 }
-const FALLBACK = 1.0
-/** SFT warm-start and validation overhead per run, in seconds (rough). */
-export const RUN_OVERHEAD_SECONDS = 20
+const FALLBACK = 4.0
+export const SECONDS_PER_VAL_EPISODE = 0.015
+export const SECONDS_PER_DIAG = 6.0
+export const SECONDS_PER_SFT_STEP = 0.65
+/** Process start, setup and checkpoints per run. */
+export const RUN_OVERHEAD_SECONDS = 5
 
 const envKey = (env: string): string => env.replace(/^.*\//, "").replace(/-v\d+$/, "")
+const num = (t: Record<string, unknown>, k: string, d: number): number => (typeof t[k] === "number" ? (t[k] as number) : d)
 
+/** The key the trainer caches an SFT warm start under (the parts a sweep varies). */
+export const warmStartKey = (config: RunConfig): string => {
+  const t = (config.train ?? {}) as Record<string, unknown>
+  return canonicalJson({ env: config.env, envOptions: config.envOptions, policy: config.policy, policyOptions: config.policyOptions, seed: t.sftSeed ?? config.seed, sftSteps: t.sftSteps ?? 0 })
+}
+
+/** Seconds of one run without its SFT warm start (see sftSeconds). */
 export const estimateRunSeconds = (config: RunConfig, secondsPerStep?: number): number => {
-  const perStep = secondsPerStep ?? (BASE_SECONDS_PER_STEP[envKey(config.env)] ?? FALLBACK) * ((config.P * config.G) / 128)
-  return RUN_OVERHEAD_SECONDS + perStep * config.steps
+  const t = (config.train ?? {}) as Record<string, unknown>
+  const perStep = secondsPerStep ?? (BASE_SECONDS_PER_STEP[envKey(config.env)] ?? FALLBACK) * ((config.P * config.G) / 64)
+  const evalEvery = num(t, "evalEvery", 10)
+  const evals = 2 + (evalEvery > 0 ? Math.floor((config.steps - 1) / evalEvery) : 0)
+  const temps = Array.isArray(t.valTemperatures) ? t.valTemperatures.length : 2
+  const diagEvery = num(t, "diagEvery", 5)
+  const diags = diagEvery > 0 ? 1 + Math.floor(config.steps / diagEvery) : 0
+  return RUN_OVERHEAD_SECONDS + perStep * config.steps + evals * temps * num(t, "valSeeds", 256) * SECONDS_PER_VAL_EPISODE + diags * SECONDS_PER_DIAG
+}
+
+export const sftSeconds = (config: RunConfig): number => {
+  const t = (config.train ?? {}) as Record<string, unknown>
+  return t.init === undefined ? num(t, "sftSteps", 0) * SECONDS_PER_SFT_STEP : 0
+}
+
+/** Per-run seconds for a grid: each SFT warm start is charged to the first run that needs it. */
+export const estimateGridSeconds = (configs: ReadonlyArray<RunConfig>, secondsPerStep?: number): number[] => {
+  const seen = new Set<string>()
+  return configs.map((c) => {
+    const key = warmStartKey(c)
+    const sft = seen.has(key) ? 0 : sftSeconds(c)
+    seen.add(key)
+    return estimateRunSeconds(c, secondsPerStep) + sft
+  })
 }
 
 /** Wall time of the whole grid with `workers` in parallel (greedy, longest first). */

@@ -31,7 +31,7 @@ export const fakeMetrics = (config: RunConfig, hash: string, step: number): Metr
   const bonus = filterBonus(config.filter)
   const line: Record<string, number | null> = {
     step,
-    "policy/entropy": round(1.2 - 0.4 * t + 0.05 * rng.float()),
+    "train/entropy": round(1.2 - 0.4 * t + 0.05 * rng.float()),
     "mi/first_turn/retrieval_acc": round(Math.min(1, 0.7 + 0.2 * t * (bonus > 0 ? 1 : -0.5) + 0.05 * rng.float())),
     "filter/kept_ratio": config.filter === "none" ? 1 : round(0.4 + 0.3 * rng.float()),
     "filter/zero_variance_groups": rng.int(config.P + 1),

@@ -16,6 +16,7 @@ import { isComplete } from "../results/store.ts"
 import { decodeSync } from "../schema/decode.ts"
 import type { RunSummary } from "../schema/results.ts"
 import type { GridRun } from "./grid.ts"
+import { warmStartKey as configWarmKey } from "./estimate.ts"
 import { FromWorker, type ToWorker } from "./protocol.ts"
 import { CONFIG_ENV, PLUGINS_ENV, writeFailedSummary } from "./worker.ts"
 
@@ -91,8 +92,18 @@ export const runSweep = (runs: ReadonlyArray<GridRun>, opts: SweepOptions): Prom
     const send = (slot: Slot, msg: ToWorker): void => {
       if (!slot.exited && slot.child.stdin?.writable) slot.child.stdin.write(JSON.stringify(msg) + "\n")
     }
+    // Runs sharing a key share one cached SFT warm start: two started together would both train it.
+    const warmStartKey = (run: GridRun): string => configWarmKey(run.config)
+    const warmed = new Set<string>()
+    // Prefer a run whose warm start is cached or not being trained by another worker right now.
+    const nextRun = (slot: Slot): GridRun | undefined => {
+      const busy = new Set<string>()
+      for (const s of slots) if (s !== slot && s.current) busy.add(warmStartKey(s.current))
+      const i = pending.findIndex((r) => warmed.has(warmStartKey(r)) || !busy.has(warmStartKey(r)))
+      return pending.splice(Math.max(0, i), 1)[0]
+    }
     const assign = (slot: Slot): void => {
-      const run = stopping ? undefined : pending.shift()
+      const run = stopping ? undefined : nextRun(slot)
       if (!run) {
         slot.current = undefined
         slot.child.stdin?.end()
@@ -139,10 +150,12 @@ export const runSweep = (runs: ReadonlyArray<GridRun>, opts: SweepOptions): Prom
             failed++
             emit({ type: "failed", run: slot.current, error: m.summary.error ?? "failed" })
           }
+          warmed.add(warmStartKey(slot.current))
           slot.current = undefined
         } else if (m.type === "failed" && slot.current) {
           failed++
           emit({ type: "failed", run: slot.current, error: m.error })
+          warmed.add(warmStartKey(slot.current))
           slot.current = undefined
         } else if (m.type === "fatal") {
           emit({ type: "worker-error", worker: slot.id, error: m.error })

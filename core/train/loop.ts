@@ -17,7 +17,7 @@ import { buildMiRows, type TurnSample } from "../diagnostics/samples.ts"
 import { UsageError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
 import { writeFileAtomic } from "../results/atomic.ts"
-import { openRun, type RunHandle } from "../results/store.ts"
+import { openRun, runIdOf, type RunHandle } from "../results/store.ts"
 import { derive } from "../rng.ts"
 import type { MetricsLine, RunSummary } from "../schema/results.ts"
 import { latestCheckpoint, saveCheckpoint, type TrainerState } from "./checkpoint.ts"
@@ -32,6 +32,7 @@ export interface RunOptions {
   readonly onLog?: (line: string) => void
   readonly signal?: AbortSignal
   readonly resume?: boolean
+  readonly fresh?: boolean
 }
 
 /** Seeds beyond any step's training seeds for dynamic-sampling redraws. */
@@ -320,10 +321,23 @@ const truncateMetrics = (run: RunHandle, upTo: number): MetricsLine[] => {
 }
 
 /** The policy at the start of RL: fresh, --init, or SFT (cached by the hash of its inputs). */
-const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => void): Promise<TrainablePolicy> => {
+/** What the SFT warm start reported (kept next to its cache entry), logged on the step-0 line. */
+interface SftReport {
+  readonly steps: number
+  readonly loss: number
+  readonly heldOutAcc: number
+  readonly seconds: number
+}
+
+const sftMetrics = (r: SftReport | undefined): Record<string, number> =>
+  r ? { "sft/steps": r.steps, "sft/loss": r.loss, "sft/token_acc": r.heldOutAcc, "perf/sft_seconds": r.seconds } : {}
+
+const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => void): Promise<{ policy: TrainablePolicy; sft?: SftReport }> => {
   const { config, opts } = s
   const vocabulary = s.spec.vocabulary(s.envOptions)
-  const policy = await s.policySpec.make(s.policyOptions, { vocabulary, seed: config.seed })
+  // An SFT warm start is a function of its own seed (its cache key), initial weights included.
+  const initSeed = opts.sftSteps > 0 && !opts.init ? (opts.sftSeed ?? config.seed) : config.seed
+  const policy = await s.policySpec.make(s.policyOptions, { vocabulary, seed: initSeed })
   if (!isTrainable(policy)) throw new UsageError({ field: "policy", message: `policy ${config.policy} is not trainable` })
   if (opts.init) {
     if (!existsSync(opts.init)) throw new UsageError({ field: "--init", message: `--init ${opts.init}: file does not exist` })
@@ -333,26 +347,34 @@ const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => 
       throw new UsageError({ field: "--init", message: `--init ${opts.init}: ${(e as Error).message}; use a checkpoint of the same policy and preset` })
     }
   } else if (opts.sftSteps > 0) {
-    const key = contentHash({ env: config.env, envOptions: config.envOptions, policy: config.policy, policyOptions: config.policyOptions, seed: config.seed, sftSteps: opts.sftSteps, sftLr: opts.sftLr, sftBatch: opts.sftBatch, sftTurns: opts.sftTurns, eps: opts.teacherEpsilon, noise: opts.reasoningNoise, instructions: s.rollout.instructions ?? null, maxTurns: s.rollout.maxTurns })
+    const sftSeed = opts.sftSeed ?? config.seed
+    const key = contentHash({ env: config.env, envOptions: config.envOptions, policy: config.policy, policyOptions: config.policyOptions, seed: sftSeed, sftSteps: opts.sftSteps, sftLr: opts.sftLr, sftBatch: opts.sftBatch, sftTurns: opts.sftTurns, eps: opts.teacherEpsilon, noise: opts.reasoningNoise, instructions: s.rollout.instructions ?? null, maxTurns: s.rollout.maxTurns })
     const cachePath = join(outDir, ".sft-cache", `${key}.ckpt`)
+    const reportPath = join(outDir, ".sft-cache", `${key}.json`)
     if (existsSync(cachePath)) {
       log(`sft: cached ${cachePath}`)
       await policy.load(cachePath)
+      policy.resetOptimizer?.()
+      return { policy, ...(existsSync(reportPath) ? { sft: JSON.parse(readFileSync(reportPath, "utf8")) as SftReport } : {}) }
     } else {
       const sft = await import("../../plugins/tinylm/sft.ts")
       if (!("tokenizer" in policy)) throw new UsageError({ field: "--sft-steps", message: `SFT needs the tinylm policy (got ${config.policy}); use --init <checkpoint> instead` })
-      const turns = sft.collectTeacherTurns(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: config.seed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
-      const r = await sft.runSft(policy as any, turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: config.seed })
+      const turns = sft.collectTeacherTurns(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: sftSeed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
+      const r = await sft.runSft(policy as any, turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: sftSeed })
       log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
       const tmp = `${cachePath}.tmp-${process.pid}`
       await policy.save(tmp)
+      const report: SftReport = { steps: r.steps, loss: r.loss, heldOutAcc: r.heldOutAcc, seconds: r.seconds }
+      writeFileAtomic(reportPath, JSON.stringify(report) + "\n")
       const { renameSync } = await import("node:fs")
       renameSync(tmp, cachePath)
+      policy.resetOptimizer?.()
+      return { policy, sft: report }
     }
   }
   policy.resetOptimizer?.()
-  return policy
+  return { policy }
 }
 
 const lastValues = (lines: ReadonlyArray<MetricsLine>): Record<string, number | null> => {
@@ -370,6 +392,10 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
 const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => {
   const log = o.onLog ?? ((l: string) => console.error(l))
   const { config, opts } = s
+  const existing = join(o.outDir, runIdOf(config).runId)
+  if (!o.resume && !o.fresh && existsSync(join(existing, "metrics.jsonl"))) {
+    throw new UsageError({ field: "--resume", message: `${existing} already holds this run; pass --resume to continue it (a complete run is left as it is) or --fresh to start it over` })
+  }
   const run = openRun(o.outDir, config)
   const t0 = performance.now()
   const ckptDir = run.checkpointDir
@@ -386,12 +412,15 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
   let policy: TrainablePolicy
   let state: TrainerState
   let lines: MetricsLine[] = []
+  let sftReport: SftReport | undefined
   if (resumeFrom) {
-    policy = await initialPolicy({ ...s, opts: { ...opts, sftSteps: 0, init: initialPath } }, o.outDir, log)
+    policy = (await initialPolicy({ ...s, opts: { ...opts, sftSteps: 0, init: initialPath } }, o.outDir, log)).policy
     state = resumeFrom.state
     lines = truncateMetrics(run, state.step)
   } else {
-    policy = await initialPolicy(s, o.outDir, log)
+    const init = await initialPolicy(s, o.outDir, log)
+    policy = init.policy
+    sftReport = init.sft
     mkdirSync(ckptDir, { recursive: true })
     await policy.save(initialPath)
     state = { step: 0, wallSeconds: 0, peakValSuccess: null, finalValSuccess: null, miEma: {} }
@@ -437,7 +466,7 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
     run.writeSummary(summary)
     return { format: 1, runId: run.runId, ...summary } as RunSummary
   }
-  if (state.step === 0) emit({ step: 0, ...(await validate(policy, s.rollout, opts, config.seed, 0)) })
+  if (state.step === 0) emit({ step: 0, ...sftMetrics(sftReport), ...(await validate(policy, s.rollout, opts, config.seed, 0)) })
   let step = state.step
   while (step < config.steps) {
     if (o.signal?.aborted) {

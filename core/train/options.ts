@@ -76,6 +76,9 @@ export const TrainOptions = Schema.Struct({
   /** Teacher action noise ε and reasoning noise for SFT traces (§10 uses ε = 0.5 for RL room). */
   teacherEpsilon: dflt(NonNeg, 0.5),
   reasoningNoise: dflt(NonNeg, 0),
+  /** Seed of the SFT warm start (teacher traces and SFT order); default: the run seed. Fixing it
+   * shares one cached warm start across the seeds of a sweep, so seeds vary the RL only. */
+  sftSeed: Schema.optional(Schema.Int),
   /** Checkpoint to start from (instead of SFT). */
   init: Schema.optional(Schema.String),
   // ---- bookkeeping

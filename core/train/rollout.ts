@@ -87,7 +87,7 @@ export const rollout = async (
   for (let g = 0; g < seeds.length; g++) {
     for (let k = 0; k < G; k++) {
       const env = s.spec.make(s.envOptions)
-      obs.push(env.reset(seeds[g]!))
+      obs.push(env.resetAsync ? await env.resetAsync(seeds[g]!) : env.reset(seeds[g]!))
       envs.push(env)
       history.push([])
       trajectories.push({ group: g, index: k, seed: seeds[g]!, turns: [], ret: 0, success: false, terminated: false, truncated: false })
@@ -125,7 +125,8 @@ export const rollout = async (
       const shownObs = obs[i]!
       if (parsed.valid) {
         const before = env.state()
-        const r = env.step(parsed.action)
+        // Remote-backed envs step asynchronously; the local (sync) path stays await-free.
+        const r = env.stepAsync ? await env.stepAsync(parsed.action) : env.step(parsed.action)
         grade = env.gradeReasoning(before, parsed.reasoning, parsed.action)
         reward = r.reward
         actionValid = r.info.valid

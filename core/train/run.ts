@@ -18,6 +18,8 @@ export interface TrainRunOptions {
   readonly onProgress?: (p: { step: number; steps: number; metrics: Record<string, number | null> }) => void
   readonly signal?: AbortSignal
   readonly resume?: boolean
+  /** Without resume: a run folder that already holds this config is an error unless `fresh` (start over). */
+  readonly fresh?: boolean
   /** Extra plugins (user filters, test envs/policies) registered after the built-ins. */
   readonly plugins?: ReadonlyArray<PluginInput>
   /** Log lines (SFT, resume); default stderr. */

@@ -34,7 +34,7 @@ import {
 export const CHART_METRICS: ReadonlyArray<{ metric: string; title: string }> = [
   { metric: SUCCESS_METRIC, title: "validation success (T=0.5)" },
   { metric: "mi/first_turn/retrieval_acc", title: "MI retrieval accuracy (first turn)" },
-  { metric: "policy/entropy", title: "policy entropy" },
+  { metric: "train/entropy", title: "policy entropy" },
   { metric: "reasoning/fact_accuracy", title: "reasoning fact accuracy" },
   { metric: "filter/kept_ratio", title: "filter kept ratio" },
   { metric: "filter/zero_variance_groups", title: "zero-variance groups" },

@@ -7,10 +7,8 @@
  */
 import { type Arena, type ArenaRequest, carveArena } from "./arena.ts"
 import { type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
-import { attentionBackward, attentionForward } from "./kernels/attention.ts"
-import { kernels } from "./kernels/dispatch.ts"
+import { kernels, prepareArena } from "./kernels/dispatch.ts"
 import { encoderBackward, encoderForward } from "./kernels/encoder.ts"
-import { geluBackward, geluForward } from "./kernels/gelu.ts"
 import { headBackward, headForward } from "./kernels/head.ts"
 import { layernormBackward, layernormForward } from "./kernels/layernorm.ts"
 import { residualForward } from "./kernels/residual.ts"
@@ -126,6 +124,7 @@ export class GPT {
       )
     }
     const arena = (this.arena = carveArena(req))
+    prepareArena(arena.memory)
     this.params = arena.f32.params!
     this.grads = arena.f32.grads!
     this.m = arena.f32.m!
@@ -192,12 +191,12 @@ export class GPT {
     for (let l = 0; l < L; l++) {
       layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
       mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C)
-      attentionForward(al.atty![l]!, al.att![l]!, al.qkv![l]!, this.lens, B, Tb, C, NH)
+      kernels.attentionForward(al.atty![l]!, al.att![l]!, al.qkv![l]!, this.lens, B, Tb, C, NH)
       mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C)
       residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
       layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
       mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C)
-      geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
+      kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
       mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C)
       residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
       res = al.res3![l]!
@@ -242,7 +241,7 @@ export class GPT {
       dfchGelu.fill(0, 0, N * 4 * C)
       mb(dfchGelu, gl.fcprojw[l]!, gl.fcprojb[l]!, dres, al.fchGelu![l]!, pl.fcprojw[l]!, N, 4 * C, C)
       dfch.fill(0, 0, N * 4 * C)
-      geluBackward(dfch, al.fch![l]!, dfchGelu, N * 4 * C)
+      kernels.geluBackward(dfch, al.fch![l]!, dfchGelu, N * 4 * C)
       dln.fill(0, 0, N * C)
       mb(dln, gl.fcw[l]!, gl.fcb[l]!, dfch, al.ln2![l]!, pl.fcw[l]!, N, C, 4 * C)
       layernormBackward(dres, gl.ln2w[l]!, gl.ln2b[l]!, dln, al.res2![l]!, pl.ln2w[l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, N, C)
@@ -250,7 +249,7 @@ export class GPT {
       datty.fill(0, 0, N * C)
       mb(datty, gl.attprojw[l]!, gl.attprojb[l]!, dres, al.atty![l]!, pl.attprojw[l]!, N, C, C)
       dqkv.fill(0, 0, N * 3 * C)
-      attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
+      kernels.attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
       dln.fill(0, 0, N * C)
       mb(dln, gl.qkvw[l]!, gl.qkvb[l]!, dqkv, al.ln1![l]!, pl.qkvw[l]!, N, C, 3 * C)
       layernormBackward(dres, gl.ln1w[l]!, gl.ln1b[l]!, dln, resIn, pl.ln1w[l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, N, C)

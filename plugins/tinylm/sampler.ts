@@ -7,7 +7,6 @@
 import type { SampleOptions } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
 import { kernels } from "./kernels/dispatch.ts"
-import { geluForward } from "./kernels/gelu.ts"
 import { layernormForward } from "./kernels/layernorm.ts"
 import { residualForward } from "./kernels/residual.ts"
 import type { GPT } from "./model.ts"
@@ -92,8 +91,6 @@ export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOpti
 /** One decode step for N live rows: token toks[j] at position pos[j] in cache slot slot[j]; logits land in model.logits (N,Vp). */
 const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, slot: Int32Array): void => {
   const { d: C, layers: L, heads: NH, ctx: T } = model.config
-  const hs = C / NH
-  const scale = 1 / Math.sqrt(hs)
   const a = model.a, al = model.al, pl = model.pl, p = model.p
   const mm = kernels.matmulForward
   const x = a.encoded!
@@ -114,42 +111,12 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
       vc.set(qkv.subarray(j * 3 * C + 2 * C, j * 3 * C + 3 * C), c)
     }
     // same arithmetic order as attentionForward so that scores match teacher forcing
-    for (let j = 0; j < N; j++) {
-      const t = pos[j]!
-      const base = slot[j]! * T * C
-      for (let h = 0; h < NH; h++) {
-        const qo = j * 3 * C + h * hs
-        let max = -Infinity
-        for (let t2 = 0; t2 <= t; t2++) {
-          const k = base + t2 * C + h * hs
-          let s = 0
-          for (let i = 0; i < hs; i++) s += qkv[qo + i]! * kc[k + i]!
-          s *= scale
-          att[t2] = s
-          if (s > max) max = s
-        }
-        let sum = 0
-        for (let t2 = 0; t2 <= t; t2++) {
-          const e = Math.exp(att[t2]! - max)
-          att[t2] = e
-          sum += e
-        }
-        const inv = 1 / sum
-        for (let t2 = 0; t2 <= t; t2++) att[t2] = att[t2]! * inv
-        const oh = j * C + h * hs
-        for (let i = 0; i < hs; i++) atty[oh + i] = 0
-        for (let t2 = 0; t2 <= t; t2++) {
-          const v = base + t2 * C + h * hs
-          const w = att[t2]!
-          for (let i = 0; i < hs; i++) atty[oh + i] = atty[oh + i]! + (w * vc[v + i]!)
-        }
-      }
-    }
+    for (let j = 0; j < N; j++) kernels.attentionDecode(atty, j * C, att, qkv, j * 3 * C, kc, vc, slot[j]! * T * C, pos[j]!, C, NH)
     mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C)
     residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
     layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
     mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C)
-    geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
+    kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
     mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C)
     residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
     res = al.res3![l]!

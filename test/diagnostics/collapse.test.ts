@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { collapseCheck } from "../../core/diagnostics/collapse.ts"
 
 const hist = (mi: number[], ent: number[], extra: (i: number) => Record<string, number> = () => ({})) =>
-  mi.map((m, i) => ({ step: i + 1, "mi/first_turn/mi_est": m, "policy/entropy": ent[i]!, ...extra(i) }))
+  mi.map((m, i) => ({ step: i + 1, "mi/first_turn/mi_est": m, "train/entropy": ent[i]!, ...extra(i) }))
 
 describe("collapseCheck", () => {
   test("warns when MI falls ≥ 20% from its best while entropy holds", () => {

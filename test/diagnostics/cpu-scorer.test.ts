@@ -22,22 +22,42 @@ describe("CPU CrossScorer", () => {
   test("scores every (reasoning, prompt) pair in batches: per-token mean and sum", async () => {
     const calls: number[] = []
     const seen: ScoreRequest[] = []
-    const s = makeCpuScorer(fakePolicy(calls, seen), { batchSize: 4 })
-    const out = await s.score(["ab", "xyz", ""], ["<p>ab<think>", "<p>xyq<think>"])
+    const s = makeCpuScorer(fakePolicy(calls, seen), { batchSize: 3 })
+    const out = await s.score(["xyz", "ab", ""], ["<p>ab<think>", "<p>xyq<think>"])
     expect(out.rows).toBe(3)
     expect(out.cols).toBe(2)
-    expect(calls).toEqual([4, 2])
+    // Shortest reasoning first, each against all prompts; the empty one needs no call.
+    expect(calls).toEqual([3, 1])
     // The continuation is exactly the reasoning text (no closing tag).
-    expect(seen.map((q) => q.continuation)).toEqual(["ab", "ab", "xyz", "xyz", "", ""])
-    expect(seen.map((q) => q.prompt)).toEqual(["<p>ab<think>", "<p>xyq<think>", "<p>ab<think>", "<p>xyq<think>", "<p>ab<think>", "<p>xyq<think>"])
+    expect(seen.map((q) => q.continuation)).toEqual(["ab", "ab", "xyz", "xyz"])
+    expect(seen.map((q) => q.prompt)).toEqual(["<p>ab<think>", "<p>xyq<think>", "<p>ab<think>", "<p>xyq<think>"])
     const f = (x: number) => Math.fround(x)
-    expect(out.sum[0]).toBeCloseTo(2 * f(-0.1), 6)
-    expect(out.tokenMean[0]).toBeCloseTo(f(-0.1), 6)
-    expect(out.sum[1]).toBeCloseTo(2 * f(-2), 6)
-    expect(out.sum[3]).toBeCloseTo(2 * f(-0.1) + f(-2), 6)
-    expect(out.tokenMean[3]).toBeCloseTo((2 * f(-0.1) + f(-2)) / 3, 6)
+    // Row 1 ("ab"): both chars in prompt 0, none in prompt 1.
+    expect(out.sum[2]).toBeCloseTo(2 * f(-0.1), 6)
+    expect(out.tokenMean[2]).toBeCloseTo(f(-0.1), 6)
+    expect(out.sum[3]).toBeCloseTo(2 * f(-2), 6)
+    // Row 0 ("xyz") against prompt 1: x, y in it, z not.
+    expect(out.sum[1]).toBeCloseTo(2 * f(-0.1) + f(-2), 6)
+    expect(out.tokenMean[1]).toBeCloseTo((2 * f(-0.1) + f(-2)) / 3, 6)
     expect(out.tokenMean[4]).toBe(0)
     expect(out.sum[5]).toBe(0)
+  })
+  test("repeated reasonings and prompts are scored once; L equals the pair-by-pair matrix", async () => {
+    const calls: number[] = []
+    const seen: ScoreRequest[] = []
+    const policy = fakePolicy(calls, seen)
+    const reasonings = ["ba", "qq", "ba", "", "abc", "qq", "ba"]
+    const prompts = ["<a>", "<bq>", "<a>", "<c>"]
+    const out = await makeCpuScorer(policy, { batchSize: 5 }).score(reasonings, prompts)
+    // 3 distinct non-empty reasonings × 3 distinct prompts.
+    expect(seen.length).toBe(9)
+    expect(new Set(seen.map((q) => `${q.continuation}|${q.prompt}`)).size).toBe(9)
+    const naive = await policy.score(reasonings.flatMap((r) => prompts.map((p) => ({ prompt: p, continuation: r }))))
+    naive.forEach((x, i) => {
+      const s = x.logprobs.reduce((a, b) => a + b, 0)
+      expect(out.sum[i]).toBe(s)
+      expect(out.tokenMean[i]).toBe(x.logprobs.length > 0 ? s / x.logprobs.length : 0)
+    })
   })
   test("feeds miProxies: input-dependent reasoning retrieves its prompt", async () => {
     const s = makeCpuScorer(fakePolicy([], []), { batchSize: 64 })

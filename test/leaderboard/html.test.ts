@@ -89,7 +89,7 @@ describe("leaderboard page (happy-dom)", () => {
     expect(succ).not.toBeNull()
     expect([...succ.querySelectorAll("polyline")].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "random", "top-p(p=0.9)"])
     expect([...sk.querySelectorAll('figure[data-metric="filter/kept_ratio"] polyline')].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "top-p(p=0.9)"])
-    expect(sk.querySelector('figure[data-metric="policy/entropy"]')).not.toBeNull()
+    expect(sk.querySelector('figure[data-metric="train/entropy"]')).not.toBeNull()
     expect(sk.querySelector("p.missing").textContent).toContain("mi/first_turn/retrieval_acc")
   })
 })

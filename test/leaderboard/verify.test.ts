@@ -27,13 +27,13 @@ describe("leaderboard CLI and verify", () => {
     const path = join(victim, "metrics.jsonl")
     const lines = readFileSync(path, "utf8").split("\n")
     const first = JSON.parse(lines[0]!)
-    first["policy/entropy"] = 42
+    first["train/entropy"] = 42
     lines[0] = JSON.stringify(first)
     writeFileSync(path, lines.join("\n"))
     const bad = runCli(["leaderboard", "verify", results, "--sample", "4"], { env })
     expect(bad.code).toBe(1)
     expect(bad.stdout).toContain("MISMATCH")
-    expect(bad.stdout).toContain("policy/entropy recorded 42")
+    expect(bad.stdout).toContain("train/entropy recorded 42")
     const marks = JSON.parse(readFileSync(join(results, "verify.json"), "utf8"))
     expect(Object.values(marks.runs).filter((m: any) => m.ok).length).toBe(3)
     const lb = runCli(["leaderboard", results, "--out", join(dir, "site2")])

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { isComplete, listRunDirs } from "../../core/results/store.ts"
+import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { runSweep, type SweepEvent } from "../../core/sweep/runner.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
@@ -138,8 +139,11 @@ describe("sweep runner", () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("sweep small: 12 runs")
     expect(r.stdout.split("\n").filter((l) => l.startsWith("  ")).length).toBe(12)
-    // 12 runs × (20 s overhead + 12 steps × 1 s) over 2 workers = 192 s.
-    expect(r.stdout).toContain("estimated time: 3m12s with 2 worker(s)")
+    // The spec's secondsPerStep replaces the step figure; validation and diagnostics come on top.
+    const runs = Effect.runSync(Effect.flatMap(decodeSpec(smallSpec({ secondsPerStep: 1 }), "t"), expandGrid))
+    const perRun = estimateGridSeconds(runs.map((x) => x.config), 1)
+    expect(perRun[0]).toBeGreaterThan(12)
+    expect(r.stdout).toContain(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, 2))} with 2 worker(s)`)
     expect(existsSync(join(dir, "results"))).toBe(false)
   }, 30_000)
 

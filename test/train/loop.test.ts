@@ -50,6 +50,10 @@ describe("training loop on a bandit with a tabular policy", () => {
     expect(resumed.status).toBe("complete")
     expect(metrics(join(c, resumed.runId))).toEqual(metrics(join(a, sa.runId)))
     expect(resumed.final["val/success@0.5"]).toBe(sa.final["val/success@0.5"])
+    // Running the same config again without --resume does not wipe the run: it is an error; --fresh starts over.
+    await expect(runTraining(config, { outDir: a, ...quiet })).rejects.toMatchObject({ _tag: "UsageError", field: "--resume" })
+    const again = await runTraining(config, { outDir: a, ...quiet, fresh: true })
+    expect(metrics(join(a, again.runId))).toEqual(metrics(join(b, sb.runId)))
   })
 
   test("bad input is a UsageError before any work", async () => {

@@ -3,7 +3,7 @@ import { resolve } from "node:path"
 import { writeSite } from "../../../plugins/leaderboard/site.ts"
 import { UsageError } from "../../errors.ts"
 import { checkGrid } from "../../sweep/check.ts"
-import { estimateRunSeconds, estimateSweepSeconds, fmtDuration } from "../../sweep/estimate.ts"
+import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../sweep/estimate.ts"
 import { expandGrid } from "../../sweep/grid.ts"
 import { createProgress } from "../../sweep/progress.ts"
 import { defaultWorkers, runSweep } from "../../sweep/runner.ts"
@@ -38,7 +38,7 @@ export default defineCommand({
       yield* checkGrid(runs)
       const outDir = String(opts.out ?? "results")
       const siteDir = String(opts.leaderboard ?? "site")
-      const perRun = runs.map((r) => estimateRunSeconds(r.config, spec.secondsPerStep))
+      const perRun = estimateGridSeconds(runs.map((r) => r.config), spec.secondsPerStep)
       if (opts.dryRun) {
         const lines = [`sweep ${spec.name}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
         runs.forEach((r, i) => lines.push(`  ${r.runId}  ${r.label}  ${r.config.steps} steps  ~${fmtDuration(perRun[i]!)}`))

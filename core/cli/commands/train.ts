@@ -81,6 +81,7 @@ export default defineCommand({
     { flags: "--sft-steps <n>", description: "SFT steps on teacher traces first (cached under <out>/.sft-cache)" },
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--resume", description: "Continue the run from its last checkpoint" },
+    { flags: "--fresh", description: "Start over, deleting an existing run folder of the same config" },
     { flags: "--set <key=value>", description: "Any trainer option (core/train/options.ts) or config path, repeatable" },
     { flags: "--quiet", description: "No progress line" }
   ],
@@ -108,6 +109,7 @@ export default defineCommand({
       const summary = yield* trainProgram(raw, {
         outDir: String(o.out ?? "results"),
         resume: Boolean(o.resume),
+        fresh: Boolean(o.fresh),
         signal: ctl.signal,
         onLog: (l) => process.stderr.write(l + "\n"),
         onProgress: ({ step, steps, metrics: m }) => {

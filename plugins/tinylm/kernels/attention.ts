@@ -94,3 +94,40 @@ export function attentionBackward(
     }
   }
 }
+
+/**
+ * One decode query against a KV-cache slot (the sampler): q = qkv[qOff..qOff+C) (the q part of a
+ * qkv row), keys/values at kc/vc[kvOff + t2·C] for t2 ≤ t; out[outOff..outOff+C); att (≥ t+1)
+ * is scratch. Same arithmetic order as attentionForward, so sampled log-probs equal the scores.
+ */
+export function attentionDecode(out: Float32Array, outOff: number, att: Float32Array, q: Float32Array, qOff: number, kc: Float32Array, vc: Float32Array, kvOff: number, t: number, C: number, NH: number): void {
+  const hs = C / NH
+  const scale = 1 / Math.sqrt(hs)
+  for (let h = 0; h < NH; h++) {
+    const qo = qOff + h * hs
+    let max = -Infinity
+    for (let t2 = 0; t2 <= t; t2++) {
+      const k = kvOff + t2 * C + h * hs
+      let s = 0
+      for (let i = 0; i < hs; i++) s += q[qo + i]! * kc[k + i]!
+      s *= scale
+      att[t2] = s
+      if (s > max) max = s
+    }
+    let sum = 0
+    for (let t2 = 0; t2 <= t; t2++) {
+      const e = Math.exp(att[t2]! - max)
+      att[t2] = e
+      sum += e
+    }
+    const inv = 1 / sum
+    for (let t2 = 0; t2 <= t; t2++) att[t2] = att[t2]! * inv
+    const oh = outOff + h * hs
+    for (let i = 0; i < hs; i++) out[oh + i] = 0
+    for (let t2 = 0; t2 <= t; t2++) {
+      const v = kvOff + t2 * C + h * hs
+      const w = att[t2]!
+      for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + (w * vc[v + i]!)
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Cost of the collapse diagnostics (issue 6) at P = 8, G = 16 on tinylm `tiny`, FrozenLake:
+ * 1. the CPU CrossScorer on the trainer's first-turn rows (diagRows 128 reasonings × 8 prompts =
+ *    1,024 sequences), for teacher reasonings (what a post-SFT policy writes) and for the
+ *    untrained policy's own samples, and miProxies on the result; median of --iters.
+ * 2. side by side in this process, alternating: runTraining with diagEvery 0 and 5 (sftSteps 0,
+ *    same seed, so both see the same rollouts), and the diagnostics' share of a training step:
+ *    the mean perf/diag_seconds of a diagnostics step over 5 × the mean step without them (one
+ *    diagnostics step per 5; issue 6's target ≤ 15%).
+ * Usage: bun benchmarks/diagnostics.ts [--iters 5] [--steps 5] [--rounds 1] [--json]
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { frozenLakeSpec } from "../envs/frozenlake/env.ts"
+import { miProxies } from "../core/diagnostics/mi.ts"
+import { buildPrompt, parseResponse } from "../core/prompt.ts"
+import { Rng } from "../core/rng.ts"
+import { decodeSync } from "../core/schema/decode.ts"
+import { RunConfig } from "../core/schema/run-config.ts"
+import { runTraining } from "../core/train/run.ts"
+import { makeCpuScorer } from "../plugins/scorers/cpu.ts"
+import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/plugin.ts"
+
+const args = process.argv.slice(2)
+const flag = (name: string, d: number) => {
+  const v = Number(args[args.indexOf(name) + 1])
+  return args.includes(name) && Number.isInteger(v) && v >= 0 ? v : d
+}
+const iters = flag("--iters", 5)
+const steps = flag("--steps", 5)
+const rounds = flag("--rounds", 1)
+const asJson = args.includes("--json")
+const P = 8, G = 16, ROWS = 128
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const timeIt = async (f: () => Promise<unknown> | unknown, n: number): Promise<number> => {
+  await f() // warm-up
+  const ts: number[] = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    await f()
+    ts.push((performance.now() - t0) / 1000)
+  }
+  return median(ts)
+}
+const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `deno ${(globalThis as any).Deno?.version?.deno}`
+const report = (row: Record<string, unknown>) => console.log(asJson ? JSON.stringify({ ...row, runtime }) : Object.entries(row).map(([k, v]) => `${k}=${v}`).join("  "))
+
+// ---- 1. scorer and proxies on the trainer's first-turn rows
+const envOptions = decodeSync(frozenLakeSpec.options, { successRate: 1 })
+if (!envOptions.ok) throw new Error(envOptions.message)
+const tinyOptions = decodeSync(TinyLMOptions, { preset: "tiny" })
+if (!tinyOptions.ok) throw new Error(tinyOptions.message)
+const policy = await makeTinyLM(tinyOptions.value, { vocabulary: frozenLakeSpec.vocabulary(envOptions.value), seed: 1 })
+const seeds = Array.from({ length: P }, (_, i) => 10000 + i)
+const prompts: string[] = []
+const teacher: string[] = []
+const rng = new Rng(7)
+for (const seed of seeds) {
+  const env = frozenLakeSpec.make(envOptions.value)
+  // Markov prompts without instructions, as the trainer builds them for grid envs.
+  prompts.push(buildPrompt({ observation: env.reset(seed) }))
+  for (let k = 0; k < G; k++) teacher.push(env.teach({ epsilon: 0, reasoningNoise: 0.5 }, rng).reasoning)
+}
+const column = Int32Array.from({ length: ROWS }, (_, r) => Math.floor(r / G))
+const sampled = (await policy.sample(prompts.flatMap((p) => Array(G).fill(p)), { temperature: 1, topP: 1, minP: 0, maxTokens: 64 }, new Rng(3)))
+  .map((c) => parseResponse(c.text).reasoning)
+const scorer = makeCpuScorer(policy)
+/** The scorer before the dedupe/length-order change: every (r, j) pair in row-major batches of 64. */
+const pairByPair = async (reasonings: ReadonlyArray<string>, ps: ReadonlyArray<string>): Promise<Float64Array> => {
+  const N = ps.length
+  const sum = new Float64Array(reasonings.length * N)
+  for (let start = 0; start < sum.length; start += 64) {
+    const reqs = []
+    for (let p = start; p < Math.min(sum.length, start + 64); p++) reqs.push({ prompt: ps[p % N]!, continuation: reasonings[Math.floor(p / N)]! })
+    const res = await policy.score(reqs)
+    res.forEach((x, q) => (sum[start + q] = x.logprobs.reduce((a, b) => a + b, 0)))
+  }
+  return sum
+}
+for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sampled]] as const) {
+  const tokens = reasonings.reduce((a, r) => a + policy.tokenizer.encode(r).length, 0) / reasonings.length
+  let L = await scorer.score(reasonings, prompts)
+  // Same matrix as pair by pair (the savings must not change L).
+  const ref = await pairByPair(reasonings, prompts)
+  const maxDiff = ref.reduce((m, x, i) => Math.max(m, Math.abs(x - L.sum[i]!)), 0)
+  // Alternate the two so that load on the shared machine hits both alike.
+  const ours: number[] = [], theirs: number[] = []
+  for (let i = 0; i < iters; i++) {
+    let t0 = performance.now()
+    L = await scorer.score(reasonings, prompts)
+    ours.push((performance.now() - t0) / 1000)
+    t0 = performance.now()
+    await pairByPair(reasonings, prompts)
+    theirs.push((performance.now() - t0) / 1000)
+  }
+  const input = { tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column, signature: prompts }
+  const miS = await timeIt(() => miProxies(input), Math.max(iters, 50))
+  report({
+    task: `cross-score ${ROWS}x${P} tiny ${name}`,
+    sequences: ROWS * P,
+    distinctReasonings: new Set(reasonings).size,
+    reasoningTokens: +tokens.toFixed(1),
+    scoreSeconds: +median(ours).toFixed(4),
+    pairByPairSeconds: +median(theirs).toFixed(4),
+    speedup: +(median(theirs) / median(ours)).toFixed(2),
+    maxAbsDiffSum: maxDiff,
+    miProxiesSeconds: +miS.toExponential(3)
+  })
+}
+
+// ---- 2. a training step with and without the diagnostics
+const configOf = (diagEvery: number) => {
+  const r = decodeSync(RunConfig, {
+    env: "frozenlake",
+    envOptions: { successRate: 1 },
+    P,
+    G,
+    steps,
+    seed: 1,
+    lr: 1e-4,
+    train: { sftSteps: 0, diagEvery, evalEvery: 0, valSeeds: 8, valTemperatures: [0.5], checkpointEvery: 0 }
+  })
+  if (!r.ok) throw new Error(r.message)
+  return r.value
+}
+const perStep: Record<number, Array<Record<string, number | null>>> = { 0: [], 5: [] }
+for (let round = 0; round < rounds; round++) {
+  for (const diagEvery of round % 2 === 0 ? [0, 5] : [5, 0]) {
+    const out = mkdtempSync(join(tmpdir(), "ragen-bench-diag-"))
+    await runTraining(configOf(diagEvery), { outDir: out, onProgress: (p) => p.step > 0 && perStep[diagEvery]!.push(p.metrics), onLog: () => {} })
+    rmSync(out, { recursive: true, force: true })
+  }
+}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+const col = (ms: Array<Record<string, number | null>>, k: string) => ms.map((m) => Number(m[k] ?? 0))
+const base = perStep[0]!
+const withDiag = perStep[5]!
+// Steps that ran the diagnostics are the ones that logged MI proxies.
+const diagSteps = withDiag.filter((m) => typeof m["mi/first_turn/mi_est"] === "number")
+const stepNoDiag = mean(col(base, "perf/step_seconds"))
+const diagPerDiagStep = mean(col(diagSteps, "perf/diag_seconds"))
+report({
+  task: `train frozenlake tiny P${P}xG${G} sftSteps 0, ${steps} steps x ${rounds} rounds`,
+  stepSecondsDiag0: +stepNoDiag.toFixed(3),
+  stepSecondsDiag5: +mean(col(withDiag, "perf/step_seconds")).toFixed(3),
+  rolloutSeconds: +mean(col(base, "perf/rollout_seconds")).toFixed(3),
+  updateSeconds: +mean(col(base, "perf/update_seconds")).toFixed(3),
+  diagSecondsPerDiagStep: +diagPerDiagStep.toFixed(3),
+  diagStepsLogged: diagSteps.length,
+  // One diagnostics step per diagEvery = 5 steps: its cost over five plain steps.
+  diagShareEvery5: +(diagPerDiagStep / (5 * stepNoDiag)).toFixed(4),
+  // As measured over this short run (steps 1 and 5 both carry diagnostics, so this over-weights them).
+  measuredOverheadThisRun: +((mean(col(withDiag, "perf/step_seconds")) - stepNoDiag) / stepNoDiag).toFixed(4)
+})

@@ -1,0 +1,209 @@
+/**
+ * WebShop (webshop-v1): buy the product an instruction asks for on a web store
+ * (Yao et al. 2022, princeton-nlp/WebShop), text in and text out.
+ *
+ * Description: an instruction names a product type, attributes, option values and a price cap
+ *   ("i need a t-shirt that is cotton , with size m and color red , and price lower than 30
+ *   dollars"); the agent searches, browses results, opens an item, picks its options and buys.
+ *   Embedded default: a generated catalogue (catalogue.ts) served in-process with the real site's
+ *   page flow (shop.ts). With option `server`, a real WebShop server over HTTP (remote.ts).
+ * Actions: `search[keywords]` (search page) and `click[value]`, value one of the page's
+ *   bracketed clickables: an item id, an option value, `next >`, `< prev`, `back to search`,
+ *   `description`, `features`, `buy now`. Anything else is invalid (not applied).
+ * Observation: "instruction : …" then the page (results one short line per item; clickables in
+ *   brackets); a first line "no valid action was taken" after an invalid action.
+ * Start: the search page of the goal drawn from the seed (every goal comes from a product).
+ * Rewards: on `buy now`, WebShop's reward (goal.ts) — binary by default (1 iff it is 1, the
+ *   paper's setting), the continuous value with binaryReward false; 0 on every other step.
+ * Episode end: terminated on buy now (success iff the reward is 1); truncated after
+ *   `actionBudget` (9, DESIGN.md §3) actions, valid or not.
+ * Arguments: catalogueSize 200, resultsPerPage 10 (the real site's page size), binaryReward
+ *   true, server (unset = embedded; { url, timeoutMs 10000, retries 2, goals }).
+ * Version history: v1 — first version.
+ */
+import { Effect, Schema } from "effect"
+import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
+import { derive, type Rng } from "../../core/rng.ts"
+import { DIGITS, vocabularyOf } from "../common/text.ts"
+import { ALL_GROUP_NAMES, catalogue, type Product } from "./catalogue.ts"
+import { INSTRUCTION_WORDS, makeGoal } from "./goal.ts"
+import { RemoteWebShopEnv, REMOTE_WORDS } from "./remote.ts"
+import { buildIndex, type SearchIndex } from "./search.ts"
+import { BACK_TO_SEARCH, BUY_NOW, DESCRIPTION, FEATURES, NEXT_PAGE, parseAction, PREV_PAGE, Shop, shopData, type ShopData } from "./shop.ts"
+import { gradeShop, teachShop, TEACHER_WORDS, type WebShopState } from "./teacher.ts"
+
+const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
+const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
+
+export const ServerOptions = Schema.Struct({
+  /** Base URL of a running WebShop server (web_agent_site/app.py), e.g. "http://127.0.0.1:3000". */
+  url: Schema.String.check(Schema.makeFilter((u: string) => (/^https?:\/\/[^\s/]+/.test(u) ? undefined : `server.url must be an http(s) URL like "http://127.0.0.1:3000", got "${u}"`))),
+  /** Per-request timeout. */
+  timeoutMs: dflt(int(100, 600_000), 10_000),
+  /** Extra attempts after a failed request (network error, 5xx, timeout). */
+  retries: dflt(int(0, 10), 2),
+  /** Number of goals on the server; when > 0 the goal index is seed mod goals (else the seed). */
+  goals: dflt(int(0, 10_000_000), 0)
+})
+export type ServerOptions = typeof ServerOptions.Type
+
+export const WebShopOptions = Schema.Struct({
+  /** Products in the generated catalogue. */
+  catalogueSize: dflt(int(10, 5000), 200),
+  /** Results per results page (the real site shows 10). */
+  resultsPerPage: dflt(int(1, 50), 10),
+  /** Pay 1 for a perfect purchase and 0 otherwise (the paper's setting); false = WebShop's continuous reward. */
+  binaryReward: dflt(Schema.Boolean, true),
+  /** Drive a real WebShop server instead of the embedded catalogue. */
+  server: Schema.optional(ServerOptions)
+})
+export type WebShopOptions = typeof WebShopOptions.Type
+
+export const MAX_TURNS = 5
+export const ACTION_BUDGET = 9
+export const INVALID_LINE = "no valid action was taken"
+
+const dataCache = new Map<string, { data: ShopData; index: SearchIndex }>()
+const dataFor = (o: WebShopOptions): { data: ShopData; index: SearchIndex } => {
+  const key = `${o.catalogueSize}/${o.resultsPerPage}`
+  let d = dataCache.get(key)
+  if (!d) {
+    const cat = catalogue(o.catalogueSize)
+    const index = dataCache.get(`${o.catalogueSize}/idx`)?.index ?? buildIndex(cat)
+    d = { data: shopData(cat, index, o.resultsPerPage), index }
+    dataCache.set(key, d)
+    dataCache.set(`${o.catalogueSize}/idx`, d)
+  }
+  return d
+}
+
+class WebShopEnv implements Env<WebShopState> {
+  readonly id = "webshop-v1"
+  private readonly data: ShopData
+  private shop!: Shop
+  private instructionLine = ""
+  private steps = 0
+  private terminated = false
+  private truncated = false
+
+  constructor(private readonly options: WebShopOptions) {
+    this.data = dataFor(options).data
+    this.reset(0)
+  }
+
+  get done(): boolean {
+    return this.terminated || this.truncated
+  }
+
+  reset(seed: number): string {
+    const goal = makeGoal(derive(seed, "webshop", "goal"), this.data.cat)
+    this.shop = new Shop(this.data, goal, this.data.cat.byId.get(goal.asin)!)
+    this.instructionLine = `instruction : ${goal.instruction}\n`
+    this.steps = 0
+    this.terminated = false
+    this.truncated = false
+    return this.observe(true)
+  }
+
+  private observe(valid: boolean): string {
+    return valid ? this.instructionLine + this.shop.text() : `${INVALID_LINE}\n${this.instructionLine}${this.shop.text()}`
+  }
+
+  step(action: string): StepResult {
+    const a = parseAction(action)
+    const valid = a !== null && !this.done && this.shop.accepts(a)
+    if (this.done) {
+      return { observation: this.observe(true), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: a !== null, effective: false } }
+    }
+    this.steps++
+    let effective = false
+    let reward = 0
+    let success = false
+    let info: Record<string, unknown> = {}
+    if (valid) {
+      effective = this.shop.apply(a!)
+      const out = this.shop.outcome
+      if (this.shop.page === "done" && out) {
+        this.terminated = true
+        success = out.reward >= 1 - 1e-9
+        reward = this.options.binaryReward ? (success ? 1 : 0) : out.reward
+        info = { webshopReward: out.reward, rType: out.rType, attributeMatches: out.attributeMatches, optionMatches: out.optionMatches, priceOk: out.priceOk }
+      }
+    }
+    if (!this.terminated && this.steps >= ACTION_BUDGET) this.truncated = true
+    return { observation: this.observe(valid), reward, terminated: this.terminated, truncated: this.truncated, info: { success, valid, effective, page: this.shop.page, ...info } }
+  }
+
+  state(): WebShopState {
+    const s = this.shop
+    return {
+      goal: s.goal,
+      page: s.page,
+      query: s.query,
+      resultsPage: s.resultsPage,
+      visible: s.visibleIds(),
+      item: s.item >= 0 ? this.data.cat.products[s.item]!.id : null,
+      selected: s.selected,
+      clickables: s.clickables
+    }
+  }
+
+  teach(options: TeacherOptions, rng: Rng): TeacherStep {
+    return teachShop(this.shop, options, rng, (r) => this.randomAction(r))
+  }
+
+  gradeReasoning(state: WebShopState, reasoning: string, action: string): ReasoningGrade {
+    return gradeShop(this.data.cat, state, reasoning, action)
+  }
+
+  /** Search page: 1–3 random indexed words; elsewhere a uniformly random clickable. */
+  randomAction(rng: Rng): string {
+    const c = this.shop.clickables
+    if (this.shop.page === "search" || c.length === 0) {
+      const vocab = this.data.index.vocabulary
+      const k = 1 + rng.int(3)
+      let q = vocab[rng.int(vocab.length)]!
+      for (let i = 1; i < k; i++) q += ` ${vocab[rng.int(vocab.length)]!}`
+      return `search[${q}]`
+    }
+    return `click[${c[rng.int(c.length)]!}]`
+  }
+}
+
+const instructions = (o: WebShopOptions): string =>
+  [
+    "You are shopping on a web store . Buy the product that the instruction asks for .",
+    "On the search page answer search [ keywords ] . On other pages answer click [ value ] , where value is one of the clickables shown in brackets :",
+    "an item id , an option value , next > , < prev , back to search , description , features or buy now .",
+    "Choose the options the instruction names before you buy now .",
+    o.binaryReward
+      ? "Reward 1 if the product matches the type , attributes , options and price , else 0 ."
+      : "Reward : the share of matched attributes , options and price , times a product type match ."
+  ].join("\n")
+
+const catalogueWords = (p: Product): string => `${p.id} ${p.title} ${p.description} ${p.features.join(" ")} ${p.groups.flatMap((g) => g.values).join(" ")} ${p.category} ${p.rating}`
+
+export const webShopSpec: EnvSpec<WebShopOptions> = {
+  id: "webshop-v1",
+  description:
+    "WebShop: search a generated catalogue, open an item, choose its options and buy what the instruction asks for (WebShop's page flow and reward; option server = a real WebShop server over HTTP)",
+  options: WebShopOptions,
+  maxTurns: MAX_TURNS,
+  actionBudget: ACTION_BUDGET,
+  markov: false,
+  make: (options) => (options.server ? new RemoteWebShopEnv(options.server, options.binaryReward) : new WebShopEnv(options)),
+  vocabulary: (o) =>
+    vocabularyOf(
+      instructions(o),
+      INVALID_LINE,
+      INSTRUCTION_WORDS,
+      "instruction : search page : answer search [ keywords ] results for page of results no results item dollars rating chosen description features you bought with for score",
+      [BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, DESCRIPTION, FEATURES, BUY_NOW].join(" "),
+      ALL_GROUP_NAMES.join(" "),
+      TEACHER_WORDS,
+      o.server ? REMOTE_WORDS : "",
+      ...(o.server ? [] : catalogue(o.catalogueSize).products.map(catalogueWords)),
+      DIGITS
+    ),
+  instructions
+}
