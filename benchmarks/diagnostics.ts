@@ -3,8 +3,9 @@
  * 1. the CPU CrossScorer on the trainer's first-turn rows (diagRows 128 reasonings × 8 prompts =
  *    1,024 sequences), for teacher reasonings (what a post-SFT policy writes) and for the
  *    untrained policy's own samples, and miProxies on the result; median of --iters.
- * 2. side by side in this process, alternating: runTraining with diagEvery 0 and 5 (sftSteps 0,
- *    same seed, so both see the same rollouts), and the diagnostics' share of a training step:
+ * 2. side by side in this process, alternating: runTraining with diagEvery 0, 5, and 5 with the
+ *    pair-by-pair scorer (sftSteps 0, same seed, so all see the same rollouts), and the
+ *    diagnostics' share of a training step:
  *    the mean perf/diag_seconds of a diagnostics step over 5 × the mean step without them (one
  *    diagnostics step per 5; issue 6's target ≤ 15%).
  * Usage: bun benchmarks/diagnostics.ts [--iters 5] [--steps 5] [--rounds 1] [--json]
@@ -19,7 +20,8 @@ import { Rng } from "../core/rng.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { RunConfig } from "../core/schema/run-config.ts"
 import { runTraining } from "../core/train/run.ts"
-import { makeCpuScorer } from "../plugins/scorers/cpu.ts"
+import { type CrossScorer, definePlugin, type Policy } from "../core/contracts/index.ts"
+import { CpuScorerOptions, makeCpuScorer } from "../plugins/scorers/cpu.ts"
 import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/plugin.ts"
 
 const args = process.argv.slice(2)
@@ -47,6 +49,26 @@ const timeIt = async (f: () => Promise<unknown> | unknown, n: number): Promise<n
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `deno ${(globalThis as any).Deno?.version?.deno}`
 const report = (row: Record<string, unknown>) => console.log(asJson ? JSON.stringify({ ...row, runtime }) : Object.entries(row).map(([k, v]) => `${k}=${v}`).join("  "))
 
+/** The CPU scorer before the dedupe/length-order change: every (r, j) pair in row-major batches of 64. */
+const makePairByPair = (p: Policy): CrossScorer => ({
+  id: "pair-by-pair",
+  score: async (rs, ps) => {
+    const N = ps.length
+    const sum = new Float64Array(rs.length * N), tokenMean = new Float64Array(rs.length * N)
+    for (let start = 0; start < sum.length; start += 64) {
+      const reqs = []
+      for (let q = start; q < Math.min(sum.length, start + 64); q++) reqs.push({ prompt: ps[q % N]!, continuation: rs[Math.floor(q / N)]! })
+      const res = await p.score(reqs)
+      res.forEach((x, q) => {
+        const t = x.logprobs.reduce((a, b) => a + b, 0)
+        sum[start + q] = t
+        tokenMean[start + q] = x.logprobs.length > 0 ? t / x.logprobs.length : 0
+      })
+    }
+    return { tokenMean, sum, rows: rs.length, cols: N }
+  }
+})
+
 // ---- 1. scorer and proxies on the trainer's first-turn rows
 const envOptions = decodeSync(frozenLakeSpec.options, { successRate: 1 })
 if (!envOptions.ok) throw new Error(envOptions.message)
@@ -67,23 +89,12 @@ const column = Int32Array.from({ length: ROWS }, (_, r) => Math.floor(r / G))
 const sampled = (await policy.sample(prompts.flatMap((p) => Array(G).fill(p)), { temperature: 1, topP: 1, minP: 0, maxTokens: 64 }, new Rng(3)))
   .map((c) => parseResponse(c.text).reasoning)
 const scorer = makeCpuScorer(policy)
-/** The scorer before the dedupe/length-order change: every (r, j) pair in row-major batches of 64. */
-const pairByPair = async (reasonings: ReadonlyArray<string>, ps: ReadonlyArray<string>): Promise<Float64Array> => {
-  const N = ps.length
-  const sum = new Float64Array(reasonings.length * N)
-  for (let start = 0; start < sum.length; start += 64) {
-    const reqs = []
-    for (let p = start; p < Math.min(sum.length, start + 64); p++) reqs.push({ prompt: ps[p % N]!, continuation: reasonings[Math.floor(p / N)]! })
-    const res = await policy.score(reqs)
-    res.forEach((x, q) => (sum[start + q] = x.logprobs.reduce((a, b) => a + b, 0)))
-  }
-  return sum
-}
+const pairByPair = makePairByPair(policy)
 for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sampled]] as const) {
   const tokens = reasonings.reduce((a, r) => a + policy.tokenizer.encode(r).length, 0) / reasonings.length
   let L = await scorer.score(reasonings, prompts)
   // Same matrix as pair by pair (the savings must not change L).
-  const ref = await pairByPair(reasonings, prompts)
+  const ref = (await pairByPair.score(reasonings, prompts)).sum
   const maxDiff = ref.reduce((m, x, i) => Math.max(m, Math.abs(x - L.sum[i]!)), 0)
   // Alternate the two so that load on the shared machine hits both alike.
   const ours: number[] = [], theirs: number[] = []
@@ -92,7 +103,7 @@ for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sa
     L = await scorer.score(reasonings, prompts)
     ours.push((performance.now() - t0) / 1000)
     t0 = performance.now()
-    await pairByPair(reasonings, prompts)
+    await pairByPair.score(reasonings, prompts)
     theirs.push((performance.now() - t0) / 1000)
   }
   const input = { tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column, signature: prompts }
@@ -110,8 +121,20 @@ for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sa
   })
 }
 
-// ---- 2. a training step with and without the diagnostics
-const configOf = (diagEvery: number) => {
+// ---- 2. a training step with and without the diagnostics (and with the pair-by-pair scorer)
+const pairPlugin = definePlugin({
+  name: "bench",
+  version: "0.0.0",
+  scorers: [{
+    id: "pair-by-pair",
+    description: "the CPU scorer before dedupe and length order (benchmark reference)",
+    options: CpuScorerOptions,
+    make: async (_o: unknown, p: Policy) => makePairByPair(p)
+  }]
+})
+type Variant = "diag0" | "diag5" | "diag5-pair-by-pair"
+const configOf = (v: Variant) => {
+  const diagEvery = v === "diag0" ? 0 : 5
   const r = decodeSync(RunConfig, {
     env: "frozenlake",
     envOptions: { successRate: 1 },
@@ -120,37 +143,39 @@ const configOf = (diagEvery: number) => {
     steps,
     seed: 1,
     lr: 1e-4,
-    train: { sftSteps: 0, diagEvery, evalEvery: 0, valSeeds: 8, valTemperatures: [0.5], checkpointEvery: 0 }
+    train: { sftSteps: 0, diagEvery, evalEvery: 0, valSeeds: 8, valTemperatures: [0.5], checkpointEvery: 0, ...(v === "diag5-pair-by-pair" ? { scorer: "bench/pair-by-pair" } : {}) }
   })
   if (!r.ok) throw new Error(r.message)
   return r.value
 }
-const perStep: Record<number, Array<Record<string, number | null>>> = { 0: [], 5: [] }
+const perStep: Record<Variant, Array<Record<string, number | null>>> = { "diag0": [], "diag5": [], "diag5-pair-by-pair": [] }
+const variants: Variant[] = ["diag0", "diag5", "diag5-pair-by-pair"]
 for (let round = 0; round < rounds; round++) {
-  for (const diagEvery of round % 2 === 0 ? [0, 5] : [5, 0]) {
+  for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
     const out = mkdtempSync(join(tmpdir(), "ragen-bench-diag-"))
-    await runTraining(configOf(diagEvery), { outDir: out, onProgress: (p) => p.step > 0 && perStep[diagEvery]!.push(p.metrics), onLog: () => {} })
+    await runTraining(configOf(v), { outDir: out, plugins: [pairPlugin], onProgress: (p) => p.step > 0 && perStep[v].push(p.metrics), onLog: () => {} })
     rmSync(out, { recursive: true, force: true })
   }
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
 const col = (ms: Array<Record<string, number | null>>, k: string) => ms.map((m) => Number(m[k] ?? 0))
-const base = perStep[0]!
-const withDiag = perStep[5]!
-// Steps that ran the diagnostics are the ones that logged MI proxies.
-const diagSteps = withDiag.filter((m) => typeof m["mi/first_turn/mi_est"] === "number")
+const base = perStep["diag0"]
 const stepNoDiag = mean(col(base, "perf/step_seconds"))
-const diagPerDiagStep = mean(col(diagSteps, "perf/diag_seconds"))
+// Steps that ran the diagnostics are the ones that logged MI proxies.
+const diagCost = (v: Variant) => mean(col(perStep[v].filter((m) => typeof m["mi/first_turn/mi_est"] === "number"), "perf/diag_seconds"))
+const ours = diagCost("diag5")
+const before = diagCost("diag5-pair-by-pair")
 report({
   task: `train frozenlake tiny P${P}xG${G} sftSteps 0, ${steps} steps x ${rounds} rounds`,
   stepSecondsDiag0: +stepNoDiag.toFixed(3),
-  stepSecondsDiag5: +mean(col(withDiag, "perf/step_seconds")).toFixed(3),
+  stepSecondsDiag5: +mean(col(perStep["diag5"], "perf/step_seconds")).toFixed(3),
   rolloutSeconds: +mean(col(base, "perf/rollout_seconds")).toFixed(3),
   updateSeconds: +mean(col(base, "perf/update_seconds")).toFixed(3),
-  diagSecondsPerDiagStep: +diagPerDiagStep.toFixed(3),
-  diagStepsLogged: diagSteps.length,
+  diagSecondsPerDiagStep: +ours.toFixed(3),
+  diagSecondsPerDiagStepPairByPair: +before.toFixed(3),
   // One diagnostics step per diagEvery = 5 steps: its cost over five plain steps.
-  diagShareEvery5: +(diagPerDiagStep / (5 * stepNoDiag)).toFixed(4),
+  diagShareEvery5: +(ours / (5 * stepNoDiag)).toFixed(4),
+  diagShareEvery5PairByPair: +(before / (5 * stepNoDiag)).toFixed(4),
   // As measured over this short run (steps 1 and 5 both carry diagnostics, so this over-weights them).
-  measuredOverheadThisRun: +((mean(col(withDiag, "perf/step_seconds")) - stepNoDiag) / stepNoDiag).toFixed(4)
+  measuredOverheadThisRun: +((mean(col(perStep["diag5"], "perf/step_seconds")) - stepNoDiag) / stepNoDiag).toFixed(4)
 })

@@ -2,9 +2,11 @@
  * tinylm throughput (issue 4): training tokens/s (forward + backward + AdamW), scoring tokens/s
  * (forward only) and sampling tokens/s with the KV cache, for tiny and small at 32 × 128 and the
  * d64/2L/4H/ctx64 model at 32 × 64; GFLOP/s from nanoGPT's 6·N-style count (forward ×3 for training);
- * peak RSS after a training step. Usage: bun benchmarks/tinylm.ts [--iters 3] [--json]
+ * peak RSS after a training step. Kernels: RAGEN_KERNELS=js|wasm (default wasm when it loads).
+ * Usage: bun benchmarks/tinylm.ts [--iters 3] [--json]; side by side with PyTorch: benchmarks/tinylm-vs-torch.ts
  */
 import { Rng } from "../core/rng.ts"
+import { selectKernels } from "../plugins/tinylm/kernels/dispatch.ts"
 import { forwardFlopsPerToken } from "../plugins/tinylm/config.ts"
 import { TinyLMPolicy } from "../plugins/tinylm/policy.ts"
 import { nllLoss } from "../plugins/tinylm/sft.ts"
@@ -74,7 +76,8 @@ for (const c of cases) {
     scoreGflops: +((flopsTok * tokens) / score / 1e9).toFixed(2),
     sampleTokPerS: Math.round(generated / sample),
     peakRssMiB: Math.round(rss / 2 ** 20),
+    kernels: selectKernels().name,
     runtime: typeof Bun !== "undefined" ? `bun ${Bun.version}` : "other"
   }
-  console.log(json ? JSON.stringify(row) : `${row.task}: ${row.params} params | train ${row.trainTokPerS} tok/s (${row.trainGflops} GFLOP/s) | score ${row.scoreTokPerS} tok/s (${row.scoreGflops} GFLOP/s) | sample ${row.sampleTokPerS} tok/s | RSS ${row.peakRssMiB} MiB`)
+  console.log(json ? JSON.stringify(row) : `${row.task} [${row.kernels}]: ${row.params} params | train ${row.trainTokPerS} tok/s (${row.trainGflops} GFLOP/s) | score ${row.scoreTokPerS} tok/s (${row.scoreGflops} GFLOP/s) | sample ${row.sampleTokPerS} tok/s | RSS ${row.peakRssMiB} MiB`)
 }

@@ -29,7 +29,7 @@ export const CollapseThresholds = Schema.Struct({
   rvMetric: dflt(Schema.String, "filter/rv_mean"),
   rvThreshold: dflt(Schema.NullOr(Schema.Finite), null),
   rvPatience: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), 5),
-  valMetric: dflt(Schema.String, "val/success"),
+  valMetric: dflt(Schema.String, "val/success@0.5"),
   valThreshold: dflt(Schema.NullOr(Schema.Finite), null),
   valWarmup: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 50)
 })

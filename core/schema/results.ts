@@ -39,6 +39,8 @@ export const RunSummary = Schema.Struct({
   peakValSuccess: Schema.NullOr(Schema.Finite),
   /** Last value of every metric. */
   final: MetricsLine,
-  error: Schema.optional(Schema.String)
+  error: Schema.optional(Schema.String),
+  /** Why an early-stopping rule ended a complete run before its step budget. */
+  earlyStop: Schema.optional(Schema.String)
 })
 export type RunSummary = typeof RunSummary.Type

@@ -13,6 +13,7 @@ import type { AlgoTrajectory, LossRegularisers } from "../contracts/algorithm.ts
 import type { CrossScorer, Group, LossFn, LossOutput, Policy, TokenForward, TrainablePolicy, TrainItem } from "../contracts/index.ts"
 import { filterStats } from "../diagnostics/filter-stats.ts"
 import { miMetrics, miProxies, type MiEma } from "../diagnostics/mi.ts"
+import { collapseCheck } from "../diagnostics/collapse.ts"
 import { buildMiRows, type TurnSample } from "../diagnostics/samples.ts"
 import { UsageError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
@@ -453,7 +454,7 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
     finalValSuccess,
     miEma: JSON.parse(JSON.stringify(miEma))
   })
-  const finish = (status: RunSummary["status"], stepsDone: number, error?: string): RunSummary => {
+  const finish = (status: RunSummary["status"], stepsDone: number, error?: string, earlyStop?: string): RunSummary => {
     const summary = {
       status,
       stepsDone,
@@ -461,13 +462,15 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
       finalValSuccess,
       peakValSuccess,
       final: lastValues(lines),
-      ...(error ? { error } : {})
+      ...(error ? { error } : {}),
+      ...(earlyStop ? { earlyStop } : {})
     }
     run.writeSummary(summary)
     return { format: 1, runId: run.runId, ...summary } as RunSummary
   }
   if (state.step === 0) emit({ step: 0, ...sftMetrics(sftReport), ...(await validate(policy, s.rollout, opts, config.seed, 0)) })
   let step = state.step
+  let warned = ""
   while (step < config.steps) {
     if (o.signal?.aborted) {
       await saveCheckpoint(ckptDir, policy, snapshotState(step), opts.keepCheckpoints)
@@ -486,8 +489,18 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
     }
     const last = next === config.steps
     if (last || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(m, await validate(policy, s.rollout, opts, config.seed, next))
+    // The collapse warning (issue 6) is a function of the history, so a resumed run logs the same.
+    const check = collapseCheck([...lines, m], opts.collapse)
+    m["collapse/warning"] = check.warning ? 1 : 0
+    if (check.warning && check.reason !== warned) log(`step ${next}: collapse warning: ${check.reason}`)
+    warned = check.reason
     emit(m)
     step = next
+    if (check.stop) {
+      log(`step ${step}: early stop: ${check.stopReason}`)
+      await saveCheckpoint(ckptDir, policy, snapshotState(step), opts.keepCheckpoints)
+      return finish("complete", step, undefined, check.stopReason)
+    }
     if (last || (opts.checkpointEvery > 0 && step % opts.checkpointEvery === 0)) {
       await saveCheckpoint(ckptDir, policy, snapshotState(step), opts.keepCheckpoints)
     }

@@ -5,6 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import { lossAggs } from "../../algorithms/common/objective.ts"
+import { CollapseThresholds } from "../diagnostics/collapse.ts"
 
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
@@ -49,6 +50,8 @@ export const TrainOptions = Schema.Struct({
   gradDecompBuckets: dflt(PosInt, 6),
   /** CrossScorer backend (registry id) for the MI proxies. */
   scorer: dflt(Schema.String, "cpu"),
+  /** Collapse warning (logged as collapse/warning) and the reference code's early-stopping rules (off by default). */
+  collapse: dflt(CollapseThresholds, {}),
   // ---- update
   entropyCoef: dflt(Schema.Finite, 0.001),
   klCoef: dflt(NonNeg, 0),

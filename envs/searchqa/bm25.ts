@@ -37,6 +37,8 @@ export class BM25 {
   private readonly idf: Float64Array
   /** (N,) score accumulator, reused across queries (zeroed after each). */
   private readonly acc: Float64Array
+  /** (N,) passages touched by the current query. */
+  private readonly touched: Int32Array
   private readonly cache = new Map<string, Int32Array>()
 
   constructor(passages: ReadonlyArray<string>, k1 = K1, b = B) {
@@ -78,21 +80,38 @@ export class BM25 {
     this.idf = new Float64Array(T)
     for (let t = 0; t < T; t++) this.idf[t] = Math.log(1 + (N - df[t]! + 0.5) / (df[t]! + 0.5))
     this.acc = new Float64Array(N)
+    this.touched = new Int32Array(N)
   }
 
   /** The normalised form of a query: its sorted distinct indexed terms ("" when none). */
   key(query: string): string {
-    const ids = new Set<number>()
-    for (const w of terms(query)) {
-      const id = this.termIds.get(w)
-      if (id !== undefined) ids.add(id)
+    // One pass over the characters (this runs on every search): same words as terms().
+    const ids: number[] = []
+    const q = String(query)
+    let start = -1
+    for (let i = 0; i <= q.length; i++) {
+      const c = i < q.length ? q.charCodeAt(i) | 0x20 : 0
+      // c | 0x20 lowercases ASCII letters and leaves digits; the end sentinel 0 closes a word.
+      const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57)
+      if (alnum) {
+        if (start < 0) start = i
+      } else if (start >= 0) {
+        const id = this.termIds.get(q.slice(start, i).toLowerCase())
+        if (id !== undefined && !ids.includes(id)) ids.push(id)
+        start = -1
+      }
     }
-    return [...ids].sort((a, b) => a - b).join(" ")
+    ids.sort((a, b) => a - b)
+    return ids.join(" ")
   }
 
   /** Indices of the top-k passages for `query`, best first (fewer when fewer match). */
   search(query: string, k: number): Int32Array {
-    const key = this.key(query)
+    return this.searchKey(this.key(query), k)
+  }
+
+  /** `search` for a query already normalised by `key`. */
+  searchKey(key: string, k: number): Int32Array {
     const ck = `${k}|${key}`
     const hit = this.cache.get(ck)
     if (hit !== undefined) return hit
@@ -129,18 +148,20 @@ export class BM25 {
 
   private rank(termIds: ReadonlyArray<number>, k: number): Int32Array {
     const acc = this.acc
-    const touched: number[] = []
+    const touched = this.touched
+    let nt = 0
     for (const t of termIds) {
       const w = this.idf[t]!
       for (let p = this.offsets[t]!, end = this.offsets[t + 1]!; p < end; p++) {
         const d = this.docs[p]!
-        if (acc[d] === 0) touched.push(d)
+        if (acc[d] === 0) touched[nt++] = d
         acc[d]! += w * this.weights[p]!
       }
     }
     // Partial selection: keep the k best in a small sorted array.
     const best: number[] = []
-    for (const d of touched) {
+    for (let j = 0; j < nt; j++) {
+      const d = touched[j]!
       const s = acc[d]!
       if (best.length === k) {
         const last = best[k - 1]!
@@ -152,7 +173,7 @@ export class BM25 {
       best.splice(i, 0, d)
     }
     const out = Int32Array.from(best)
-    for (const d of touched) acc[d] = 0
+    for (let j = 0; j < nt; j++) acc[touched[j]!] = 0
     return out
   }
 }

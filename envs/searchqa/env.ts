@@ -11,7 +11,8 @@
  * Actions: `search[query]` (any printable ASCII query, up to 300 characters) and
  *   `finish[answer]` (ends the episode). Anything else is invalid: the env is not stepped.
  * Rewards (DESIGN.md §7, Search-R1's qa_em reward with RAGEN's F1 fallback): on finish, 1 for a
- *   SQuAD-normalised exact match, else the token F1 when it is ≥ 0.3, else 0; searches earn 0.
+ *   SQuAD-normalised exact match, else the token F1 when it is ≥ 0.3, else 0 (an entity name
+ *   counts as one token, see answerTokens); searches earn 0.
  *   Success = exact match.
  * Episode end: terminated on finish; truncated when the action budget (10) is spent.
  * Arguments: hops 1 | 2 | "mixed" (default mixed: each seed draws 1 or 2), topk 3, retriever
@@ -23,11 +24,11 @@ import { Effect, Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
 import { vocabularyOf } from "../common/text.ts"
-import { CORPUS, SYLLABLES } from "./corpus.ts"
+import { CORPUS, SYLLABLES, type Fact } from "./corpus.ts"
 import { generateQuestion, hopQuery, QUESTION_WORDS, SEARCH_KEYWORD, type Question } from "./questions.ts"
 import { retrieve, RetrieverFormat, type RetrieverSettings } from "./remote.ts"
 import { localPassageOf, localSearch, formatPassages, showRemote, sharedIndex } from "./retriever.ts"
-import { answerReward, exactMatch, normalizeAnswer } from "./squad.ts"
+import { normalizeAnswer, scoreNormalized } from "./squad.ts"
 import { gradeSearchQA, parseAction, teachSearchQA, TEACHER_WORDS, type Action, type SearchQAState } from "./teacher.ts"
 
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
@@ -69,6 +70,29 @@ export const MAX_TURNS = 5
 export const ACTION_BUDGET = 10
 const INVALID_LINE = "no valid action was taken"
 const MAX_QUERY_WORDS = 30
+const KEYWORDS = Object.values(SEARCH_KEYWORD)
+
+/**
+ * Answer tokens for F1 with each entity name as ONE token: names are three syllable words, and
+ * sharing one syllable with the right name (F1 1/3 ≥ 0.3) must not earn partial credit. Extra
+ * words around the right name still do ("the city ni pe lo": F1 2/3).
+ */
+export const answerTokens = (normalized: string): string[] => {
+  const w = normalized.split(" ").filter((x) => x.length > 0)
+  const out: string[] = []
+  for (let i = 0; i < w.length; i++) {
+    const name = i + 2 < w.length ? `${w[i]} ${w[i + 1]} ${w[i + 2]}` : ""
+    if (name !== "" && CORPUS.byName.has(name)) {
+      out.push(name)
+      i += 2
+    } else out.push(w[i]!)
+  }
+  return out
+}
+
+// The normalised canonical search of each fact, computed on first use (per passage).
+const HOP_KEYS: Array<string | undefined> = []
+const hopKey = (f: Fact): string => (HOP_KEYS[f.passage] ??= sharedIndex().key(hopQuery(f)))
 
 /** The query as the observation echoes it: lowercase words, at most 30. */
 const showQuery = (q: string): string => (q.toLowerCase().match(/[a-z0-9]+/g) ?? []).slice(0, MAX_QUERY_WORDS).join(" ")
@@ -79,6 +103,8 @@ class SearchQAEnv implements Env<SearchQAState> {
   private head = ""
   private found: boolean[] = []
   private hopKeys: string[] = []
+  private truth = ""
+  private truthTokens: string[] = []
   private last = ""
   private steps = 0
   private terminated = false
@@ -98,7 +124,9 @@ class SearchQAEnv implements Env<SearchQAState> {
     this.q = generateQuestion(derive(seed, "searchqa"), this.options.hops)
     this.head = `question : ${this.q.text}`
     this.found = this.q.hops.map(() => false)
-    this.hopKeys = this.q.hops.map((f) => sharedIndex().key(hopQuery(f)))
+    this.hopKeys = this.q.hops.map(hopKey)
+    this.truth = normalizeAnswer(CORPUS.entities[this.q.answer]!.name)
+    this.truthTokens = [this.truth] // a name is one F1 token (answerTokens)
     this.steps = 0
     this.terminated = false
     this.truncated = false
@@ -111,37 +139,34 @@ class SearchQAEnv implements Env<SearchQAState> {
       throw new Error(`searchqa-v1 with a retriever (${this.remote.url}) searches over HTTP: call stepAsync(action), not step(action)`)
     }
     const a = parseAction(action)
-    if (a?.kind === "search" && !this.done) {
-      const { docs, block } = localSearch(a.argument, this.options.topk)
-      for (let h = 0; h < this.found.length; h++) if (!this.found[h] && docs.includes(this.q.hops[h]!.passage)) this.found[h] = true
-      return this.afterSearch(a, block)
-    }
+    if (a?.kind === "search" && !this.done) return this.searchLocal(a)
     return this.settle(a)
   }
 
   async stepAsync(action: string): Promise<StepResult> {
     const a = parseAction(action)
     if (a?.kind !== "search" || this.done) return this.settle(a)
-    if (!this.remote) {
-      const { docs, block } = localSearch(a.argument, this.options.topk)
-      for (let h = 0; h < this.found.length; h++) if (!this.found[h] && docs.includes(this.q.hops[h]!.passage)) this.found[h] = true
-      return this.afterSearch(a, block)
-    }
+    if (!this.remote) return this.searchLocal(a)
     const texts = await Effect.runPromise(retrieve(this.remote, a.argument, this.options.topk))
     for (const t of texts) {
       const d = localPassageOf(t)
       for (let h = 0; h < this.found.length; h++) if (d >= 0 && this.q.hops[h]!.passage === d) this.found[h] = true
     }
-    return this.afterSearch(a, formatPassages(texts.map(showRemote)))
+    return this.afterSearch(formatPassages(texts.map(showRemote)), sharedIndex().key(a.argument), showQuery(a.argument))
+  }
+
+  private searchLocal(a: Action): StepResult {
+    const { docs, block, key, shown } = localSearch(a.argument, this.options.topk, showQuery)
+    for (let h = 0; h < this.found.length; h++) if (!this.found[h] && docs.includes(this.q.hops[h]!.passage)) this.found[h] = true
+    return this.afterSearch(block, key, shown)
   }
 
   /** Bookkeeping after a search: the canonical search of a hop counts as finding it. */
-  private afterSearch(a: Action, block: string): StepResult {
-    const key = sharedIndex().key(a.argument)
+  private afterSearch(block: string, key: string, shown: string): StepResult {
     for (let h = 0; h < this.found.length; h++) if (key === this.hopKeys[h]) this.found[h] = true
     this.steps++
     if (this.steps >= ACTION_BUDGET) this.truncated = true
-    this.last = `${this.head}\nsearch ${showQuery(a.argument)} :\n${block}`
+    this.last = `${this.head}\nsearch ${shown} :\n${block}`
     return { observation: this.last, reward: 0, terminated: false, truncated: this.truncated, info: { success: false, valid: true, effective: true, action: "search" } }
   }
 
@@ -153,12 +178,12 @@ class SearchQAEnv implements Env<SearchQAState> {
     let reward = 0
     let success = false
     if (a?.kind === "finish") {
-      const truth = CORPUS.entities[this.q.answer]!.name
-      reward = answerReward(a.argument, truth)
-      success = exactMatch(a.argument, truth)
+      const sc = scoreNormalized(normalizeAnswer(a.argument), this.truth, this.truthTokens, answerTokens)
+      reward = sc.reward
+      success = sc.exact
       this.terminated = true
       const verdict = success ? "correct" : reward > 0 ? "partly correct" : "wrong"
-      this.last = `${this.head}\nanswer ${normalizeAnswer(a.argument).split(" ").slice(0, MAX_QUERY_WORDS).join(" ")} : ${verdict}`
+      this.last = `${this.head}\nanswer ${sc.normalized.split(" ").slice(0, MAX_QUERY_WORDS).join(" ")} : ${verdict}`
     } else {
       this.last = this.last.startsWith(INVALID_LINE) ? this.last : `${INVALID_LINE}\n${this.last}`
     }
@@ -194,8 +219,7 @@ class SearchQAEnv implements Env<SearchQAState> {
   }
 
   private randomSearch(rng: Rng): string {
-    const keywords = Object.values(SEARCH_KEYWORD)
-    return `search[${CORPUS.entities[rng.int(CORPUS.entities.length)]!.name} ${rng.pick(keywords)}]`
+    return `search[${CORPUS.entities[rng.int(CORPUS.entities.length)]!.name} ${rng.pick(KEYWORDS)}]`
   }
 
   /** Uniformly a search (random entity and keyword) or a finish (random entity). */

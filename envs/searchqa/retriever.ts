@@ -15,11 +15,34 @@ export const formatPassages = (texts: ReadonlyArray<string>): string =>
 // BM25.search returns the same (cached) array for a repeated query, so the block is cached by it.
 const blocks = new WeakMap<Int32Array, string>()
 
-export const localSearch = (query: string, k: number): { docs: Int32Array; block: string } => {
-  const docs = INDEX.search(query, k)
+export interface LocalResult {
+  /** Passage indices, best first. */
+  readonly docs: Int32Array
+  /** The formatted result lines. */
+  readonly block: string
+  /** The normalised query (BM25.key). */
+  readonly key: string
+  /** The query as the observation echoes it. */
+  readonly shown: string
+}
+
+// Exact repeats of a query string (the common case: teachers, random policies, G copies of a
+// prompt) skip tokenising too. Bounded: cleared when full.
+const byRaw = new Map<string, LocalResult>()
+const RAW_LIMIT = 100_000
+
+export const localSearch = (query: string, k: number, show: (q: string) => string): LocalResult => {
+  const rk = `${k}|${query}`
+  const hit = byRaw.get(rk)
+  if (hit !== undefined) return hit
+  const key = INDEX.key(query)
+  const docs = INDEX.searchKey(key, k)
   let block = blocks.get(docs)
   if (block === undefined) blocks.set(docs, (block = formatPassages(Array.from(docs, (d) => CORPUS.passages[d]!))))
-  return { docs, block }
+  const r = { docs, block, key, shown: show(query) }
+  if (byRaw.size >= RAW_LIMIT) byRaw.clear()
+  byRaw.set(rk, r)
+  return r
 }
 
 const MAX_REMOTE_CHARS = 300

@@ -92,7 +92,12 @@ export const startRetrievalServer = (port = 0, host = "127.0.0.1", index: BM25 =
       resolve({
         url: `http://${host}:${addr.port}/retrieve`,
         server,
-        close: () => new Promise<void>((done) => server.close(() => done()))
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            // Idle keep-alive connections (fetch keeps them) would hold close() open.
+            server.closeAllConnections?.()
+          })
       })
     })
   })

@@ -61,6 +61,8 @@ export class GPT {
   // activations
   readonly a: Record<string, Float32Array>
   readonly al: Record<string, Float32Array[]>
+  /** Transposed-weight slot per matmul weight (kernels/wasm: rewritten by forward, reused by decode). */
+  readonly wt: Record<"qkvw" | "attprojw" | "fcw" | "fcprojw", Float32Array[]> & { wte: Float32Array }
   /** KV cache (maxB, ctx, C) per layer, for the sampler. */
   readonly kcache: Float32Array[] = []
   readonly vcache: Float32Array[] = []
@@ -104,7 +106,10 @@ export class GPT {
       { name: "dlogprob", size: N },
       { name: "dentropy", size: N },
       { name: "dvalues", size: N },
-      { name: "scratch", size: T }
+      { name: "scratch", size: T },
+      // transposed copies of the matmul weights for the wasm forward (kernels/wasm/matmul.c matmul_forward_t):
+      // rewritten by every model forward, reused by the sampler's decode steps
+      { name: "wt", size: L * 12 * C * C + Vp * C }
     ]
     const layerActs: Array<[string, number]> = [
       ["ln1", N * C], ["ln1Mean", N], ["ln1Rstd", N], ["qkv", N * 3 * C], ["atty", N * C], ["att", maxB * NH * T * T],
@@ -158,6 +163,11 @@ export class GPT {
     const al: Record<string, Float32Array[]> = {}
     for (const [n] of layerActs) al[n] = Array.from({ length: L }, (_, l) => arena.f32[`${n}.${l}`]!)
     this.al = al
+    const wtAll = arena.f32.wt!
+    let wo = 0
+    const slot = (n: number) => wtAll.subarray(wo, (wo += n))
+    const per = (n: number) => Array.from({ length: L }, () => slot(n))
+    this.wt = { qkvw: per(3 * C * C), attprojw: per(C * C), fcw: per(4 * C * C), fcprojw: per(4 * C * C), wte: slot(Vp * C) }
     for (let l = 0; l < L; l++) {
       this.kcache.push(arena.f32[`kcache.${l}`]!)
       this.vcache.push(arena.f32[`vcache.${l}`]!)
@@ -185,19 +195,19 @@ export class GPT {
     const { d: C, layers: L, heads: NH, vocab: V } = this.config
     const N = B * Tb
     const a = this.a, al = this.al, pl = this.pl, p = this.p
-    const mm = kernels.matmulForward
+    const mm = kernels.matmulForward, wt = this.wt
     encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, B, Tb, C)
     let res = a.encoded!
     for (let l = 0; l < L; l++) {
       layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
-      mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C)
+      mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!)
       kernels.attentionForward(al.atty![l]!, al.att![l]!, al.qkv![l]!, this.lens, B, Tb, C, NH)
-      mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C)
+      mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!)
       residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
       layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
-      mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C)
+      mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C, wt.fcw[l]!)
       kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
-      mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C)
+      mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C, wt.fcprojw[l]!)
       residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
       res = al.res3![l]!
     }
@@ -207,7 +217,7 @@ export class GPT {
       const src = this.gather[m]! * C
       hsel.set(lnf.subarray(src, src + C), m * C)
     }
-    mm(this.logits, hsel, p.wte!, null, M, C, this.Vp)
+    mm(this.logits, hsel, p.wte!, null, M, C, this.Vp, wt.wte)
     headForward(this.probs, this.logprob, this.entropy, this.logits, this.targets, M, V, this.Vp)
     valueForward(this.values, hsel, p.valuew!, p.valueb!, M, C)
   }

@@ -92,7 +92,8 @@ export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOpti
 const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, slot: Int32Array): void => {
   const { d: C, layers: L, heads: NH, ctx: T } = model.config
   const a = model.a, al = model.al, pl = model.pl, p = model.p
-  const mm = kernels.matmulForward
+  const mm = kernels.matmulForward, wt = model.wt // transposed by the prefill forward of this chunk
+
   const x = a.encoded!
   const wte = p.wte!, wpe = p.wpe!
   for (let j = 0; j < N; j++) {
@@ -104,7 +105,7 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
   for (let l = 0; l < L; l++) {
     const qkv = al.qkv![l]!, atty = al.atty![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
     layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
-    mm(qkv, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C)
+    mm(qkv, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!, true)
     for (let j = 0; j < N; j++) {
       const c = (slot[j]! * T + pos[j]!) * C
       kc.set(qkv.subarray(j * 3 * C + C, j * 3 * C + 2 * C), c)
@@ -112,17 +113,17 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
     }
     // same arithmetic order as attentionForward so that scores match teacher forcing
     for (let j = 0; j < N; j++) kernels.attentionDecode(atty, j * C, att, qkv, j * 3 * C, kc, vc, slot[j]! * T * C, pos[j]!, C, NH)
-    mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C)
+    mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!, true)
     residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
     layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
-    mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C)
+    mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C, wt.fcw[l]!, true)
     kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
-    mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C)
+    mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C, wt.fcprojw[l]!, true)
     residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
     res = al.res3![l]!
   }
   layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
-  mm(model.logits, a.lnf!, wte, null, N, C, model.Vp)
+  mm(model.logits, a.lnf!, wte, null, N, C, model.Vp, wt.wte, true)
 }
 
 /**

@@ -11,6 +11,9 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/schema/run-config.ts"
 import { root, runCli } from "../helpers/cli.ts"
 
+/** Each test spawns a few CLI processes: generous under load on the shared 2 cores. */
+const CLI_TIMEOUT = 60_000
+
 const tmp = mkdtempSync(join(tmpdir(), "ragen-filter-mi-"))
 const file = (name: string, value: unknown): string => {
   const p = join(tmp, name)
@@ -44,7 +47,7 @@ describe("filter apply", () => {
     expect(out.stats["filter/kept_ratio"]).toBe(0.5)
     expect(out.stats["filter/rv_mean"]).toBeCloseTo(2.5, 12)
     expect(out.stats["filter/top-p/threshold"]).toBeCloseTo(0.6 * 10 - 0.01, 12)
-  })
+  }, CLI_TIMEOUT)
 
   test("bad input exits 2 with a message naming the field", () => {
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-type.json", { groups: [[1, "x"]] })], `["groups"][0][1]`, "Expected number")
@@ -53,7 +56,7 @@ describe("filter apply", () => {
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-json.json", "{groups: ")], "not valid JSON")
     expectUserError(["filter", "apply", "--filter", "top-p", "--option", "q=1", worked], `no option "q"`, "p, eps, metric, includeZero")
     expectUserError(["filter", "apply", "--filter", "nope", worked], `unknown filter "nope"`, "filters/top-p")
-  })
+  }, CLI_TIMEOUT)
 
   test("an example plugin registers with --plugin and runs", () => {
     const spread = join(root, "examples", "filters", "spread-filter.ts")
@@ -68,7 +71,7 @@ describe("filter apply", () => {
     expect(t.keptTrajectories).toEqual([[1, 2], [], [0, 1]])
     expect(t.keptGroups).toEqual([0, 2])
     expectUserError(["filter", "apply", "--plugin", extremes, "--filter", "best-worst", "--option", "k=0", g], "best-worst", "k")
-  })
+  }, CLI_TIMEOUT)
 })
 
 describe("mi", () => {
@@ -85,12 +88,12 @@ describe("mi", () => {
     expect(flat.miEst).toBeCloseTo(0, 14)
     expect(flat.hZGivenX).toBe(3)
     expect(flat.metrics["mi/first_turn/retrieval_acc"]).toBeCloseTo(1 / 3, 14)
-  })
+  }, CLI_TIMEOUT)
 
   test("a malformed matrix exits 2 naming the field", () => {
     expectUserError(["mi", file("mi-col.json", { tokenMean: [[0, -1]], sum: [[0, -1]], column: [2] })], "column[0] = 2")
     expectUserError(["mi", file("mi-rows.json", { tokenMean: [[0, -1], [0]], sum: [[0, -1], [0, -1]], column: [0, 1] })], "tokenMean[1]")
-  })
+  }, CLI_TIMEOUT)
 })
 
 describe("analyze", () => {
@@ -138,7 +141,7 @@ describe("analyze", () => {
     expect(rowOf(out, "train/entropy").rho).toBeNull()
     // Seeded bootstrap: the same command gives the same interval.
     expect(json(["analyze", results, "--json"])).toEqual(out)
-  })
+  }, CLI_TIMEOUT)
 
   test("--step, --metric and the table", () => {
     const at5 = json(["analyze", results, "--json", "--step", "5"])
@@ -154,7 +157,7 @@ describe("analyze", () => {
     expect(t.code).toBe(0)
     expect(t.stdout).toContain("4 runs")
     expect(t.stdout).toMatch(/mi\/first_turn\/mi_est\s+1\s+4\s+\+0\.800\s+\[/)
-  })
+  }, CLI_TIMEOUT)
 
   test("clear errors: no runs, unknown metric, bad step", () => {
     const empty = mkdtempSync(join(tmpdir(), "ragen-empty-"))
@@ -163,5 +166,5 @@ describe("analyze", () => {
     expectUserError(["analyze"], "at least one results folder")
     expectUserError(["analyze", results, "--metric", "mi/nope"], `unknown metric "mi/nope"`, "known metrics:", "mi/first_turn/mi_est")
     expectUserError(["analyze", results, "--step", "x"], "--step")
-  })
+  }, CLI_TIMEOUT)
 })

@@ -33,10 +33,10 @@ describe("collapseCheck", () => {
     expect(collapseCheck(rv).stop).toBe(false) // off by default
     expect(collapseCheck(rv, { rvThreshold: 0.05, rvPatience: 3 }).stop).toBe(true)
     expect(collapseCheck(rv, { rvThreshold: 0.05, rvPatience: 4 }).stop).toBe(false)
-    const val = [{ step: 10, "val/success": 0.1 }, { step: 60, "val/success": 0.1 }]
+    const val = [{ step: 10, "val/success@0.5": 0.1 }, { step: 60, "val/success@0.5": 0.1 }]
     expect(collapseCheck(val.slice(0, 1), { valThreshold: 0.2 }).stop).toBe(false)
     const c = collapseCheck(val, { valThreshold: 0.2 })
     expect(c.stop).toBe(true)
-    expect(c.stopReason).toContain("val/success")
+    expect(c.stopReason).toContain("val/success@0.5")
   })
 })

@@ -56,6 +56,18 @@ describe("training loop on a bandit with a tabular policy", () => {
     expect(metrics(join(a, again.runId))).toEqual(metrics(join(b, sb.runId)))
   })
 
+  test("an early-stopping rule ends the run complete at that step, with the reason; the warning is logged per step", async () => {
+    const logs: string[] = []
+    // success can never reach 2: the low-validation rule fires at the first evaluation after the warm-up
+    const config = cfg({ steps: 12 }, { evalEvery: 4, collapse: { valThreshold: 2, valWarmup: 3 } })
+    const s = await runTraining(config, { outDir: tmp(), plugins: [testPlugin], onLog: (l) => logs.push(l) })
+    expect(s.status).toBe("complete")
+    expect(s.stepsDone).toBe(4)
+    expect(s.earlyStop).toContain("low validation success")
+    expect(logs.some((l) => l.includes("early stop"))).toBe(true)
+    expect(s.final["collapse/warning"]).toBeDefined()
+  })
+
   test("bad input is a UsageError before any work", async () => {
     await expect(runTraining(cfg({ G: 1 }), { outDir: tmp(), ...quiet })).rejects.toMatchObject({ _tag: "UsageError" })
     await expect(runTraining(cfg({ filter: "nope" }), { outDir: tmp(), ...quiet })).rejects.toMatchObject({ _tag: "UnknownIdError" })

@@ -120,7 +120,7 @@ export default defineCommand({
           const eta = done > 0 ? ((steps - step) * el) / done : NaN
           const val = m["val/success@0.5"]
           process.stderr.write(
-            `step ${step}/${steps}  success ${fmt(m["train/success"])}  reward ${fmt(m["train/return"])}  entropy ${fmt(m["train/entropy"])}  kept ${fmt(m["filter/kept_ratio"], 2)}  tok/s ${fmt(m["perf/tokens_per_second"], 0)}  ${val !== undefined ? `val ${fmt(val)}  ` : ""}ETA ${Number.isFinite(eta) ? `${eta.toFixed(0)}s` : "-"}\n`
+            `step ${step}/${steps}  success ${fmt(m["train/success"])}  reward ${fmt(m["train/return"])}  entropy ${fmt(m["train/entropy"])}  kept ${fmt(m["filter/kept_ratio"], 2)}  tok/s ${fmt(m["perf/tokens_per_second"], 0)}  ${val !== undefined ? `val ${fmt(val)}  ` : ""}${m["collapse/warning"] === 1 ? "COLLAPSE WARNING  " : ""}ETA ${Number.isFinite(eta) ? `${eta.toFixed(0)}s` : "-"}\n`
           )
         }
       }).pipe(Effect.ensuring(Effect.sync(() => process.off("SIGINT", onSigint))))

@@ -71,6 +71,8 @@ export const wasmSelfCheck = (): number => {
     const BT = 5, C = 7, OC = 6
     const inp = view(BT * C), wt = view(OC * C), bias = view(OC), dout = view(BT * OC)
     compare((k, [o]) => k.matmulForward(o!, inp, wt, bias, BT, C, OC), [BT * OC])
+    const wtT = view(OC * C, false)
+    compare((k, [o]) => k.matmulForward(o!, inp, wt, bias, BT, C, OC, wtT), [BT * OC])
     compare((k, [di, dw, db]) => k.matmulBackward(di!, dw!, db!, dout, inp, wt, BT, C, OC), [BT * C, OC * C, OC])
     compare((k, [o]) => k.geluForward(o!, inp, BT * OC), [BT * OC])
     compare((k, [d]) => k.geluBackward(d!, inp, dout, BT * OC), [BT * OC])

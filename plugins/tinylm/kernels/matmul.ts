@@ -8,7 +8,8 @@
  * Backward: axpy form (i-k-j) on blocks of 4 rows × 4 output channels.
  */
 
-export function matmulForward(out: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array | null, BT: number, C: number, OC: number): void {
+// wt / wtReady: a transposed-weight slot for the fast kernels (kernels/wasm/loader.ts); the reference ignores them
+export function matmulForward(out: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array | null, BT: number, C: number, OC: number, _wt?: Float32Array | null, _wtReady?: boolean): void {
   let i = 0
   const OC4 = OC - (OC % 4)
   for (; i + 4 <= BT; i += 4) {

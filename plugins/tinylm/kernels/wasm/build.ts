@@ -39,7 +39,7 @@ if (import.meta.main) {
   const check = process.argv.includes("--check")
   const dir = check ? mkdtempSync(join(tmpdir(), "wasm-build-")) : here
   const bytes = compile(clang, dir)
-  // the kernels must not touch a shadow stack: the arena starts at byte 0 of the imported memory
+  // the module must import only the memory (the arena starts at byte 0 of it; no data segments of ours)
   const mod = new WebAssembly.Module(new Uint8Array(bytes))
   const imports = WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}:${i.kind}`)
   if (imports.join() !== "env.memory:memory") throw new Error(`unexpected imports: ${imports.join()}`)
