@@ -333,7 +333,7 @@ interface SftReport {
 const sftMetrics = (r: SftReport | undefined): Record<string, number> =>
   r ? { "sft/steps": r.steps, "sft/loss": r.loss, "sft/token_acc": r.heldOutAcc, "perf/sft_seconds": r.seconds } : {}
 
-const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => void): Promise<{ policy: TrainablePolicy; sft?: SftReport }> => {
+const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => void, signal?: AbortSignal): Promise<{ policy: TrainablePolicy; sft?: SftReport }> => {
   const { config, opts } = s
   const vocabulary = s.spec.vocabulary(s.envOptions)
   // An SFT warm start is a function of its own seed (its cache key), initial weights included.
@@ -361,7 +361,7 @@ const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => 
       const sft = await import("../../plugins/tinylm/sft.ts")
       if (!("tokenizer" in policy)) throw new UsageError({ field: "--sft-steps", message: `SFT needs the tinylm policy (got ${config.policy}); use --init <checkpoint> instead` })
       const turns = sft.collectTeacherTurns(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: sftSeed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
-      const r = await sft.runSft(policy as any, turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: sftSeed })
+      const r = await sft.runSft(policy as any, turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: sftSeed, ...(signal ? { signal } : {}) })
       log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
       const tmp = `${cachePath}.tmp-${process.pid}`
@@ -419,7 +419,16 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
     state = resumeFrom.state
     lines = truncateMetrics(run, state.step)
   } else {
-    const init = await initialPolicy(s, o.outDir, log)
+    let init: Awaited<ReturnType<typeof initialPolicy>>
+    try {
+      init = await initialPolicy(s, o.outDir, log, o.signal)
+    } catch (e) {
+      if ((e as Error)?.name !== "SftStopped") throw e
+      log(`stopped during the SFT warm start (nothing cached); run again to start it over`)
+      const summary = { status: "stopped" as const, stepsDone: 0, wallSeconds: (performance.now() - t0) / 1000, finalValSuccess: null, peakValSuccess: null, final: {} }
+      run.writeSummary(summary)
+      return { format: 1, runId: run.runId, ...summary } as RunSummary
+    }
     policy = init.policy
     sftReport = init.sft
     mkdirSync(ckptDir, { recursive: true })
@@ -472,6 +481,9 @@ const trainAsync = async (s: TrainSetup, o: RunOptions): Promise<RunSummary> => 
   let step = state.step
   let warned = ""
   while (step < config.steps) {
+    // A step is pure computation behind already-resolved promises: give the event loop one turn
+    // so Ctrl-C, a sweep's "stop" and a closed stdin are seen between steps.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0))
     if (o.signal?.aborted) {
       await saveCheckpoint(ckptDir, policy, snapshotState(step), opts.keepCheckpoints)
       return finish("stopped", step)

@@ -71,6 +71,16 @@ export interface SftOptions {
   readonly evalEvery: number
   readonly maxGradNorm: number
   readonly seed: number
+  /** Checked every 10 steps (after a turn of the event loop, so Ctrl-C is seen). */
+  readonly signal?: AbortSignal
+}
+
+/** SFT was stopped through `signal` before its budget; nothing is to be kept. */
+export class SftStopped extends Error {
+  override readonly name = "SftStopped"
+  constructor(readonly step: number) {
+    super(`SFT stopped at step ${step}`)
+  }
 }
 
 export interface SftProgress {
@@ -99,6 +109,10 @@ export const runSft = async (policy: TinyLMPolicy, turns: ReadonlyArray<TeacherT
   const t0 = performance.now()
   let loss = 0, acc = 0, tokens = 0, cursor = train.length, step = 0
   for (step = 1; step <= o.steps; step++) {
+    if (o.signal && step % 10 === 0) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0))
+      if (o.signal.aborted) throw new SftStopped(step)
+    }
     if (cursor + o.batch > train.length) {
       rng.shuffle(train)
       cursor = 0

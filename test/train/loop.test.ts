@@ -56,6 +56,14 @@ describe("training loop on a bandit with a tabular policy", () => {
     expect(metrics(join(a, again.runId))).toEqual(metrics(join(b, sb.runId)))
   })
 
+  test("a stop from a timer (Ctrl-C, a sweep's stop message) is seen between steps: the loop yields to the event loop", async () => {
+    const ctl = new AbortController()
+    setTimeout(() => ctl.abort(), 30)
+    const s = await runTraining(cfg({ steps: 5000 }, { evalEvery: 0 }), { outDir: tmp(), ...quiet, signal: ctl.signal })
+    expect(s.status).toBe("stopped")
+    expect(s.stepsDone).toBeLessThan(5000)
+  })
+
   test("an early-stopping rule ends the run complete at that step, with the reason; the warning is logged per step", async () => {
     const logs: string[] = []
     // success can never reach 2: the low-validation rule fires at the first evaluation after the warm-up

@@ -35,32 +35,27 @@ export const wasmBytes = (): Uint8Array => {
 /** The compiled module (throws when the runtime has no WebAssembly SIMD). */
 export const wasmModule = (): WebAssembly.Module => (compiled ??= new WebAssembly.Module(wasmBytes() as Uint8Array<ArrayBuffer>))
 
-interface Attached {
-  readonly ex: WasmExports
-}
-
 // keyed by the memory's buffer: that is what a typed-array view can tell about itself
-const attached = new WeakMap<ArrayBufferLike, Attached>()
+const attached = new WeakMap<ArrayBufferLike, WasmExports>()
 
 /** Instantiate the kernels on `memory` (idempotent). The memory must never grow afterwards. */
 export const attachMemory = (memory: WebAssembly.Memory): WasmExports => {
-  let a = attached.get(memory.buffer)
-  if (!a) {
-    a = { ex: new WebAssembly.Instance(wasmModule(), { env: { memory } }).exports as unknown as WasmExports }
-    attached.set(memory.buffer, a)
+  let ex = attached.get(memory.buffer)
+  if (!ex) {
+    ex = new WebAssembly.Instance(wasmModule(), { env: { memory } }).exports as unknown as WasmExports
+    attached.set(memory.buffer, ex)
   }
-  return a.ex
+  return ex
 }
 
 type View = Float32Array | Int32Array
 
 /** The instance owning every given view, or undefined (→ JS fallback). Fixed arity: no rest-array allocation per call. */
-const ownerOf = (a: View, b: View, c: View | null, d: View | null, e: View | null, f: View | null): Attached | undefined => {
+const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e: View | null = null, f: View | null = null): WasmExports | undefined => {
   const buf = a.buffer
   if (b.buffer !== buf || (c !== null && c.buffer !== buf) || (d !== null && d.buffer !== buf) || (e !== null && e.buffer !== buf) || (f !== null && f.buffer !== buf)) return undefined
   return attached.get(buf)
 }
-const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e: View | null = null, f: View | null = null): WasmExports | undefined => ownerOf(a, b, c, d, e, f)?.ex
 
 /**
  * With `wt` (a slot of ≥ C·OC floats in the same memory) the broadcast-form kernel runs: it writes
@@ -68,11 +63,11 @@ const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e
  * sampler's decode steps reuse what the prefill forward wrote). Without `wt`, the dot form.
  */
 export function wasmMatmulForward(out: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array | null, BT: number, C: number, OC: number, wt?: Float32Array | null, wtReady = false): void {
-  const a = ownerOf(out, inp, weight, bias, wt ?? null, null)
-  if (a === undefined) return matmulForward(out, inp, weight, bias, BT, C, OC)
+  const ex = owner(out, inp, weight, bias, wt ?? null)
+  if (ex === undefined) return matmulForward(out, inp, weight, bias, BT, C, OC)
   const b = bias === null ? 0 : bias.byteOffset, hasBias = bias === null ? 0 : 1
-  if (wt != null && wt.length >= C * OC) a.ex.matmul_forward_t(out.byteOffset, inp.byteOffset, weight.byteOffset, b, hasBias, BT, C, OC, wt.byteOffset, wtReady ? 1 : 0)
-  else a.ex.matmul_forward(out.byteOffset, inp.byteOffset, weight.byteOffset, b, hasBias, BT, C, OC)
+  if (wt != null && wt.length >= C * OC) ex.matmul_forward_t(out.byteOffset, inp.byteOffset, weight.byteOffset, b, hasBias, BT, C, OC, wt.byteOffset, wtReady ? 1 : 0)
+  else ex.matmul_forward(out.byteOffset, inp.byteOffset, weight.byteOffset, b, hasBias, BT, C, OC)
 }
 
 export function wasmMatmulBackward(
