@@ -16,8 +16,9 @@
  * Episode end: terminated when all boxes are on targets (success); truncated after
  *   `actionBudget` actions (valid or not).
  * Arguments: dim (6), numBoxes (1), searchDepth (300, gym-sokoban/RAGEN's reverse-play depth),
- *   maxSolutionSteps (10 = the action budget: reverse play stops at this depth so every level
- *   is solvable within the budget; 0 = no cap), genSteps (0 = 1.7·2·dim as RAGEN).
+ *   maxSolutionSteps (5 = maxTurns: one action per turn, so reverse play stops at this depth and
+ *   every level is solvable within the turns — at 10, the action budget, only about 20% of levels
+ *   can be solved in 5 turns; 0 = no cap), genSteps (0 = 1.7·2·dim as RAGEN).
  * Version history: v1 — first version.
  */
 import { Effect, Schema } from "effect"
@@ -38,8 +39,8 @@ export const SokobanOptions = Schema.Struct({
   numBoxes: dflt(IntIn(1, 4), 1),
   /** Reverse-play search depth (gym-sokoban / RAGEN: 300). */
   searchDepth: dflt(IntIn(1, 10_000), 300),
-  /** Longest solution a level may need (0 = no cap); default = the action budget. */
-  maxSolutionSteps: dflt(IntIn(0, 10_000), 10),
+  /** Longest solution a level may need (0 = no cap); default = maxTurns (one action per turn). */
+  maxSolutionSteps: dflt(IntIn(0, 10_000), 5),
   /** Random-walk steps of the room carver; 0 = round(1.7·(dim + dim)). */
   genSteps: dflt(IntIn(0, 10_000), 0)
 })

@@ -10,7 +10,6 @@ import { type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.
 import { kernels, prepareArena } from "./kernels/dispatch.ts"
 import { encoderBackward, encoderForward } from "./kernels/encoder.ts"
 import { headBackward, headForward } from "./kernels/head.ts"
-import { layernormBackward, layernormForward } from "./kernels/layernorm.ts"
 import { residualForward } from "./kernels/residual.ts"
 import { valueBackward, valueForward } from "./kernels/value.ts"
 import type { Rng } from "../../core/rng.ts"
@@ -199,19 +198,19 @@ export class GPT {
     encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, B, Tb, C)
     let res = a.encoded!
     for (let l = 0; l < L; l++) {
-      layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
+      kernels.layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
       mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!)
       kernels.attentionForward(al.atty![l]!, al.att![l]!, al.qkv![l]!, this.lens, B, Tb, C, NH)
       mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!)
       residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
-      layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
+      kernels.layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
       mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C, wt.fcw[l]!)
       kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
       mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C, wt.fcprojw[l]!)
       residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
       res = al.res3![l]!
     }
-    layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
+    kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
     const hsel = a.hsel!, lnf = a.lnf!
     for (let m = 0; m < M; m++) {
       const src = this.gather[m]! * C
@@ -244,7 +243,7 @@ export class GPT {
     }
     dres.fill(0, 0, N * C)
     const last = L > 0 ? al.res3![L - 1]! : a.encoded!
-    layernormBackward(dres, g.lnfw!, g.lnfb!, dlnf, last, p.lnfw!, a.lnfMean!, a.lnfRstd!, N, C)
+    kernels.layernormBackward(dres, g.lnfw!, g.lnfb!, dlnf, last, p.lnfw!, a.lnfMean!, a.lnfRstd!, N, C)
     for (let l = L - 1; l >= 0; l--) {
       const resIn = l === 0 ? a.encoded! : al.res3![l - 1]!
       // MLP: res3 = res2 + fcproj(gelu(fc(ln2(res2))))
@@ -254,7 +253,7 @@ export class GPT {
       kernels.geluBackward(dfch, al.fch![l]!, dfchGelu, N * 4 * C)
       dln.fill(0, 0, N * C)
       mb(dln, gl.fcw[l]!, gl.fcb[l]!, dfch, al.ln2![l]!, pl.fcw[l]!, N, C, 4 * C)
-      layernormBackward(dres, gl.ln2w[l]!, gl.ln2b[l]!, dln, al.res2![l]!, pl.ln2w[l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, N, C)
+      kernels.layernormBackward(dres, gl.ln2w[l]!, gl.ln2b[l]!, dln, al.res2![l]!, pl.ln2w[l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, N, C)
       // attention: res2 = resIn + attproj(attn(qkv(ln1(resIn))))
       datty.fill(0, 0, N * C)
       mb(datty, gl.attprojw[l]!, gl.attprojb[l]!, dres, al.atty![l]!, pl.attprojw[l]!, N, C, C)
@@ -262,7 +261,7 @@ export class GPT {
       kernels.attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
       dln.fill(0, 0, N * C)
       mb(dln, gl.qkvw[l]!, gl.qkvb[l]!, dqkv, al.ln1![l]!, pl.qkvw[l]!, N, C, 3 * C)
-      layernormBackward(dres, gl.ln1w[l]!, gl.ln1b[l]!, dln, resIn, pl.ln1w[l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, N, C)
+      kernels.layernormBackward(dres, gl.ln1w[l]!, gl.ln1b[l]!, dln, resIn, pl.ln1w[l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, N, C)
     }
     encoderBackward(g.wte!, g.wpe!, dres, this.tokens, B, Tb, C)
   }

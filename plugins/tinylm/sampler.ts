@@ -7,7 +7,6 @@
 import type { SampleOptions } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
 import { kernels } from "./kernels/dispatch.ts"
-import { layernormForward } from "./kernels/layernorm.ts"
 import { residualForward } from "./kernels/residual.ts"
 import type { GPT } from "./model.ts"
 
@@ -104,7 +103,7 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
   let res = x
   for (let l = 0; l < L; l++) {
     const qkv = al.qkv![l]!, atty = al.atty![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
-    layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
+    kernels.layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
     mm(qkv, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!, true)
     for (let j = 0; j < N; j++) {
       const c = (slot[j]! * T + pos[j]!) * C
@@ -115,14 +114,14 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
     for (let j = 0; j < N; j++) kernels.attentionDecode(atty, j * C, att, qkv, j * 3 * C, kc, vc, slot[j]! * T * C, pos[j]!, C, NH)
     mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!, true)
     residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
-    layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
+    kernels.layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
     mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C, wt.fcw[l]!, true)
     kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
     mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C, wt.fcprojw[l]!, true)
     residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
     res = al.res3![l]!
   }
-  layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
+  kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
   mm(model.logits, a.lnf!, wte, null, N, C, model.Vp, wt.wte, true)
 }
 

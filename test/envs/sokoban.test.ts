@@ -24,7 +24,7 @@ describe("sokoban-v1", () => {
   })
 
   test("options: defaults and errors", () => {
-    expect(opts()).toEqual({ dim: 6, numBoxes: 1, searchDepth: 300, maxSolutionSteps: 10, genSteps: 0 })
+    expect(opts()).toEqual({ dim: 6, numBoxes: 1, searchDepth: 300, maxSolutionSteps: 5, genSteps: 0 })
     expect(generatorOptions(opts()).genSteps).toBe(20)
     expect(decodeSync(sokobanSpec.options, { dim: 3 }).ok).toBe(false)
     expect(decodeSync(sokobanSpec.options, { numBoxes: 0 }).ok).toBe(false)

@@ -42,7 +42,8 @@ describe("WASM SIMD kernels against the JS reference", () => {
       { name: "inp", size: BT * C }, { name: "w", size: OC * C }, { name: "b", size: OC }, { name: "dout", size: BT * OC },
       { name: "qkv", size: B * T * 3 * C }, { name: "ay", size: B * T * C }, { name: "lens", size: B, kind: "i32" },
       { name: "out", size: BT * OC }, { name: "dinp", size: BT * C }, { name: "dw", size: OC * C }, { name: "db", size: OC },
-      { name: "att", size: B * NH * T * T }, { name: "y", size: B * T * C }, { name: "dqkv", size: B * T * 3 * C }, { name: "scratch", size: T }, { name: "g", size: BT * C }
+      { name: "att", size: B * NH * T * T }, { name: "y", size: B * T * C }, { name: "dqkv", size: B * T * 3 * C }, { name: "scratch", size: T }, { name: "g", size: BT * C },
+      { name: "mean", size: BT }, { name: "rstd", size: BT }, { name: "lndx", size: BT * C }, { name: "lndw", size: C }, { name: "lndb", size: C }
     ])
     attachMemory(a.memory)
     const bytes = new Uint8Array(a.memory.buffer)
@@ -57,7 +58,9 @@ describe("WASM SIMD kernels against the JS reference", () => {
     wasmKernels.attentionBackward(f.dqkv!, f.scratch!, f.ay!, f.qkv!, f.att!, a.i32.lens!, B, T, C, NH)
     wasmKernels.geluBackward(f.g!, f.inp!, f.dinp!, BT * C)
     wasmKernels.geluForward(f.g!, f.inp!, BT * C)
-    const outputs = ["out", "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g"].map((n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const)
+    wasmKernels.layernormForward(f.g!, f.mean!, f.rstd!, f.inp!, f.w!.subarray(0, C), f.w!.subarray(C, 2 * C), BT, C)
+    wasmKernels.layernormBackward(f.lndx!, f.lndw!, f.lndb!, f.inp!, f.inp!, f.w!.subarray(0, C), f.mean!, f.rstd!, BT, C)
+    const outputs = ["out", "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g", "mean", "rstd", "lndx", "lndw", "lndb"].map((n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const)
     let stray = 0
     for (let i = 0; i < bytes.length; i++) if (bytes[i] !== before[i] && !outputs.some(([s, e]) => i >= s && i < e)) stray++
     expect(stray).toBe(0)
@@ -176,6 +179,23 @@ describe("WASM SIMD kernels against the JS reference", () => {
     a.f32.x!.set([-100, -30, 30, 100])
     wasmKernels.geluForward(a.f32.y!, a.f32.x!, 4)
     expect(Array.from(a.f32.y!)).toEqual([-0, -0, 30, 100])
+  })
+
+  test("LayerNorm forward and backward, ragged widths", () => {
+    const rng = new Rng(16)
+    for (const [N, C] of [[1, 4], [3, 7], [5, 64], [9, 131]] as const) {
+      const a = arena({ x: N * C, w: C, b: C, dout: N * C, y: N * C, mean: N, rstd: N, dx: N * C, dw: C, db: C }, rng, 2)
+      const f = a.f32
+      const y = new Float32Array(N * C), mean = new Float32Array(N), rstd = new Float32Array(N)
+      const dx = new Float32Array(f.dx!), dw = new Float32Array(f.dw!), db = new Float32Array(f.db!)
+      wasmKernels.layernormForward(f.y!, f.mean!, f.rstd!, f.x!, f.w!, f.b!, N, C)
+      plainKernels.layernormForward(y, mean, rstd, f.x!, f.w!, f.b!, N, C)
+      wasmKernels.layernormBackward(f.dx!, f.dw!, f.db!, f.dout!, f.x!, f.w!, f.mean!, f.rstd!, N, C)
+      plainKernels.layernormBackward(dx, dw, db, f.dout!, f.x!, f.w!, mean, rstd, N, C)
+      const e = Math.max(relDiff(f.y!, y), relDiff(f.mean!, mean), relDiff(f.rstd!, rstd), relDiff(f.dx!, dx), relDiff(f.dw!, dw), relDiff(f.db!, db))
+      report(`layernorm N${N} C${C}`, e)
+      expect(e).toBeLessThan(TOL)
+    }
   })
 
   test("views outside an attached memory fall back to the JS kernels (same numbers)", () => {

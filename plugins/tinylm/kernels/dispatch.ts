@@ -9,6 +9,7 @@ import { UsageError } from "../../../core/errors.ts"
 import { noteRuntime } from "../../../core/runtime.ts"
 import { attentionBackward, attentionDecode, attentionForward } from "./attention.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
+import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
 import * as w from "./wasm/loader.ts"
 
@@ -21,13 +22,15 @@ export interface Kernels {
   attentionDecode: typeof attentionDecode
   geluForward: typeof geluForward
   geluBackward: typeof geluBackward
+  layernormForward: typeof layernormForward
+  layernormBackward: typeof layernormBackward
 }
 /** The earlier name (matmul only). */
 export type MatmulKernels = Kernels
 
 export type KernelsName = "js" | "wasm"
 
-export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionDecode, geluForward, geluBackward }
+export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward }
 export const wasmKernels: Kernels = {
   matmulForward: w.wasmMatmulForward,
   matmulBackward: w.wasmMatmulBackward,
@@ -35,7 +38,9 @@ export const wasmKernels: Kernels = {
   attentionBackward: w.wasmAttentionBackward,
   attentionDecode: w.wasmAttentionDecode,
   geluForward: w.wasmGeluForward,
-  geluBackward: w.wasmGeluBackward
+  geluBackward: w.wasmGeluBackward,
+  layernormForward: w.wasmLayernormForward,
+  layernormBackward: w.wasmLayernormBackward
 }
 
 /** Mutable on purpose: `useKernels` swaps the implementation process-wide. */
@@ -76,6 +81,12 @@ export const wasmSelfCheck = (): number => {
     compare((k, [di, dw, db]) => k.matmulBackward(di!, dw!, db!, dout, inp, wt, BT, C, OC), [BT * C, OC * C, OC])
     compare((k, [o]) => k.geluForward(o!, inp, BT * OC), [BT * OC])
     compare((k, [d]) => k.geluBackward(d!, inp, dout, BT * OC), [BT * OC])
+    const lnw = view(C), lnb = view(C), mean = view(BT, false), rstd = view(BT, false)
+    compare((k, [o]) => k.layernormForward(o!, mean, rstd, inp, lnw, lnb, BT, C), [BT * C])
+    compare((k, [di, dw, db]) => {
+      k.layernormForward(view(BT * C, false), mean, rstd, inp, lnw, lnb, BT, C)
+      k.layernormBackward(di!, dw!, db!, inp, inp, lnw, mean, rstd, BT, C)
+    }, [BT * C, C, C])
     const B = 2, T = 3, AC = 8, NH = 2
     const lens = new Int32Array(memory.buffer, off, B)
     off += 16

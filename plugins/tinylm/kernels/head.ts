@@ -12,19 +12,20 @@ export function headForward(probs: Float32Array, logprob: Float32Array, entropy:
     const z = m * Vp
     let max = -Infinity
     for (let i = 0; i < V; i++) if (logits[z + i]! > max) max = logits[z + i]!
+    // one exp per entry: e_i = exp(z_i − max), p_i = e_i / Σe; H = lse − Σ p_i z_i
     let sum = 0
-    for (let i = 0; i < V; i++) sum += Math.exp(logits[z + i]! - max)
+    for (let i = 0; i < V; i++) sum += (probs[z + i] = Math.exp(logits[z + i]! - max))
     const lse = max + Math.log(sum)
-    let h = 0
+    const inv = 1 / sum
+    let pz = 0
     for (let i = 0; i < V; i++) {
-      const lp = logits[z + i]! - lse
-      const p = Math.exp(lp)
+      const p = probs[z + i]! * inv
       probs[z + i] = p
-      h -= p * lp
+      pz += p * logits[z + i]!
     }
     for (let i = V; i < Vp; i++) probs[z + i] = 0
     logprob[m] = logits[z + targets[m]!]! - lse
-    entropy[m] = h
+    entropy[m] = Math.max(0, lse - pz) // ≥ 0 despite rounding on peaked rows
   }
 }
 

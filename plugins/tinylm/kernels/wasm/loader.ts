@@ -7,6 +7,7 @@
  */
 import { attentionBackward, attentionDecode, attentionForward } from "../attention.ts"
 import { geluBackward, geluForward } from "../gelu.ts"
+import { layernormBackward, layernormForward } from "../layernorm.ts"
 import { matmulBackward, matmulForward } from "../matmul.ts"
 import { kernelsWasmBase64 } from "./module.generated.ts"
 
@@ -20,6 +21,8 @@ export interface WasmExports {
   attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
   gelu_forward(out: number, inp: number, N: number): void
   gelu_backward(dinp: number, inp: number, dout: number, N: number): void
+  layernorm_forward(out: number, mean: number, rstd: number, inp: number, weight: number, bias: number, N: number, C: number): void
+  layernorm_backward(dinp: number, dweight: number, dbias: number, dout: number, inp: number, weight: number, mean: number, rstd: number, N: number, C: number): void
 }
 
 let compiled: WebAssembly.Module | undefined
@@ -112,4 +115,21 @@ export function wasmGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Fl
   const ex = owner(dinp, inp, dout)
   if (ex === undefined) return geluBackward(dinp, inp, dout, N)
   ex.gelu_backward(dinp.byteOffset, inp.byteOffset, dout.byteOffset, N)
+}
+
+export function wasmLayernormForward(out: Float32Array, mean: Float32Array, rstd: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array, N: number, C: number): void {
+  const ex = owner(out, mean, rstd, inp, weight, bias)
+  if (ex === undefined) return layernormForward(out, mean, rstd, inp, weight, bias, N, C)
+  ex.layernorm_forward(out.byteOffset, mean.byteOffset, rstd.byteOffset, inp.byteOffset, weight.byteOffset, bias.byteOffset, N, C)
+}
+
+export function wasmLayernormBackward(
+  dinp: Float32Array, dweight: Float32Array, dbias: Float32Array,
+  dout: Float32Array, inp: Float32Array, weight: Float32Array, mean: Float32Array, rstd: Float32Array,
+  N: number, C: number
+): void {
+  // eight arrays: the two not covered by owner's six are checked here
+  const ex = mean.buffer === dinp.buffer && rstd.buffer === dinp.buffer ? owner(dinp, dweight, dbias, dout, inp, weight) : undefined
+  if (ex === undefined) return layernormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C)
+  ex.layernorm_backward(dinp.byteOffset, dweight.byteOffset, dbias.byteOffset, dout.byteOffset, inp.byteOffset, weight.byteOffset, mean.byteOffset, rstd.byteOffset, N, C)
 }

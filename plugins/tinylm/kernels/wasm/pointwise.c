@@ -1,6 +1,6 @@
 /*
- * GELU (tanh approximation, GPT-2; Hendrycks & Gimpel 2016) forward/backward, 4 lanes at a time.
- * Spec: ../gelu.ts. tanh(u) = 1 − 2 / (e^{2u} + 1) with vexp (simd.h): saturates cleanly to ±1.
+ * GELU (tanh approximation, GPT-2; Hendrycks & Gimpel 2016) and LayerNorm forward/backward, 4 lanes at a time.
+ * Spec: ../gelu.ts, ../layernorm.ts. tanh(u) = 1 − 2 / (e^{2u} + 1) with vexp (simd.h): saturates cleanly to ±1.
  * Loop tails run the same vector code on one lane, so an element's result does not depend on
  * where it sits in the array (sampling one row equals scoring many).
  */
@@ -43,4 +43,87 @@ void gelu_backward(float *dinp, const float *inp, const float *dout, int N) {
   int i = 0;
   for (; i + 4 <= N; i += 4) ST(dinp + i, wasm_f32x4_add(LD(dinp + i), wasm_f32x4_mul(vdgelu(LD(inp + i)), LD(dout + i))));
   for (; i < N; i++) dinp[i] += wasm_f32x4_extract_lane(vdgelu(SPLAT(inp[i])), 0) * dout[i];
+}
+
+/*
+ * LayerNorm over the last dimension (spec: ../layernorm.ts, eps 1e-5 as GPT-2), f32x4 over C with
+ * scalar tails. Row sums run in float32 (the JS reference sums in float64).
+ */
+#define LN_EPS 1e-5f
+
+static inline float row_sum(const float *x, int C4, int C) {
+  v128_t acc = SPLAT(0.0f);
+  for (int i = 0; i < C4; i += 4) acc = wasm_f32x4_add(acc, LD(x + i));
+  float s = hsum(acc);
+  for (int i = C4; i < C; i++) s += x[i];
+  return s;
+}
+
+__attribute__((export_name("layernorm_forward")))
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight, const float *bias, int N, int C) {
+  const int C4 = C & ~3;
+  for (int n = 0; n < N; n++) {
+    const float *x = inp + n * C;
+    float *y = out + n * C;
+    const float m = row_sum(x, C4, C) / (float)C;
+    const v128_t vm = SPLAT(m);
+    v128_t acc = SPLAT(0.0f);
+    int i = 0;
+    for (; i < C4; i += 4) {
+      const v128_t d = wasm_f32x4_sub(LD(x + i), vm);
+      MADD(acc, d, d);
+    }
+    float v = hsum(acc);
+    for (; i < C; i++) v += (x[i] - m) * (x[i] - m);
+    const float s = 1.0f / __builtin_sqrtf(v / (float)C + LN_EPS);
+    const v128_t vs = SPLAT(s);
+    for (i = 0; i < C4; i += 4) ST(y + i, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_sub(LD(x + i), vm), vs), LD(weight + i)), LD(bias + i)));
+    for (; i < C; i++) y[i] = (x[i] - m) * s * weight[i] + bias[i];
+    mean[n] = m;
+    rstd[n] = s;
+  }
+}
+
+/* dinp (N,C) +=, dweight (C) +=, dbias (C) += */
+__attribute__((export_name("layernorm_backward")))
+void layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp, const float *weight, const float *mean, const float *rstd, int N, int C) {
+  const int C4 = C & ~3;
+  for (int n = 0; n < N; n++) {
+    const float *x = inp + n * C, *g = dout + n * C;
+    float *dx = dinp + n * C;
+    const float m = mean[n], s = rstd[n];
+    const v128_t vm = SPLAT(m), vs = SPLAT(s);
+    /* the two reductions of the LayerNorm gradient: mean of dnorm and of dnorm * norm */
+    v128_t a1 = SPLAT(0.0f), a2 = SPLAT(0.0f);
+    int i = 0;
+    for (; i < C4; i += 4) {
+      const v128_t norm = wasm_f32x4_mul(wasm_f32x4_sub(LD(x + i), vm), vs);
+      const v128_t dn = wasm_f32x4_mul(LD(weight + i), LD(g + i));
+      a1 = wasm_f32x4_add(a1, dn);
+      MADD(a2, dn, norm);
+    }
+    float s1 = hsum(a1), s2 = hsum(a2);
+    for (; i < C; i++) {
+      const float norm = (x[i] - m) * s, dn = weight[i] * g[i];
+      s1 += dn;
+      s2 += dn * norm;
+    }
+    s1 /= (float)C;
+    s2 /= (float)C;
+    const v128_t v1 = SPLAT(s1), v2 = SPLAT(s2);
+    for (i = 0; i < C4; i += 4) {
+      const v128_t d = LD(g + i);
+      const v128_t norm = wasm_f32x4_mul(wasm_f32x4_sub(LD(x + i), vm), vs);
+      const v128_t dn = wasm_f32x4_mul(LD(weight + i), d);
+      ST(dbias + i, wasm_f32x4_add(LD(dbias + i), d));
+      ST(dweight + i, wasm_f32x4_add(LD(dweight + i), wasm_f32x4_mul(norm, d)));
+      ST(dx + i, wasm_f32x4_add(LD(dx + i), wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_sub(dn, v1), wasm_f32x4_mul(norm, v2)), vs)));
+    }
+    for (; i < C; i++) {
+      const float d = g[i], norm = (x[i] - m) * s, dn = weight[i] * d;
+      dbias[i] += d;
+      dweight[i] += norm * d;
+      dx[i] += (dn - s1 - norm * s2) * s;
+    }
+  }
 }
