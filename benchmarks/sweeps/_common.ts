@@ -8,14 +8,16 @@ import type { SweepSpecInput } from "../../core/sweep/spec.ts"
 
 export const LR = { stable: 1e-4, noisy: 1e-3 } as const
 
-/** Calibration of the quick preset (see benchmarks/results/sweep.md for the measured wall time). */
+/** Calibration of the quick preset (measured wall time in benchmarks/RESULTS.md; at most 15 min on 2 cores). */
 export const QUICK = {
-  steps: 30,
+  steps: 40,
   evalEvery: 10,
-  valSeeds: 64,
+  valSeeds: 128,
   P: 8,
   G: 8,
-  sftSteps: 300,
+  sftSteps: 400,
+  /** One SFT warm start per env, shared by the seeds (the seeds vary the RL). */
+  sftSeed: 1,
   diagEvery: 5
 } as const
 

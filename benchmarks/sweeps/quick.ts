@@ -19,7 +19,7 @@ export default defineSweep({
   fixed: {
     P: QUICK.P,
     G: QUICK.G,
-    train: { sftSteps: QUICK.sftSteps, teacherEpsilon: 0.5, diagEvery: QUICK.diagEvery }
+    train: { sftSteps: QUICK.sftSteps, sftSeed: QUICK.sftSeed, teacherEpsilon: 0.5, diagEvery: QUICK.diagEvery }
   },
   budget: { steps: QUICK.steps, evalEvery: QUICK.evalEvery, valSeeds: QUICK.valSeeds }
 })

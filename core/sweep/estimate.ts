@@ -1,7 +1,8 @@
 /**
  * Cost estimate for `sweep --dry-run` and the ETA before the first step is timed. The figures
- * are seconds measured on the 2-core reference machine with tinylm `tiny`, one run per core
- * (benchmarks/RESULTS.md, "Quick preset"): a training step at P×G = 64 (rollout + update, scaled
+ * are seconds measured on the 2-core reference machine with tinylm `tiny` and the WASM kernels,
+ * one run per core (the quick preset's run folders, benchmarks/RESULTS.md; FrozenLake and Sokoban
+ * measured, the other envs guessed from their episode lengths): a training step at P×G = 64 (rollout + update, scaled
  * linearly with P·G), one validation episode, one MI diagnostics pass, one SFT step (batch 64).
  * The SFT warm start is counted once per cache key (env, options, policy, SFT seed), as the
  * trainer caches it. A spec's `secondsPerStep` overrides the step figure. Recalibrate here when
@@ -11,17 +12,17 @@ import { canonicalJson } from "../hash.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 
 export const BASE_SECONDS_PER_STEP: Readonly<Record<string, number>> = {
-  frozenlake: 3.5,
-  sokoban: 4.5,
-  countdown: 1.0,
-  metamathqa: 1.2,
-  searchqa: 4.0,
-  webshop: 4.5
+  frozenlake: 0.8,
+  sokoban: 1.9,
+  countdown: 0.4,
+  metamathqa: 0.4,
+  searchqa: 1.5,
+  webshop: 2.0
 }
-const FALLBACK = 4.0
-export const SECONDS_PER_VAL_EPISODE = 0.015
-export const SECONDS_PER_DIAG = 6.0
-export const SECONDS_PER_SFT_STEP = 0.65
+const FALLBACK = 1.5
+export const SECONDS_PER_VAL_EPISODE = 0.01
+export const SECONDS_PER_DIAG = 1.0
+export const SECONDS_PER_SFT_STEP = 0.2
 /** Process start, setup and checkpoints per run. */
 export const RUN_OVERHEAD_SECONDS = 5
 

@@ -360,7 +360,7 @@ const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => 
     } else {
       const sft = await import("../../plugins/tinylm/sft.ts")
       if (!("tokenizer" in policy)) throw new UsageError({ field: "--sft-steps", message: `SFT needs the tinylm policy (got ${config.policy}); use --init <checkpoint> instead` })
-      const turns = sft.collectTeacherTurns(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: sftSeed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
+      const turns = await sft.collectTeacherTurnsAsync(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: sftSeed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
       const r = await sft.runSft(policy as any, turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: sftSeed, ...(signal ? { signal } : {}) })
       log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })

@@ -23,7 +23,10 @@ export const makeEnv = (spec: EnvSpec, raw: unknown): { ok: true; env: Env; opti
   }
 }
 
-/** "--option k=v" pairs to an options object; a value is JSON when it parses ("3", "true", "[1]"), else a string. */
+/**
+ * "--option k=v" pairs to an options object; a value is JSON when it parses ("3", "true", "[1]"),
+ * else a string. A dotted key sets a nested field (server.url=x).
+ */
 export const parseOptionPairs = (pairs: ReadonlyArray<string>): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } => {
   const out: Record<string, unknown> = {}
   for (const p of pairs) {
@@ -37,7 +40,20 @@ export const parseOptionPairs = (pairs: ReadonlyArray<string>): { ok: true; valu
     } catch {
       // keep the string
     }
-    out[k] = parsed
+    // A dotted key is a path into nested options: server.url=x → {server: {url: "x"}}.
+    const path = k.split(".")
+    if (path.some((seg) => seg === "")) return { ok: false, message: `--option "${p}": empty segment in key "${k}"; write e.g. --option server.url=http://host:3000` }
+    let node: Record<string, unknown> = out
+    for (let j = 0; j < path.length - 1; j++) {
+      const seg = path[j]!
+      const cur = node[seg]
+      if (cur === undefined) node[seg] = {}
+      else if (typeof cur !== "object" || cur === null || Array.isArray(cur)) {
+        return { ok: false, message: `--option "${p}": "${path.slice(0, j + 1).join(".")}" was already given a non-object value; drop one of the two` }
+      }
+      node = node[seg] as Record<string, unknown>
+    }
+    node[path[path.length - 1]!] = parsed
   }
   return { ok: true, value: out }
 }

@@ -5,7 +5,7 @@
  * a JSON {error}.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
-import { handle, type Op, type Reply, type Server } from "./protocol.ts"
+import { handle, handleAsync, type Op, type Reply, type Server } from "./protocol.ts"
 
 export const DEFAULT_MAX_BODY = 1 << 20
 
@@ -48,7 +48,7 @@ export const route = async (srv: Server, req: IncomingMessage, maxBody: number):
   } catch {
     return { status: 400, body: { error: "request body is not JSON" } }
   }
-  return handle(srv, op, json)
+  return handleAsync(srv, op, json)
 }
 
 export const startHttp = (srv: Server, port: number, host: string, maxBody = DEFAULT_MAX_BODY): Promise<{ server: HttpServer; url: string }> =>

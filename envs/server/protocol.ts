@@ -82,3 +82,46 @@ export const handle = (srv: Server, op: Op, body: unknown): Reply => {
     }
   }
 }
+
+/**
+ * `handle`, but awaiting an env's resetAsync/stepAsync when it has them (remote-backed envs throw
+ * on sync reset/step). Both transports call this; sync envs give the same replies as `handle`.
+ */
+export const handleAsync = async (srv: Server, op: Op, body: unknown): Promise<Reply> => {
+  if (op !== "create" && op !== "step" && op !== "reset") return handle(srv, op, body)
+  try {
+    return await handleEnvOp(srv, op, body)
+  } catch (e) {
+    // A remote backend failing (down, timeout) is not the client's fault: 502, with its message.
+    return { status: 502, body: { error: String((e as Error)?.message ?? e) } }
+  }
+}
+
+const handleEnvOp = async (srv: Server, op: "create" | "step" | "reset", body: unknown): Promise<Reply> => {
+  if (op === "create") {
+    const r = decodeSync(CreateRequest, body)
+    if (!r.ok) return handle(srv, op, body)
+    const found = srv.catalog.resolve(r.value.env)
+    if (!found.ok) return notFound(found.message)
+    const made = makeEnv(found.spec, r.value.options ?? {})
+    if (!made.ok) return bad(made.message)
+    if (!made.env.resetAsync) return handle(srv, op, body)
+    const observation = await made.env.resetAsync(r.value.seed ?? 0)
+    const s = srv.sessions.create(found.id, made.env)
+    return {
+      status: 200,
+      body: { id: s.id, observation, env: found.id, maxTurns: found.spec.maxTurns, actionBudget: found.spec.actionBudget, instructions: found.spec.instructions(made.options) }
+    }
+  }
+  const s = typeof (body as { id?: unknown } | null)?.id === "string" ? srv.sessions.get((body as { id: string }).id) : undefined
+  if (!s || (op === "step" ? !s.env.stepAsync : !s.env.resetAsync)) return handle(srv, op, body)
+  if (op === "step") {
+    const r = decodeSync(StepRequest, body)
+    if (!r.ok || s.env.done) return handle(srv, op, body)
+    const out = await s.env.stepAsync!(r.value.action)
+    return { status: 200, body: { observation: out.observation, reward: out.reward, terminated: out.terminated, truncated: out.truncated, info: out.info } }
+  }
+  const r = decodeSync(ResetRequest, body)
+  if (!r.ok) return handle(srv, op, body)
+  return { status: 200, body: { observation: await s.env.resetAsync!(r.value.seed ?? 0) } }
+}

@@ -107,7 +107,7 @@ export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
 
   private syncError(): never {
     throw new Error(
-      `webshop-v1 with option server (${this.base}) talks to a remote server: call resetAsync(seed) and stepAsync(action) instead of reset/step (the trainer's rollout does; env show, play, env serve and SFT teacher collection are sync: use the embedded catalogue there, or train with --sft-steps 0)`
+      `webshop-v1 with option server (${this.base}) talks to a remote server: call resetAsync(seed) and stepAsync(action) instead of reset/step (the trainer's rollout, env show, play, env serve and SFT teacher collection do)`
     )
   }
 

@@ -100,20 +100,25 @@ const leaves = (v: unknown, prefix: string, out: Map<string, string>): void => {
   } else out.set(prefix, canonicalJson(v))
 }
 
-/** The settings that vary between rows, shown next to env and algo. */
+/**
+ * The settings that tell apart rows of the same env and algorithm, shown next to them (an env
+ * option that only one env has, or one value per env, is not a distinguishing setting).
+ */
 const settingLabels = (configs: ReadonlyMap<string, RunRead["config"]["config"]>): Map<string, string> => {
-  const flat = new Map<string, Map<string, string>>()
-  const allKeys = new Set<string>()
+  const groups = new Map<string, Array<[string, Map<string, string>]>>()
   for (const [key, c] of configs) {
     const { seed: _s, filter: _f, filterOptions: _fo, env: _e, algo: _a, ...rest } = c
     const m = new Map<string, string>()
     leaves(rest, "", m)
-    flat.set(key, m)
-    for (const k of m.keys()) allKeys.add(k)
+    const g = `${c.env}\u0000${c.algo}`
+    groups.set(g, [...(groups.get(g) ?? []), [key, m]])
   }
-  const varying = [...allKeys].filter((k) => new Set([...flat.values()].map((m) => m.get(k) ?? "∅")).size > 1).sort()
   const out = new Map<string, string>()
-  for (const [key, m] of flat) out.set(key, varying.map((k) => `${k}=${(m.get(k) ?? "-").replace(/^"|"$/g, "")}`).join(" "))
+  for (const rows of groups.values()) {
+    const allKeys = new Set(rows.flatMap(([, m]) => [...m.keys()]))
+    const varying = [...allKeys].filter((k) => new Set(rows.map(([, m]) => m.get(k) ?? "∅")).size > 1).sort()
+    for (const [key, m] of rows) out.set(key, varying.map((k) => `${k}=${(m.get(k) ?? "-").replace(/^"|"$/g, "")}`).join(" "))
+  }
   return out
 }
 

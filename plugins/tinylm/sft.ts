@@ -46,6 +46,29 @@ export const collectTeacherTurns = (spec: EnvSpec, envOptions: unknown, o: Colle
   return out
 }
 
+/**
+ * collectTeacherTurns for any env: awaits resetAsync/stepAsync when the env has them (remote-backed
+ * envs throw on sync reset/step), else the same sync calls, so the turns are identical.
+ */
+export const collectTeacherTurnsAsync = async (spec: EnvSpec, envOptions: unknown, o: CollectOptions): Promise<TeacherTurn[]> => {
+  const out: TeacherTurn[] = []
+  const env = spec.make(envOptions)
+  if (!env.resetAsync && !env.stepAsync) return collectTeacherTurns(spec, envOptions, o)
+  const maxTurns = o.maxTurns ?? spec.maxTurns
+  for (let seed = o.seedStart ?? 10000; out.length < o.turns; seed++) {
+    let obs = env.resetAsync ? await env.resetAsync(seed) : env.reset(seed)
+    const rng = derive(o.seed, "sft-teacher", seed)
+    for (let turn = 0; turn < maxTurns && !env.done && out.length < o.turns; turn++) {
+      const t = env.teach({ epsilon: o.epsilon, reasoningNoise: o.reasoningNoise }, rng)
+      out.push({ prompt: buildPrompt({ instructions: o.instructions, observation: obs }), completion: formatCompletion(t.reasoning, t.action) })
+      const r = env.stepAsync ? await env.stepAsync(t.action) : env.step(t.action)
+      obs = r.observation
+      if (r.terminated) break
+    }
+  }
+  return out
+}
+
 /** Mean token NLL over the minibatch: loss = −Σ logp / n, d loss / d logp = −1/n. */
 export const nllLoss: LossFn = (fwd) => {
   let n = 0

@@ -30,9 +30,22 @@ export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ 
     const entry = yield* registry.resolve("envs", envId)
     const pairs = parseOptionPairs(asArray(optionFlags))
     if (!pairs.ok) return yield* new UsageError({ field: "--option", message: pairs.message })
+    // An option the env does not declare would be dropped by the decoder without a word: refuse it.
+    const fields = (entry.value.options as { fields?: Record<string, unknown> }).fields
+    if (fields) {
+      const unknown = Object.keys(pairs.value).filter((k) => !(k in fields))
+      if (unknown.length > 0) {
+        return yield* new UsageError({ field: "--option", message: `${entry.fullId} has no option ${unknown.map((k) => `"${k}"`).join(", ")}; its options are: ${Object.keys(fields).join(", ") || "(none)"}` })
+      }
+    }
     const made = makeEnv(entry.value, pairs.value)
     if (!made.ok) return yield* new UsageError({ field: "--option", message: made.message })
     return { fullId: entry.fullId, spec: entry.value, env: made.env, options: made.options }
   })
 
 export const fmtInfo = (info: Record<string, unknown>): string => JSON.stringify(info)
+
+/** Reset/step through the async methods when the env has them (remote-backed envs), else sync. */
+export const resetEnv = (env: Env, seed: number): Promise<string> => (env.resetAsync ? env.resetAsync(seed) : Promise.resolve(env.reset(seed)))
+export const stepEnv = (env: Env, action: string): Promise<import("../../contracts/index.ts").StepResult> =>
+  env.stepAsync ? env.stepAsync(action) : Promise.resolve(env.step(action))

@@ -12,7 +12,7 @@ import { registryCatalog } from "../../../envs/server/registry-catalog.ts"
 import { SessionStore } from "../../../envs/server/sessions.ts"
 import { serveStdio } from "../../../envs/server/stdio.ts"
 import { defineCommand } from "../command.ts"
-import { buildEnv, fmtInfo, intFlag, numberFlag } from "./env-common.ts"
+import { buildEnv, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 const MAX_SHOWN_STEPS = 1000
 
@@ -22,14 +22,14 @@ const show = (envId: unknown, opts: Record<string, any>) =>
     const epsilon = yield* numberFlag(opts.epsilon, "--epsilon", 0, 0, 1)
     const reasoningNoise = yield* numberFlag(opts.reasoningNoise, "--reasoning-noise", 0, 0, 1)
     const { fullId, spec, env, options } = yield* buildEnv(envId, opts.option)
-    const lines: string[] = [`${fullId}  seed ${seed}  maxTurns ${spec.maxTurns}  actionBudget ${spec.actionBudget}`, "", "instructions:", spec.instructions(options), "", "observation:", env.reset(seed)]
+    const lines: string[] = [`${fullId}  seed ${seed}  maxTurns ${spec.maxTurns}  actionBudget ${spec.actionBudget}`, "", "instructions:", spec.instructions(options), "", "observation:", yield* Effect.promise(() => resetEnv(env, seed))]
     if (opts.teacher) {
       const rng = derive(seed, "env-show", "teacher")
       let total = 0
       for (let k = 1; !env.done && k <= MAX_SHOWN_STEPS; k++) {
         const t = env.teach({ epsilon, reasoningNoise }, rng)
         const g = env.gradeReasoning(env.state(), t.reasoning, t.action)
-        const r = env.step(t.action)
+        const r = yield* Effect.promise(() => stepEnv(env, t.action))
         total += r.reward
         lines.push(
           "",

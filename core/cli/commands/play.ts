@@ -6,7 +6,7 @@
 import { Console, Effect } from "effect"
 import { createInterface } from "node:readline"
 import { defineCommand } from "../command.ts"
-import { buildEnv, fmtInfo, intFlag } from "./env-common.ts"
+import { buildEnv, fmtInfo, intFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 export default defineCommand({
   pattern: "play <env>",
@@ -22,7 +22,7 @@ export default defineCommand({
       const { fullId, spec, env, options } = yield* buildEnv(envId, opts.option)
       yield* Console.log(`${fullId}  seed ${seed}  (type an action and press Enter; Ctrl-D quits)\n`)
       yield* Console.log(spec.instructions(options) + "\n")
-      yield* Console.log(env.reset(seed))
+      yield* Console.log(yield* Effect.promise(() => resetEnv(env, seed)))
       const ret = yield* Effect.promise(async () => {
         const tty = process.stdin.isTTY === true
         const rl = createInterface({ input: process.stdin, crlfDelay: Infinity })
@@ -34,7 +34,7 @@ export default defineCommand({
         ask()
         for await (const line of rl) {
           turn++
-          const r = env.step(line)
+          const r = await stepEnv(env, line)
           total += r.reward
           if (!tty) console.log(`\naction> ${line}`)
           console.log(`reward ${r.reward}  terminated ${r.terminated}  truncated ${r.truncated}  info ${fmtInfo(r.info)}`)

@@ -11,7 +11,7 @@ import { Registry } from "../../registry.ts"
 import { decodeInput } from "../../schema/decode.ts"
 import { defineCommand } from "../command.ts"
 import { makeTinyLM, TinyLMOptions } from "../../../plugins/tinylm/plugin.ts"
-import { collectTeacherTurns, runSft } from "../../../plugins/tinylm/sft.ts"
+import { collectTeacherTurnsAsync, runSft } from "../../../plugins/tinylm/sft.ts"
 import { buildPrompt } from "../../prompt.ts"
 import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "../../../plugins/tinylm/validate.ts"
 
@@ -63,7 +63,7 @@ export default defineCommand({
       const path = join(out, `${spec.id}-${policyOptions.preset}-s${seed}.safetensors`)
       const work = async (): Promise<void> => {
         const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
-        const data = collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
+        const data = await collectTeacherTurnsAsync(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
         console.log(`sft ${envE.fullId}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
         const r = await runSft(policy, data, { steps, lr, batch, targetAcc, evalEvery: 50, maxGradNorm: 1, seed }, (p) => {
           if (p.heldOutAcc !== undefined) console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  held-out token acc ${p.heldOutAcc.toFixed(4)}  ${p.seconds.toFixed(1)}s`)
