@@ -1,7 +1,8 @@
 /**
  * Validation (DESIGN.md §3): one episode on each fixed seed valSeedStart.. at each validation
  * temperature (0.5 first, the headline; 1.0 shows action noise). Metrics are named
- * val/<stat>@<T>, e.g. val/success@0.5, val/fact_accuracy@1.0.
+ * val/<stat>@<T>, e.g. val/success@0.5, val/fact_accuracy@1.0; reasoning/probe_fact_accuracy and
+ * reasoning/probe_consistency repeat the headline temperature's reasoning fidelity.
  */
 import type { Policy } from "../contracts/index.ts"
 import { derive } from "../rng.ts"
@@ -23,6 +24,12 @@ export const validate = async (
     // Sampling noise depends on (run seed, step, T) only, so a resumed run validates identically.
     const b = await rollout(policy, { ...settings, temperature: T, topP: 1, minP: 0 }, seeds, 1, derive(seed, "val", step, T))
     for (const [k, v] of Object.entries(rolloutStats(b))) out[`val/${k}@${tempLabel(T)}`] = v
+  }
+  // Reasoning fidelity on the fixed validation probe, beside the training batch's reasoning/*.
+  const h = tempLabel(o.valTemperatures[0] ?? 0.5)
+  for (const k of ["fact_accuracy", "consistency"]) {
+    const v = out[`val/${k}@${h}`]
+    if (v !== undefined) out[`reasoning/probe_${k}`] = v
   }
   return out
 }

@@ -149,7 +149,6 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
       status,
       codeVersion: run.config.codeVersion,
       runtime: `${run.config.runtime.name} ${run.config.runtime.version}`,
-      wallSeconds: run.summary?.wallSeconds ?? null,
       stepsDone: run.summary?.stepsDone ?? null,
       peak,
       path: relative(resolve(input.siteDir), resolve(run.dir)).split("\\").join("/"),

@@ -118,13 +118,13 @@ export const renderHtml = (lb: Leaderboard): string => {
   }
 
   h.push('<h2 id="runs-h">Runs</h2>')
-  h.push('<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>config hash</th><th>code version</th><th>runtime</th><th>wall time (s)</th><th>verified</th><th>files</th></tr></thead><tbody>')
+  h.push('<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>config hash</th><th>code version</th><th>runtime</th><th>verified</th><th>files</th></tr></thead><tbody>')
   for (const e of lb.entries) {
     const v = e.verified === null ? "–" : e.verified ? '<span class="ok">✓ verified</span>' : '<span class="bad">✗ mismatch</span>'
     const files = ["config.json", "metrics.jsonl", "summary.json"].map((f) => `<a href="${safeHref(`${e.path}/${f}`)}">${f.split(".")[0]}</a>`).join(" ")
     h.push(`<tr><td><code>${esc(e.runId)}</code></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${
       numCell(e.peak, e.peak === null ? "–" : pct(e.peak))
-    }<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td>${numCell(e.wallSeconds, e.wallSeconds === null ? "–" : e.wallSeconds.toFixed(1))}<td>${v}</td><td>${files}</td></tr>`)
+    }<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td><td>${v}</td><td>${files}</td></tr>`)
   }
   h.push("</tbody></table>")
 

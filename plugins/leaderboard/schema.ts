@@ -66,7 +66,6 @@ export const Entry = Schema.Struct({
   status: Schema.Literals(["complete", "failed", "stopped", "incomplete"]),
   codeVersion: Schema.String,
   runtime: Schema.String,
-  wallSeconds: Schema.NullOr(Schema.Finite),
   stepsDone: Schema.NullOr(Schema.Int),
   peak: Schema.NullOr(Schema.Finite),
   /** Run folder relative to the site folder (a link that works from file://). */
