@@ -37,7 +37,7 @@ export default defineCommand({
     { flags: "--batch <n>", description: "Sequences per step", default: 64 },
     { flags: "--seed <s>", description: "Seed", default: 0 },
     { flags: "--val-seeds <n>", description: "Validation episodes (seeds 123..)", default: 64 },
-    { flags: "--max-tokens <n>", description: "Completion token cap in validation", default: 48 },
+    { flags: "--max-tokens <n>", description: "Completion token cap in validation (the trainer's maxTokens default)", default: 64 },
     { flags: "--out <dir>", description: "Output folder", default: "runs/sft" }
   ],
   examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft"],
@@ -57,7 +57,7 @@ export default defineCommand({
       const batch = yield* num(opts.batch, 64, "batch", posInt)
       const seed = yield* num(opts.seed, 0, "seed", Number.isInteger)
       const valSeeds = yield* num(opts.valSeeds, 64, "val-seeds", (n) => Number.isInteger(n) && n >= 0)
-      const maxTokens = yield* num(opts.maxTokens, 48, "max-tokens", posInt)
+      const maxTokens = yield* num(opts.maxTokens, 64, "max-tokens", posInt)
       const policyOptions = yield* decodeInput(TinyLMOptions, { preset: opts.preset ?? "tiny", seed, microBatch: batch }, "preset")
       const out = String(opts.out ?? "runs/sft")
       const path = join(out, `${spec.id}-${policyOptions.preset}-s${seed}.safetensors`)
