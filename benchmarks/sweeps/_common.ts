@@ -12,7 +12,7 @@ export const LR = { stable: 1e-4, noisy: 1e-3 } as const
 export const QUICK = {
   steps: 40,
   evalEvery: 10,
-  valSeeds: 128,
+  valSeeds: 256,
   P: 8,
   G: 8,
   sftSteps: 400,
