@@ -11,7 +11,7 @@
 import { Effect, Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
-import { mean, stdUnbiased } from "./common/stats.ts"
+import { broadcastToTokens, groupNormalised } from "./grpo.ts"
 
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
@@ -40,7 +40,6 @@ export const overlongPenalty = (length: number, maxLength: number, cache: number
   return -1
 }
 
-const tokenCount = (t: AlgoTrajectory): number => t.turnLengths.reduce((a, b) => a + b, 0)
 
 export const dapoShapedReturns = (trajectories: ReadonlyArray<AlgoTrajectory>, o: DapoOptions): Float64Array =>
   Float64Array.from(trajectories, (t) => {
@@ -58,19 +57,8 @@ export const dapo: Algorithm<DapoOptions> = {
   needsValue: false,
   minGroupSize: 2,
   dynamicSampling: (o) => ({ maxDraws: o.dynamicSampling ? o.maxDraws : 1 }),
-  advantages: (trajectories, o) => {
-    const R = dapoShapedReturns(trajectories, o)
-    const byGroup = new Map<number, number[]>()
-    trajectories.forEach((t, i) => byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), i]))
-    const adv = new Float64Array(trajectories.length)
-    for (const idx of byGroup.values()) {
-      const rs = idx.map((i) => R[i]!)
-      const m = mean(rs)
-      const sd = stdUnbiased(rs)
-      for (const i of idx) adv[i] = (R[i]! - m) / (sd + o.epsilon)
-    }
-    return trajectories.map((t, i) => ({ advantages: new Float32Array(tokenCount(t)).fill(adv[i]!) }))
-  },
+  advantages: (trajectories, o) =>
+    broadcastToTokens(trajectories, groupNormalised(trajectories, dapoShapedReturns(trajectories, o), o.epsilon, true)),
   loss: (batch: ReadonlyArray<ObjectiveItem>, o: DapoOptions & LossRegularisers) =>
     buildObjective(batch, {
       clipLow: o.clipLow,

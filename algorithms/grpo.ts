@@ -30,11 +30,15 @@ export const GrpoOptions = Schema.Struct({
 })
 export type GrpoOptions = typeof GrpoOptions.Type
 
-/** Group-normalised outcome advantages, one number per trajectory. */
-export const grpoTrajectoryAdvantages = (
+/**
+ * Each trajectory's return centred on its group's mean and, when divideByStd, divided by the
+ * group's unbiased std + epsilon; one number per trajectory. DAPO uses it on its shaped returns.
+ */
+export const groupNormalised = (
   trajectories: ReadonlyArray<AlgoTrajectory>,
-  variant: "grpo" | "dr-grpo",
-  epsilon: number
+  returns: ArrayLike<number>,
+  epsilon: number,
+  divideByStd: boolean
 ): Float64Array => {
   const byGroup = new Map<number, number[]>()
   trajectories.forEach((t, i) => {
@@ -44,18 +48,27 @@ export const grpoTrajectoryAdvantages = (
   })
   const out = new Float64Array(trajectories.length)
   for (const idx of byGroup.values()) {
-    const rs = idx.map((i) => trajectories[i]!.ret)
+    const rs = idx.map((i) => returns[i]!)
     const m = mean(rs)
     const sd = stdUnbiased(rs)
     for (const i of idx) {
-      const centred = trajectories[i]!.ret - m
-      out[i] = variant === "grpo" ? centred / (sd + epsilon) : centred
+      const centred = returns[i]! - m
+      out[i] = divideByStd ? centred / (sd + epsilon) : centred
     }
   }
   return out
 }
 
-const tokenCount = (t: AlgoTrajectory): number => t.turnLengths.reduce((a, b) => a + b, 0)
+/** Group-normalised outcome advantages, one number per trajectory. */
+export const grpoTrajectoryAdvantages = (
+  trajectories: ReadonlyArray<AlgoTrajectory>,
+  variant: "grpo" | "dr-grpo",
+  epsilon: number
+): Float64Array => groupNormalised(trajectories, trajectories.map((t) => t.ret), epsilon, variant === "grpo")
+
+/** One advantage per trajectory, broadcast to every completion token of its turns. */
+export const broadcastToTokens = (trajectories: ReadonlyArray<AlgoTrajectory>, perTrajectory: ArrayLike<number>) =>
+  trajectories.map((t, i) => ({ advantages: new Float32Array(t.turnLengths.reduce((a, b) => a + b, 0)).fill(perTrajectory[i]!) }))
 
 export const grpo: Algorithm<GrpoOptions> = {
   name: "grpo",
@@ -63,10 +76,7 @@ export const grpo: Algorithm<GrpoOptions> = {
   options: GrpoOptions,
   needsValue: false,
   minGroupSize: 2,
-  advantages: (trajectories, o) => {
-    const a = grpoTrajectoryAdvantages(trajectories, o.variant, o.epsilon)
-    return trajectories.map((t, i) => ({ advantages: new Float32Array(tokenCount(t)).fill(a[i]!) }))
-  },
+  advantages: (trajectories, o) => broadcastToTokens(trajectories, grpoTrajectoryAdvantages(trajectories, o.variant, o.epsilon)),
   loss: (batch: ReadonlyArray<ObjectiveItem>, o: GrpoOptions & LossRegularisers) =>
     buildObjective(batch, {
       clipLow: o.clipLow,
