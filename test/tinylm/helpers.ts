@@ -1,4 +1,5 @@
 /** Finite-difference helpers for the tinylm kernel tests (float32 kernels, float64 losses). */
+import type { LossFn } from "../../core/contracts/index.ts"
 import { Rng } from "../../core/rng.ts"
 
 export const randn = (n: number, rng: Rng, s = 1): Float32Array => {
@@ -32,4 +33,22 @@ export const fdMaxRelError = (x: Float32Array, analytic: Float32Array, loss: () 
     if (err > worst) worst = err
   }
   return worst
+}
+
+// a loss that uses all three heads: weighted logprobs, entropy bonus, value regression
+export const mixedLoss: LossFn = (fwd) => {
+  let loss = 0
+  const grads = fwd.map((f, k) => {
+    const n = f.logprobs.length
+    const dl = new Float32Array(n), de = new Float32Array(n), dv = new Float32Array(n)
+    for (let i = 0; i < n; i++) {
+      const w = ((k + i) % 3) - 1
+      loss += -w * f.logprobs[i]! - 0.1 * f.entropy[i]! + 0.5 * (f.values[i]! - 1) ** 2
+      dl[i] = -w
+      de[i] = -0.1
+      dv[i] = f.values[i]! - 1
+    }
+    return { dLogprobs: dl, dEntropy: de, dValues: dv }
+  })
+  return { loss, grads, stats: {} }
 }

@@ -12,6 +12,7 @@ import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/plugin.ts"
 import { drawToken, SamplerScratch } from "../../plugins/tinylm/sampler.ts"
 import { collectTeacherTurns, nllLoss, runSft } from "../../plugins/tinylm/sft.ts"
 import { Tokenizer } from "../../plugins/tinylm/tokenizer.ts"
+import { mixedLoss } from "./helpers.ts"
 
 const VOCAB = ["a b c d e f g h", "go left right up down", "the cat sat on mat"]
 const opts = (o: Record<string, unknown> = {}) => {
@@ -28,23 +29,6 @@ const items = (p: { tokenizer: Tokenizer }): TrainItem[] => [
   { prompt: "up up <think>", tokens: p.tokenizer.encode("a </think> <answer> left </answer>") },
   { prompt: "mat <think>", tokens: p.tokenizer.encode("b") }
 ]
-// a loss that uses all three heads: weighted logprobs, entropy bonus, value regression
-const mixedLoss: LossFn = (fwd) => {
-  let loss = 0
-  const grads = fwd.map((f, k) => {
-    const n = f.logprobs.length
-    const dl = new Float32Array(n), de = new Float32Array(n), dv = new Float32Array(n)
-    for (let i = 0; i < n; i++) {
-      const w = ((k + i) % 3) - 1
-      loss += -w * f.logprobs[i]! - 0.1 * f.entropy[i]! + 0.5 * (f.values[i]! - 1) ** 2
-      dl[i] = -w
-      de[i] = -0.1
-      dv[i] = f.values[i]! - 1
-    }
-    return { dLogprobs: dl, dEntropy: de, dValues: dv }
-  })
-  return { loss, grads, stats: {} }
-}
 const lossValue = async (p: Awaited<ReturnType<typeof make>>, its: TrainItem[]) => mixedLoss(await p.forward(its)).loss
 
 describe("tinylm model and policy", () => {

@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { execFileSync, spawnSync } from "node:child_process"
 import { join } from "node:path"
-import type { LossFn, TrainItem } from "../../core/contracts/index.ts"
+import type { TrainItem } from "../../core/contracts/index.ts"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { carveArena } from "../../plugins/tinylm/arena.ts"
 import { type Kernels, kernels, plainKernels, selectKernels, useKernels, wasmKernels, wasmSelfCheck } from "../../plugins/tinylm/kernels/dispatch.ts"
 import { attachMemory } from "../../plugins/tinylm/kernels/wasm/loader.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/plugin.ts"
+import { mixedLoss } from "./helpers.ts"
 import type { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { nllLoss } from "../../plugins/tinylm/sft.ts"
 
@@ -223,22 +224,6 @@ const items = (p: TinyLMPolicy): TrainItem[] => [
   { prompt: "g f e d c b a <think>", tokens: p.tokenizer.encode("cat </think>") },
   { prompt: "mat <think>", tokens: p.tokenizer.encode("b") }
 ]
-const mixedLoss: LossFn = (fwd) => {
-  let loss = 0
-  const grads = fwd.map((f, k) => {
-    const n = f.logprobs.length
-    const dl = new Float32Array(n), de = new Float32Array(n), dv = new Float32Array(n)
-    for (let i = 0; i < n; i++) {
-      const w = ((k + i) % 3) - 1
-      loss += -w * f.logprobs[i]! - 0.1 * f.entropy[i]! + 0.5 * (f.values[i]! - 1) ** 2
-      dl[i] = -w
-      de[i] = -0.1
-      dv[i] = f.values[i]! - 1
-    }
-    return { dLogprobs: dl, dEntropy: de, dValues: dv }
-  })
-  return { loss, grads, stats: {} }
-}
 
 describe("the tinylm model under the wasm kernels", () => {
   test("whole-model finite-difference check (d 20: head size 10, not a multiple of 4)", async () => {
