@@ -13,8 +13,8 @@ import { Registry } from "../registry.ts"
 import { packageVersion } from "../runtime.ts"
 import type { CommandDef } from "./command.ts"
 import { commands } from "./commands/index.ts"
+import { listFlag } from "./flags.ts"
 
-const asArray = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`)
@@ -23,7 +23,7 @@ const fail = (message: string): never => {
 
 const runCommand = async (cmd: CommandDef, args: any[], opts: Record<string, any>): Promise<void> => {
   const program = Effect.gen(function*() {
-    const user = yield* loadUserPlugins(asArray(opts.plugin), opts.config)
+    const user = yield* loadUserPlugins(listFlag(opts.plugin), opts.config)
     const builtins = yield* Effect.promise(builtinPlugins)
     return yield* cmd.run(args, opts).pipe(Effect.provide(Registry.layerFrom([...builtins, ...user])))
   })

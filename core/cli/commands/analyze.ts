@@ -12,18 +12,12 @@ import { basename, join, resolve } from "node:path"
 import { correlate, type CorrelationRow, isDiagnostic, metricNames, type RunPoint } from "../../diagnostics/correlate.ts"
 import { UsageError } from "../../errors.ts"
 import { listRunDirs, readRun } from "../../results/store.ts"
+import { numberFlag, numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 
 const asList = (x: unknown): string[] =>
   x === undefined ? [] : (Array.isArray(x) ? x : [x]).flatMap((v) => String(v).split(",")).map((s) => s.trim()).filter((s) => s !== "")
 
-const intFlag = (v: unknown, field: string, min: number): Effect.Effect<number | undefined, UsageError> => {
-  if (v === undefined) return Effect.succeed(undefined)
-  const n = Number(v)
-  return Number.isInteger(n) && n >= min
-    ? Effect.succeed(n)
-    : Effect.fail(new UsageError({ field, message: `${field} must be an integer ≥ ${min}, got "${v}"` }))
-}
 
 /** Run folders named by the arguments: a folder with config.json is a run, else its subfolders are. */
 const runDirsOf = (args: ReadonlyArray<string>): Effect.Effect<string[], UsageError> =>
@@ -76,9 +70,9 @@ export default defineCommand({
       if (dirsArg.length === 0) {
         return yield* new UsageError({ field: "results-dir", message: "analyze needs at least one results folder: ragen-bench analyze <results-dir>... (the --out of train or sweep)" })
       }
-      const step = yield* intFlag(opts.step, "--step", 0)
-      const resamples = (yield* intFlag(opts.resamples, "--resamples", 1)) ?? 1000
-      const seed = (yield* intFlag(opts.seed, "--seed", 0)) ?? 12345
+      const step = yield* numberFlag(opts.step, "--step", { integer: true, min: 0 })
+      const resamples = yield* numberFlagOr(opts.resamples, "--resamples", 1000, { integer: true, min: 1 })
+      const seed = yield* numberFlagOr(opts.seed, "--seed", 12345, { integer: true, min: 0 })
       const dirs = yield* runDirsOf(dirsArg)
       if (dirs.length === 0) {
         return yield* new UsageError({ field: "results-dir", message: `no runs found in ${dirsArg.join(", ")}: a run folder holds config.json; pass run folders or the folder that holds them` })

@@ -4,31 +4,22 @@ import type { Env, EnvSpec } from "../../contracts/index.ts"
 import { UsageError } from "../../errors.ts"
 import { Registry } from "../../registry.ts"
 import { makeEnv, parseOptionPairs } from "../../../envs/server/catalog.ts"
+import { listFlag, numberFlagOr } from "../flags.ts"
 
-const asArray = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])
+/** An integer flag in min..max (default 0..2^32−1), or dflt when not given. */
+export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> =>
+  numberFlagOr(value, field, dflt, { integer: true, min, max })
 
-export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> => {
-  if (value === undefined) return Effect.succeed(dflt)
-  const n = Number(value)
-  return Number.isInteger(n) && n >= min && n <= max
-    ? Effect.succeed(n)
-    : Effect.fail(new UsageError({ field, message: `${field} must be an integer in ${min}..${max}, got "${value}"` }))
-}
-
-export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> => {
-  if (value === undefined) return Effect.succeed(dflt)
-  const n = Number(value)
-  return Number.isFinite(n) && n >= min && n <= max
-    ? Effect.succeed(n)
-    : Effect.fail(new UsageError({ field, message: `${field} must be a number in [${min}, ${max}], got "${value}"` }))
-}
+/** A number flag in [min, max], or dflt when not given. */
+export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> =>
+  numberFlagOr(value, field, dflt, { min, max })
 
 export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | import("../../errors.ts").UnknownIdError, Registry> =>
   Effect.gen(function*() {
     if (typeof envId !== "string" || envId === "") return yield* new UsageError({ field: "env", message: "name an env, e.g. countdown-v1 (see ragen-bench list envs)" })
     const registry = yield* Registry
     const entry = yield* registry.resolve("envs", envId)
-    const pairs = parseOptionPairs(asArray(optionFlags))
+    const pairs = parseOptionPairs(listFlag(optionFlags))
     if (!pairs.ok) return yield* new UsageError({ field: "--option", message: pairs.message })
     // An option the env does not declare would be dropped by the decoder without a word: refuse it.
     const fields = (entry.value.options as { fields?: Record<string, unknown> }).fields

@@ -13,6 +13,7 @@ import { UsageError } from "../../errors.ts"
 import { Registry } from "../../registry.ts"
 import { Rng } from "../../rng.ts"
 import { readJsonFile } from "../../schema/decode.ts"
+import { listFlag, numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 
 export const GroupsFile = Schema.Struct({
@@ -22,13 +23,7 @@ export const GroupsFile = Schema.Struct({
   seeds: Schema.optional(Schema.Array(Schema.Int))
 })
 
-const asList = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])
 
-const intFlag = (v: unknown, field: string, dflt: number): Effect.Effect<number, UsageError> => {
-  if (v === undefined) return Effect.succeed(dflt)
-  const n = Number(v)
-  return Number.isInteger(n) ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `${field} must be an integer, got "${v}"` }))
-}
 
 export default defineCommand({
   pattern: "filter <action> [file]",
@@ -59,10 +54,10 @@ export default defineCommand({
       if (data.seeds && data.seeds.length !== data.groups.length) {
         return yield* new UsageError({ field: "seeds", message: `${file}: seeds has ${data.seeds.length} entries but groups has ${data.groups.length}; give one seed per group or drop seeds` })
       }
-      const raw = yield* parseOptionPairs(asList(opts.option))
+      const raw = yield* parseOptionPairs(listFlag(opts.option))
       const options = yield* decodeFilterOptions(entry.value, raw, opts.filterValue === undefined ? undefined : String(opts.filterValue))
-      const seed = yield* intFlag(opts.seed, "--seed", 0)
-      const step = yield* intFlag(opts.step, "--step", 0)
+      const seed = yield* numberFlagOr(opts.seed, "--seed", 0, { integer: true })
+      const step = yield* numberFlagOr(opts.step, "--step", 0, { integer: true })
       const groups: Group[] = data.groups.map((returns, i) => ({ index: i, seed: data.seeds?.[i] ?? i, returns }))
       const result = yield* runFilter(entry.value, groups, { options, rng: new Rng(seed), step }, entry.fullId)
       const metric = (options as { metric?: unknown })?.metric === "var" ? "var" : "std"

@@ -5,13 +5,9 @@ import { writeSite } from "../../../plugins/leaderboard/site.ts"
 import { verifyRuns } from "../../../plugins/leaderboard/verify.ts"
 import { UsageError } from "../../errors.ts"
 import { loadTrainFn } from "../../sweep/train-fn.ts"
+import { numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 
-const intOpt = (v: unknown, field: string, dflt: number, min: number): Effect.Effect<number, UsageError> => {
-  if (v === undefined) return Effect.succeed(dflt)
-  const n = Number(v)
-  return Number.isInteger(n) && n >= min ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `${field} must be an integer ≥ ${min}, got "${v}"` }))
-}
 
 const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
   if (dirs.length === 0) return Effect.fail(new UsageError({ field: "results-dir", message: "give at least one results folder: ragen-bench leaderboard results/ --out site/" }))
@@ -34,8 +30,8 @@ export default defineCommand({
       if (all[0] === "verify") {
         const dirs = all.slice(1)
         yield* checkDirs(dirs)
-        const sample = yield* intOpt(opts.sample, "--sample", 3, 0)
-        const seed = yield* intOpt(opts.seed, "--seed", 1, 0)
+        const sample = yield* numberFlagOr(opts.sample, "--sample", 3, { integer: true, min: 0 })
+        const seed = yield* numberFlagOr(opts.seed, "--seed", 1, { integer: true, min: 0 })
         const train = yield* Effect.tryPromise({
           try: loadTrainFn,
           catch: (e) => new UsageError({ field: "trainer", message: `cannot load the trainer to re-run runs: ${(e as Error).message}` })

@@ -7,6 +7,7 @@ import { Console, Effect, Schema } from "effect"
 import { defaultRegimeThresholds, miMetrics, type MiPrefix, miProxies } from "../../diagnostics/mi.ts"
 import { FileFormatError, UsageError } from "../../errors.ts"
 import { readJsonFile } from "../../schema/decode.ts"
+import { numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 
 const Matrix = Schema.Array(Schema.Array(Schema.Finite))
@@ -48,11 +49,6 @@ export const miInputFromFile = (f: MiFile): { ok: true; value: Parameters<typeof
   }
 }
 
-const num = (v: unknown, dflt: number, field: string): Effect.Effect<number, UsageError> => {
-  if (v === undefined) return Effect.succeed(dflt)
-  const n = Number(v)
-  return Number.isFinite(n) ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `${field} must be a number, got "${v}"` }))
-}
 
 export default defineCommand({
   pattern: "mi <file>",
@@ -69,8 +65,8 @@ export default defineCommand({
       const input = miInputFromFile(f)
       if (!input.ok) return yield* new FileFormatError({ path: file, message: `${file}: ${input.message}` })
       const thresholds = {
-        hZGivenX: yield* num(opts.hThreshold, defaultRegimeThresholds.hZGivenX, "--h-threshold"),
-        miFraction: yield* num(opts.miThreshold, defaultRegimeThresholds.miFraction, "--mi-threshold")
+        hZGivenX: yield* numberFlagOr(opts.hThreshold, "--h-threshold", defaultRegimeThresholds.hZGivenX),
+        miFraction: yield* numberFlagOr(opts.miThreshold, "--mi-threshold", defaultRegimeThresholds.miFraction)
       }
       const proxies = miProxies(input.value, undefined, 0.9, thresholds)
       const out = opts.prefix ? { ...proxies, metrics: miMetrics(String(opts.prefix) as MiPrefix, proxies) } : proxies

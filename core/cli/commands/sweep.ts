@@ -8,17 +8,10 @@ import { expandGrid } from "../../sweep/grid.ts"
 import { createProgress } from "../../sweep/progress.ts"
 import { defaultWorkers, runSweep } from "../../sweep/runner.ts"
 import { loadSpec } from "../../sweep/spec.ts"
+import { listFlag, numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 
-const parseWorkers = (v: unknown): Effect.Effect<number, UsageError> => {
-  if (v === undefined) return Effect.succeed(defaultWorkers())
-  const n = Number(v)
-  return Number.isInteger(n) && n >= 1
-    ? Effect.succeed(n)
-    : Effect.fail(new UsageError({ field: "--workers", message: `--workers must be an integer ≥ 1, got "${v}"` }))
-}
 
-const asArray = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])
 
 export default defineCommand({
   pattern: "sweep <spec>",
@@ -33,7 +26,7 @@ export default defineCommand({
   run: ([ref], opts) =>
     Effect.gen(function*() {
       const spec = yield* loadSpec(String(ref))
-      const workers = yield* parseWorkers(opts.workers)
+      const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const runs = yield* expandGrid(spec)
       yield* checkGrid(runs)
       const outDir = String(opts.out ?? "results")
@@ -62,7 +55,7 @@ export default defineCommand({
         write: (s) => void process.stderr.write(s)
       })
       process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${workers} worker(s), results in ${outDir}\n`)
-      const outcome = yield* Effect.promise(() => runSweep(runs, { outDir, workers, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: asArray(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }))
+      const outcome = yield* Effect.promise(() => runSweep(runs, { outDir, workers, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }))
       progress.close()
       process.off("SIGINT", onSigint)
       const site = yield* writeSite([outDir], siteDir)

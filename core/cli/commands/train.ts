@@ -7,6 +7,7 @@
 import { Console, Effect } from "effect"
 import { UsageError } from "../../errors.ts"
 import { trainProgram } from "../../train/run.ts"
+import { numberFlag } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 import { Registry } from "../../registry.ts"
 
@@ -20,11 +21,6 @@ const parseValue = (v: string): unknown => {
   }
 }
 
-const num = (v: unknown, field: string): Effect.Effect<number | undefined, UsageError> => {
-  if (v === undefined) return Effect.succeed(undefined)
-  const n = Number(v)
-  return Number.isFinite(n) ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `${field} must be a number, got "${v}"` }))
-}
 
 /** Build the raw RunConfig from flags; `--set a.b=v` sets a path (train.* when the head is not a RunConfig field). */
 export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: string) => string | undefined) =>
@@ -36,10 +32,10 @@ export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: 
     if (o.policy !== undefined) cfg.policy = String(o.policy)
     if (o.preset !== undefined) cfg.policyOptions.preset = String(o.preset)
     for (const [flag, key] of [["P", "P"], ["G", "G"], ["steps", "steps"], ["seed", "seed"], ["lr", "lr"]] as const) {
-      const v = yield* num(o[flag], `--${flag}`)
+      const v = yield* numberFlag(o[flag], `--${flag}`)
       if (v !== undefined) cfg[key] = v
     }
-    if (o.sftSteps !== undefined) cfg.train.sftSteps = yield* num(o.sftSteps, "--sft-steps")
+    if (o.sftSteps !== undefined) cfg.train.sftSteps = yield* numberFlag(o.sftSteps, "--sft-steps")
     if (o.init !== undefined) cfg.train.init = String(o.init)
     const sets = o.set === undefined ? [] : Array.isArray(o.set) ? o.set : [o.set]
     for (const s of sets.map(String)) {
@@ -55,7 +51,7 @@ export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: 
       const id = cfg.filter ?? "none"
       const opt = filterValueOption(id)
       if (!opt) return yield* new UsageError({ field: "--filter-value", message: `filter "${id}" takes no --filter-value; set its options with --set filterOptions.<name>=<value>` })
-      cfg.filterOptions[opt] = yield* num(o.filterValue, "--filter-value")
+      cfg.filterOptions[opt] = yield* numberFlag(o.filterValue, "--filter-value")
     }
     return cfg
   })
