@@ -7,7 +7,7 @@
  * metrics line ─► validation every evalEvery steps ─► checkpoint every checkpointEvery steps.
  */
 import { Effect } from "effect"
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import type { AlgoTrajectory, LossRegularisers } from "../contracts/algorithm.ts"
 import type { CrossScorer, Group, LossFn, LossOutput, Policy, TokenForward, TrainablePolicy, TrainItem } from "../contracts/index.ts"
@@ -337,9 +337,11 @@ const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => 
   const { config, opts } = s
   const vocabulary = s.spec.vocabulary(s.envOptions)
   // An SFT warm start is a function of its own seed (its cache key), initial weights included.
-  const initSeed = opts.sftSteps > 0 && !opts.init ? (opts.sftSeed ?? config.seed) : config.seed
+  const sftSeed = opts.sftSeed ?? config.seed
+  const initSeed = opts.sftSteps > 0 && !opts.init ? sftSeed : config.seed
   const policy = await s.policySpec.make(s.policyOptions, { vocabulary, seed: initSeed })
   if (!isTrainable(policy)) throw new UsageError({ field: "policy", message: `policy ${config.policy} is not trainable` })
+  let sftReport: SftReport | undefined
   if (opts.init) {
     if (!existsSync(opts.init)) throw new UsageError({ field: "--init", message: `--init ${opts.init}: file does not exist` })
     try {
@@ -348,15 +350,13 @@ const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => 
       throw new UsageError({ field: "--init", message: `--init ${opts.init}: ${(e as Error).message}; use a checkpoint of the same policy and preset` })
     }
   } else if (opts.sftSteps > 0) {
-    const sftSeed = opts.sftSeed ?? config.seed
     const key = contentHash({ env: config.env, envOptions: config.envOptions, policy: config.policy, policyOptions: config.policyOptions, seed: sftSeed, sftSteps: opts.sftSteps, sftLr: opts.sftLr, sftBatch: opts.sftBatch, sftTurns: opts.sftTurns, eps: opts.teacherEpsilon, noise: opts.reasoningNoise, instructions: s.rollout.instructions ?? null, maxTurns: s.rollout.maxTurns })
     const cachePath = join(outDir, ".sft-cache", `${key}.ckpt`)
     const reportPath = join(outDir, ".sft-cache", `${key}.json`)
     if (existsSync(cachePath)) {
       log(`sft: cached ${cachePath}`)
       await policy.load(cachePath)
-      policy.resetOptimizer?.()
-      return { policy, ...(existsSync(reportPath) ? { sft: JSON.parse(readFileSync(reportPath, "utf8")) as SftReport } : {}) }
+      if (existsSync(reportPath)) sftReport = JSON.parse(readFileSync(reportPath, "utf8")) as SftReport
     } else {
       const sft = await import("../../plugins/tinylm/sft.ts")
       if (!("tokenizer" in policy)) throw new UsageError({ field: "--sft-steps", message: `SFT needs the tinylm policy (got ${config.policy}); use --init <checkpoint> instead` })
@@ -366,16 +366,13 @@ const initialPolicy = async (s: TrainSetup, outDir: string, log: (l: string) => 
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
       const tmp = `${cachePath}.tmp-${process.pid}`
       await policy.save(tmp)
-      const report: SftReport = { steps: r.steps, loss: r.loss, heldOutAcc: r.heldOutAcc, seconds: r.seconds }
-      writeFileAtomic(reportPath, JSON.stringify(report) + "\n")
-      const { renameSync } = await import("node:fs")
+      sftReport = { steps: r.steps, loss: r.loss, heldOutAcc: r.heldOutAcc, seconds: r.seconds }
+      writeFileAtomic(reportPath, JSON.stringify(sftReport) + "\n")
       renameSync(tmp, cachePath)
-      policy.resetOptimizer?.()
-      return { policy, sft: report }
     }
   }
   policy.resetOptimizer?.()
-  return { policy }
+  return { policy, ...(sftReport ? { sft: sftReport } : {}) }
 }
 
 const lastValues = (lines: ReadonlyArray<MetricsLine>): Record<string, number | null> => {
