@@ -7,12 +7,14 @@
  *           uncached generate() of the same count (torch_tiny_gpt.py --bench gen)
  * GFLOP/s with the torch script's counts (6N + 12·L·d·T train, 2N + 4·L·d·T forward; N = matmul
  * weights incl. the tied head) for both sides; peak ≈ 400 GFLOP/s fp32 on 2 cores (AVX-512 FMA).
- * Ours runs on one thread; torch gets --threads (default 2).
+ * Torch gets --threads (default 2); ours with wasm kernels gets RAGEN_THREADS (default 2 on a
+ * 2-core machine: plugins/tinylm/kernels/wasm/pool.ts), the js reference kernels one thread.
  * Usage: bun benchmarks/tinylm-vs-torch.ts [--reps 5] [--threads 2] [--json] [--no-js] [--case ctx64|tiny]
  */
 import { spawnSync } from "node:child_process"
 import { Rng } from "../core/rng.ts"
 import { plainKernels, useKernels, wasmKernels, wasmSelfCheck } from "../plugins/tinylm/kernels/dispatch.ts"
+import { kernelThreads } from "../plugins/tinylm/kernels/wasm/pool.ts"
 import { TinyLMPolicy } from "../plugins/tinylm/policy.ts"
 import { nllLoss } from "../plugins/tinylm/sft.ts"
 import { Tokenizer } from "../plugins/tinylm/tokenizer.ts"
@@ -95,7 +97,7 @@ const runTorch = (c: Case): { train: number; score: number; sample: number } | u
   return { train: j.train_tok_s, score: j.fwd_tok_s, sample: j.gen_new_tok_s }
 }
 
-console.log(`wasm self-check: max rel diff ${wasmSelfCheck().toExponential(2)}; reps ${reps}, torch threads ${threads}, ours 1 thread`)
+console.log(`wasm self-check: max rel diff ${wasmSelfCheck().toExponential(2)}; reps ${reps}, torch threads ${threads}, ours (wasm) ${kernelThreads()} thread(s)`)
 const rows: Array<Record<string, unknown>> = []
 for (const c of cases) {
   const policy = new TinyLMPolicy(tok, {
@@ -129,7 +131,7 @@ for (const c of cases) {
   }
   const w = row.wasm as Record<string, number>, t = row.torch as Record<string, number>
   row.ratio = { train: +(w.train! / t.train!).toFixed(2), score: +(w.score! / t.score!).toFixed(2), sample: +(w.sample! / t.sample!).toFixed(2) }
-  // torch's 2 OpenMP threads collapse when the CPU is shared (10x swings between reps), ours (1 thread)
+  // torch's 2 OpenMP threads collapse when the CPU is shared (10x swings between reps), ours
   // much less: the conservative figure compares our median with torch's best rep
   const best = (k: "train" | "score" | "sample") => Math.max(...th.map((x) => x[k]))
   row.torchBest = { train: Math.round(best("train")), score: Math.round(best("score")), sample: Math.round(best("sample")) }

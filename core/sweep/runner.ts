@@ -121,6 +121,8 @@ export const runSweep = (runs: ReadonlyArray<GridRun>, opts: SweepOptions): Prom
           ...process.env,
           [PLUGINS_ENV]: JSON.stringify((opts.pluginPaths ?? []).map((p) => resolvePath(p))),
           ...(opts.configPath ? { [CONFIG_ENV]: resolvePath(opts.configPath) } : {}),
+          // the kernels' second thread (plugins/tinylm/kernels/wasm/pool.ts) only when the workers leave a core free
+          RAGEN_THREADS: process.env.RAGEN_THREADS ?? (2 * workerCount <= availableParallelism() ? "2" : "1"),
           ...opts.env
         }
       })

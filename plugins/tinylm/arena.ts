@@ -1,7 +1,8 @@
 /**
  * One WebAssembly.Memory of fixed size, carved into named, 16-byte-aligned Float32Array views
  * (llm.c's one-buffer-per-role layout). A WebAssembly.Memory so that WASM SIMD kernels can work
- * on the same views; it is never grown after carving (growing would detach every view).
+ * on the same views, shared so that the kernel pool's worker (kernels/wasm/pool.ts) can too; it
+ * is never grown after carving (growing would detach every view).
  */
 
 export interface ArenaRequest {
@@ -33,7 +34,7 @@ export const carveArena = (requests: ReadonlyArray<ArenaRequest>): Arena => {
     bytes += align16(Math.max(0, r.size) * 4)
   }
   const pages = Math.max(1, Math.ceil(bytes / PAGE))
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages })
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
   const f32: Record<string, Float32Array> = {}
   const i32: Record<string, Int32Array> = {}
   for (const r of requests) {

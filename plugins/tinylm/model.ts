@@ -27,7 +27,7 @@ export interface TensorInfo {
 export class GPT {
   readonly config: ModelConfig
   readonly Vp: number
-  /** Max rows per forward. */
+  /** Rows of the KV cache (the sampler's batch); a forward holds any B rows with B·Tb ≤ maxB·ctx. */
   readonly maxB: number
   readonly trainable: boolean
   readonly arena: Arena
@@ -89,7 +89,7 @@ export class GPT {
       { name: "m", size: trainable ? P : 0 },
       { name: "v", size: trainable ? P : 0 },
       { name: "tokens", size: N, kind: "i32" },
-      { name: "lens", size: maxB, kind: "i32" },
+      { name: "lens", size: N, kind: "i32" }, // a forward may hold up to N one-token rows
       { name: "gather", size: N, kind: "i32" },
       { name: "targets", size: N, kind: "i32" },
       { name: "encoded", size: N * C }, // (B,T,C)
@@ -105,7 +105,7 @@ export class GPT {
       { name: "dlogprob", size: N },
       { name: "dentropy", size: N },
       { name: "dvalues", size: N },
-      { name: "scratch", size: T },
+      { name: "scratch", size: 2 * T }, // attention backward: T floats per kernel thread
       // transposed copies of the matmul weights for the wasm forward (kernels/wasm/matmul.c matmul_forward_t):
       // rewritten by every model forward, reused by the sampler's decode steps
       { name: "wt", size: L * 12 * C * C + Vp * C }

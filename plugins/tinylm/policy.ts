@@ -104,6 +104,25 @@ export class TinyLMPolicy implements TrainablePolicy {
     return [Tb, M]
   }
 
+  /**
+   * Forward chunks over rows, as index lists: rows sorted by length (less padding, since a chunk
+   * pads to its longest row), as many per chunk as fit in the arena's maxB × ctx positions. A
+   * row's numbers do not depend on its chunk (every kernel computes each row alone).
+   */
+  private rowChunks(rows: ReadonlyArray<Row>): number[][] {
+    const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.tokens.length - rows[b]!.tokens.length || a - b)
+    const capacity = this.model.maxB * this.settings.config.ctx
+    const out: number[][] = []
+    let cur: number[] = []
+    for (const i of order) {
+      // ascending order: this row is the chunk's longest
+      if (cur.length > 0 && (cur.length + 1) * rows[i]!.tokens.length > capacity) (out.push(cur), (cur = []))
+      cur.push(i)
+    }
+    if (cur.length > 0) out.push(cur)
+    return out
+  }
+
   private chunks<T>(xs: ReadonlyArray<T>): T[][] {
     const out: T[][] = []
     for (let i = 0; i < xs.length; i += this.settings.microBatch) out.push(xs.slice(i, i + this.settings.microBatch))
@@ -135,10 +154,13 @@ export class TinyLMPolicy implements TrainablePolicy {
     const stopToken = stopIds.length === 1 ? stopIds[0]! : -1
     const out: Completion[] = []
     for (const chunk of this.chunks(prompts)) {
+      // The prompt is kept whole when it fits (its tail when longer than ctx − 1) and generation
+      // stops at the context's end: then scoring the completion (row()) sees exactly this prompt.
+      // Cutting the prompt to ctx − maxTokens instead made a 68-token Sokoban prompt lose its top
+      // grid row in sampling but not in scoring, so PPO/GRPO ratios were off from the first step.
       const encoded = chunk.map((p) => {
         const t = this.encodePrompt(p)
-        const keep = Math.max(1, Math.min(t.length, T - maxTokens))
-        return t.subarray(t.length - keep)
+        return t.subarray(t.length - Math.min(t.length, T - 1))
       })
       for (const r of sampleChunk(this.model, encoded, o, rng, stopToken, this.tokenizer.eos, this.scratch)) {
         let text = this.tokenizer.decode(r.tokens)
@@ -158,51 +180,56 @@ export class TinyLMPolicy implements TrainablePolicy {
   }
 
   async score(requests: ReadonlyArray<ScoreRequest>): Promise<ScoreResult[]> {
-    const out: ScoreResult[] = []
-    for (const chunk of this.chunks(requests)) {
-      const conts = chunk.map((r) => (typeof r.continuation === "string" ? this.tokenizer.encode(r.continuation) : r.continuation))
-      const { fwd } = this.forwardRows(chunk.map((r, i) => this.row(r.prompt, conts[i]!)))
-      for (let i = 0; i < chunk.length; i++) out.push({ tokens: conts[i]!, logprobs: fwd[i]!.logprobs, entropy: fwd[i]!.entropy })
+    const conts = requests.map((r) => (typeof r.continuation === "string" ? this.tokenizer.encode(r.continuation) : r.continuation))
+    const fwd = this.forwardAll(requests.map((r, i) => this.row(r.prompt, conts[i]!)))
+    return requests.map((_, i) => ({ tokens: conts[i]!, logprobs: fwd[i]!.logprobs, entropy: fwd[i]!.entropy }))
+  }
+
+  async forward(items: ReadonlyArray<TrainItem>): Promise<TokenForward[]> {
+    return this.forwardAll(items.map((it) => this.row(it.prompt, it.tokens)))
+  }
+
+  /** Forward of every row, in the rows' order. */
+  private forwardAll(rows: ReadonlyArray<Row>): TokenForward[] {
+    const out: TokenForward[] = new Array(rows.length)
+    for (const idx of this.rowChunks(rows)) {
+      const { fwd } = this.forwardRows(idx.map((i) => rows[i]!))
+      idx.forEach((i, k) => (out[i] = fwd[k]!))
     }
     return out
   }
 
-  async forward(items: ReadonlyArray<TrainItem>): Promise<TokenForward[]> {
-    const out: TokenForward[] = []
-    for (const chunk of this.chunks(items)) out.push(...this.forwardRows(chunk.map((it) => this.row(it.prompt, it.tokens))).fwd)
-    return out
-  }
-
   async accumulate(items: ReadonlyArray<TrainItem>, loss: LossFn): Promise<LossOutput> {
-    const rowChunks = this.chunks(items).map((c) => c.map((it) => this.row(it.prompt, it.tokens)))
-    const forwards: TokenForward[] = []
+    const rows = items.map((it) => this.row(it.prompt, it.tokens))
+    const chunks = this.rowChunks(rows)
+    const forwards: TokenForward[] = new Array(rows.length)
     let last: { Tb: number; M: number } | undefined
-    for (const rows of rowChunks) {
-      const r = this.forwardRows(rows)
-      forwards.push(...r.fwd)
+    for (const idx of chunks) {
+      const r = this.forwardRows(idx.map((i) => rows[i]!))
+      idx.forEach((i, k) => (forwards[i] = r.fwd[k]!))
       last = r
     }
     const result = loss(forwards)
     if (result.grads.length !== items.length) throw new Error(`tinylm: the loss returned ${result.grads.length} gradients for ${items.length} items`)
     // the last chunk's activations are still in place: its backward first, then recompute the others
-    for (let c = rowChunks.length - 1; c >= 0; c--) {
-      const rows = rowChunks[c]!
-      const base = c * this.settings.microBatch
+    for (let c = chunks.length - 1; c >= 0; c--) {
+      const idx = chunks[c]!
+      const chunkRows = idx.map((i) => rows[i]!)
       let Tb: number, M: number
-      if (c === rowChunks.length - 1 && last) [Tb, M] = [last.Tb, last.M]
+      if (c === chunks.length - 1 && last) [Tb, M] = [last.Tb, last.M]
       else {
-        ;[Tb, M] = this.loadRows(rows)
-        this.model.forward(rows.length, Tb, M)
+        ;[Tb, M] = this.loadRows(chunkRows)
+        this.model.forward(chunkRows.length, Tb, M)
       }
       let off = 0
-      for (let i = 0; i < rows.length; i++) {
-        const g = result.grads[base + i]!, n = rows[i]!.scored
+      for (const i of idx) {
+        const g = result.grads[i]!, n = rows[i]!.scored
         this.model.dlogprob.set(g.dLogprobs.subarray(0, n), off)
         this.model.dentropy.set(g.dEntropy.subarray(0, n), off)
         this.model.dvalues.set(g.dValues.subarray(0, n), off)
         off += n
       }
-      this.model.backward(rows.length, Tb, M)
+      this.model.backward(chunkRows.length, Tb, M)
     }
     return result
   }
@@ -211,9 +238,10 @@ export class TinyLMPolicy implements TrainablePolicy {
   tokenAccuracy(items: ReadonlyArray<TrainItem>): number {
     const V = this.settings.config.vocab, Vp = this.model.Vp
     let hit = 0, n = 0
-    for (const chunk of this.chunks(items)) {
-      const [Tb, M] = this.loadRows(chunk.map((it) => this.row(it.prompt, it.tokens)))
-      this.model.forward(chunk.length, Tb, M)
+    const rows = items.map((it) => this.row(it.prompt, it.tokens))
+    for (const idx of this.rowChunks(rows)) {
+      const [Tb, M] = this.loadRows(idx.map((i) => rows[i]!))
+      this.model.forward(idx.length, Tb, M)
       const z = this.model.logits
       for (let m = 0; m < M; m++) {
         let arg = 0

@@ -167,6 +167,14 @@ describe("tinylm model and policy", () => {
     }
     console.log(`sample vs score: max |Δlogprob| ${maxDiff}`)
     expect(maxDiff).toBeLessThan(1e-5)
+    // a prompt longer than ctx − maxTokens (25 + 12 > 32) is kept whole and generation stops at
+    // the context's end, so scoring sees the prompt sampling saw (regression: Sokoban's ratios)
+    const long = "go ".repeat(24) + "<think>"
+    const [lc] = await p.sample([long], { temperature: 1, topP: 1, minP: 0, maxTokens: 12, stop: "" }, new Rng(9))
+    expect(lc!.tokens.length).toBe(32 - 25)
+    expect(lc!.finishReason).toBe("length")
+    const [ls] = await p.score([{ prompt: long, continuation: lc!.tokens }])
+    for (let k = 0; k < lc!.tokens.length; k++) expect(Math.abs(lc!.rawLogprobs[k]! - ls!.logprobs[k]!)).toBeLessThan(1e-5)
     // same rng ⇒ same samples; a snapshot samples the same
     const again = await (await p.snapshot()).sample(prompts, { temperature: 1, topP: 1, minP: 0, maxTokens: 12 }, new Rng(5))
     expect(again.map((c) => c.text)).toEqual(cs.map((c) => c.text))

@@ -12,6 +12,7 @@ import { geluBackward, geluForward } from "./gelu.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
 import * as w from "./wasm/loader.ts"
+import { kernelThreads } from "./wasm/pool.ts"
 
 /** Every kernel with a fast version; the plain JS functions are the spec of each. */
 export interface Kernels {
@@ -56,7 +57,7 @@ export const useKernels = (k: Kernels): void => {
  */
 export const wasmSelfCheck = (): number => {
   try {
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1 })
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })
     let off = 0
     // deterministic, non-trivial values (a fixed integer hash; no Rng needed)
     const view = (n: number, fill = true) => {
@@ -125,6 +126,7 @@ export const selectKernels = (): { name: KernelsName; why: string } => {
   selected = want === "js" ? { name: "js", why: "RAGEN_KERNELS=js" } : ok ? { name: "wasm", why: want === "wasm" ? "RAGEN_KERNELS=wasm" : "default, self-check passed" } : { name: "js", why: "wasm unavailable or failed its self-check" }
   useKernels(selected.name === "wasm" ? wasmKernels : plainKernels)
   noteRuntime("kernels", `tinylm:${selected.name}`)
+  if (selected.name === "wasm") kernelThreads() // validates RAGEN_THREADS and notes the count next to the kernels
   if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm kernels: ${selected.name} (${selected.why})`)
   return selected
 }

@@ -15,9 +15,11 @@ const here = new URL(".", import.meta.url).pathname
 export const SOURCES = ["matmul.c", "attention.c", "pointwise.c"]
 
 export const clangArgs = (srcs: ReadonlyArray<string>, out: string): string[] => [
-  "--target=wasm32", "-msimd128", "-O3", "-nostdlib", "-ffreestanding", "-fno-builtin",
-  // the model's arena is imported; nothing of ours lives in linear memory
-  "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--initial-memory=65536", "-Wl,-z,stack-size=0",
+  "--target=wasm32", "-msimd128", "-matomics", "-mbulk-memory", "-O3", "-nostdlib", "-ffreestanding", "-fno-builtin",
+  // the model's arena is imported; nothing of ours lives in linear memory. It is a shared memory
+  // (up to 4 GiB) so that the kernel pool's worker (pool.ts) runs the same kernels on the same arena.
+  "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--shared-memory", "-Wl,--max-memory=4294967296",
+  "-Wl,--initial-memory=65536", "-Wl,-z,stack-size=0",
   "-Wl,--strip-all", "-o", out, ...srcs,
 ]
 

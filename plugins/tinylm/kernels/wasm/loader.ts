@@ -3,19 +3,23 @@
  * runs them in place on a model's arena: one instance per WebAssembly.Memory, every typed-array
  * argument passed as its byte offset. A call whose arrays are not all inside one attached memory
  * (scratch arrays in tests, say) falls back to the plain JS kernel, so the wasm kernels are
- * always safe to select.
+ * always safe to select. A call large enough to pay for it is split in two across the kernel
+ * pool's worker (pool.ts): rows of the output (matmul, attention, LayerNorm forward, GELU), and for
+ * the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 3 or 4 rows),
+ * so every output is computed exactly as in the one-thread call.
  */
 import { attentionBackward, attentionDecode, attentionForward } from "../attention.ts"
 import { geluBackward, geluForward } from "../gelu.ts"
 import { layernormBackward, layernormForward } from "../layernorm.ts"
 import { matmulBackward, matmulForward } from "../matmul.ts"
 import { kernelsWasmBase64 } from "./module.generated.ts"
+import { type KernelPool, kernelPool } from "./pool.ts"
 
 /** The C exports (all pointers are byte offsets into the memory). */
 export interface WasmExports {
   matmul_forward(out: number, inp: number, weight: number, bias: number, hasBias: number, BT: number, C: number, OC: number): void
   matmul_forward_t(out: number, inp: number, weight: number, bias: number, hasBias: number, BT: number, C: number, OC: number, wt: number, wtReady: number): void
-  matmul_backward(dinp: number, dweight: number, dbias: number, hasBias: number, dout: number, inp: number, weight: number, BT: number, C: number, OC: number): void
+  matmul_backward_part(dinp: number, dweight: number, dbias: number, hasBias: number, dout: number, inp: number, weight: number, BT: number, C: number, OC: number, r0: number, r1: number, o0: number, o1: number): void
   attention_forward(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number): void
   attention_backward(dqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number): void
   attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
@@ -38,27 +42,42 @@ export const wasmBytes = (): Uint8Array => {
 /** The compiled module (throws when the runtime has no WebAssembly SIMD). */
 export const wasmModule = (): WebAssembly.Module => (compiled ??= new WebAssembly.Module(wasmBytes() as Uint8Array<ArrayBuffer>))
 
+interface Attached {
+  readonly ex: WasmExports
+  readonly memory: WebAssembly.Memory
+}
+
 // keyed by the memory's buffer: that is what a typed-array view can tell about itself
-const attached = new WeakMap<ArrayBufferLike, WasmExports>()
+const attached = new WeakMap<ArrayBufferLike, Attached>()
 
 /** Instantiate the kernels on `memory` (idempotent). The memory must never grow afterwards. */
 export const attachMemory = (memory: WebAssembly.Memory): WasmExports => {
-  let ex = attached.get(memory.buffer)
-  if (!ex) {
-    ex = new WebAssembly.Instance(wasmModule(), { env: { memory } }).exports as unknown as WasmExports
-    attached.set(memory.buffer, ex)
+  let at = attached.get(memory.buffer)
+  if (!at) {
+    at = { ex: new WebAssembly.Instance(wasmModule(), { env: { memory } }).exports as unknown as WasmExports, memory }
+    attached.set(memory.buffer, at)
   }
-  return ex
+  return at.ex
 }
 
 type View = Float32Array | Int32Array
 
 /** The instance owning every given view, or undefined (→ JS fallback). Fixed arity: no rest-array allocation per call. */
-const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e: View | null = null, f: View | null = null): WasmExports | undefined => {
+const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e: View | null = null, f: View | null = null): Attached | undefined => {
   const buf = a.buffer
   if (b.buffer !== buf || (c !== null && c.buffer !== buf) || (d !== null && d.buffer !== buf) || (e !== null && e.buffer !== buf) || (f !== null && f.buffer !== buf)) return undefined
   return attached.get(buf)
 }
+
+/** Work (multiply-adds or elements) below which a split costs more than it saves (a job round trip is ≈ 10–40 µs). */
+const SPLIT_MATMUL = 1 << 18
+const SPLIT_POINTWISE = 1 << 16
+
+/** The pool when a call of this much work should be split, else undefined. */
+const splitter = (work: number, threshold: number): KernelPool | undefined => (work >= threshold ? kernelPool(wasmBytes) : undefined)
+
+/** A split point near n/2 that is a multiple of `tile`. */
+const half = (n: number, tile: number): number => Math.floor(n / 2 / tile) * tile
 
 /**
  * With `wt` (a slot of ≥ C·OC floats in the same memory) the broadcast-form kernel runs: it writes
@@ -66,11 +85,29 @@ const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e
  * sampler's decode steps reuse what the prefill forward wrote). Without `wt`, the dot form.
  */
 export function wasmMatmulForward(out: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array | null, BT: number, C: number, OC: number, wt?: Float32Array | null, wtReady = false): void {
-  const ex = owner(out, inp, weight, bias, wt ?? null)
-  if (ex === undefined) return matmulForward(out, inp, weight, bias, BT, C, OC)
-  const b = bias === null ? 0 : bias.byteOffset, hasBias = bias === null ? 0 : 1
-  if (wt != null && wt.length >= C * OC) ex.matmul_forward_t(out.byteOffset, inp.byteOffset, weight.byteOffset, b, hasBias, BT, C, OC, wt.byteOffset, wtReady ? 1 : 0)
-  else ex.matmul_forward(out.byteOffset, inp.byteOffset, weight.byteOffset, b, hasBias, BT, C, OC)
+  const at = owner(out, inp, weight, bias, wt ?? null)
+  if (at === undefined) return matmulForward(out, inp, weight, bias, BT, C, OC)
+  const ex = at.ex
+  const o = out.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias === null ? 0 : bias.byteOffset, hasBias = bias === null ? 0 : 1
+  const transposed = wt != null && wt.length >= C * OC
+  const pool = BT >= 8 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
+  if (pool === undefined) {
+    if (transposed) ex.matmul_forward_t(o, x, w, b, hasBias, BT, C, OC, wt.byteOffset, wtReady ? 1 : 0)
+    else ex.matmul_forward(o, x, w, b, hasBias, BT, C, OC)
+    return
+  }
+  // rows [h, BT) on the worker: the 3-row (broadcast form) or 4-row (dot form) tiles stay whole
+  const h = half(BT, transposed ? 3 : 4)
+  if (transposed) {
+    const t = wt.byteOffset
+    if (!wtReady) ex.matmul_forward_t(o, x, w, b, hasBias, 0, C, OC, t, 0) // BT = 0: only write the transpose
+    pool.start(at.memory, "matmul_forward_t", [o + 4 * h * OC, x + 4 * h * C, w, b, hasBias, BT - h, C, OC, t, 1])
+    ex.matmul_forward_t(o, x, w, b, hasBias, h, C, OC, t, 1)
+  } else {
+    pool.start(at.memory, "matmul_forward", [o + 4 * h * OC, x + 4 * h * C, w, b, hasBias, BT - h, C, OC])
+    ex.matmul_forward(o, x, w, b, hasBias, h, C, OC)
+  }
+  pool.join()
 }
 
 export function wasmMatmulBackward(
@@ -78,15 +115,31 @@ export function wasmMatmulBackward(
   dout: Float32Array, inp: Float32Array, weight: Float32Array,
   BT: number, C: number, OC: number
 ): void {
-  const ex = owner(dinp, dweight, dbias, dout, inp, weight)
-  if (ex === undefined) return matmulBackward(dinp, dweight, dbias, dout, inp, weight, BT, C, OC)
-  ex.matmul_backward(dinp.byteOffset, dweight.byteOffset, dbias === null ? 0 : dbias.byteOffset, dbias === null ? 0 : 1, dout.byteOffset, inp.byteOffset, weight.byteOffset, BT, C, OC)
+  const at = owner(dinp, dweight, dbias, dout, inp, weight)
+  if (at === undefined) return matmulBackward(dinp, dweight, dbias, dout, inp, weight, BT, C, OC)
+  const ex = at.ex
+  const di = dinp.byteOffset, dw = dweight.byteOffset, db = dbias === null ? 0 : dbias.byteOffset, hasBias = dbias === null ? 0 : 1
+  const g = dout.byteOffset, x = inp.byteOffset, w = weight.byteOffset
+  const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
+  if (pool === undefined) return ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, BT, 0, OC)
+  // worker: dinp rows [h, BT) and dweight rows [oh, OC); caller: the rest and the bias
+  const h = half(BT, 3), oh = half(OC, 3)
+  pool.start(at.memory, "matmul_backward_part", [di, dw, 0, 0, g, x, w, BT, C, OC, h, BT, oh, OC])
+  ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, h, 0, oh)
+  pool.join()
 }
 
 export function wasmAttentionForward(out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number): void {
-  const ex = owner(out, att, qkv, lens)
-  if (ex === undefined) return attentionForward(out, att, qkv, lens, B, T, C, NH)
-  ex.attention_forward(out.byteOffset, att.byteOffset, qkv.byteOffset, lens.byteOffset, B, T, C, NH)
+  const at = owner(out, att, qkv, lens)
+  if (at === undefined) return attentionForward(out, att, qkv, lens, B, T, C, NH)
+  const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset
+  const pool = B >= 2 ? splitter(B * T * T * C, SPLIT_MATMUL) : undefined
+  if (pool === undefined) return at.ex.attention_forward(o, a, q, l, B, T, C, NH)
+  // rows of the batch are independent: [h, B) on the worker
+  const h = B >> 1
+  pool.start(at.memory, "attention_forward", [o + 4 * h * T * C, a + 4 * h * NH * T * T, q + 4 * h * T * 3 * C, l + 4 * h, B - h, T, C, NH])
+  at.ex.attention_forward(o, a, q, l, h, T, C, NH)
+  pool.join()
 }
 
 export function wasmAttentionBackward(
@@ -94,33 +147,59 @@ export function wasmAttentionBackward(
   dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
   B: number, T: number, C: number, NH: number
 ): void {
-  const ex = owner(dqkv, scratch, dout, qkv, att, lens)
-  if (ex === undefined) return attentionBackward(dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)
-  ex.attention_backward(dqkv.byteOffset, scratch.byteOffset, dout.byteOffset, qkv.byteOffset, att.byteOffset, lens.byteOffset, B, T, C, NH)
+  const at = owner(dqkv, scratch, dout, qkv, att, lens)
+  if (at === undefined) return attentionBackward(dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)
+  const dq = dqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset, l = lens.byteOffset
+  // the worker needs its own T floats of scratch: the second half of a 2T scratch
+  const pool = B >= 2 && scratch.length >= 2 * T ? splitter(B * T * T * C, SPLIT_MATMUL) : undefined
+  if (pool === undefined) return at.ex.attention_backward(dq, s, g, q, a, l, B, T, C, NH)
+  const h = B >> 1
+  pool.start(at.memory, "attention_backward", [dq + 4 * h * T * 3 * C, s + 4 * T, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * T, l + 4 * h, B - h, T, C, NH])
+  at.ex.attention_backward(dq, s, g, q, a, l, h, T, C, NH)
+  pool.join()
 }
 
 export function wasmAttentionDecode(out: Float32Array, outOff: number, att: Float32Array, q: Float32Array, qOff: number, kc: Float32Array, vc: Float32Array, kvOff: number, t: number, C: number, NH: number): void {
-  const ex = owner(out, att, q, kc, vc)
-  if (ex === undefined) return attentionDecode(out, outOff, att, q, qOff, kc, vc, kvOff, t, C, NH)
-  ex.attention_decode(out.byteOffset + 4 * outOff, att.byteOffset, q.byteOffset + 4 * qOff, kc.byteOffset + 4 * kvOff, vc.byteOffset + 4 * kvOff, t, C, NH)
+  const at = owner(out, att, q, kc, vc)
+  if (at === undefined) return attentionDecode(out, outOff, att, q, qOff, kc, vc, kvOff, t, C, NH)
+  at.ex.attention_decode(out.byteOffset + 4 * outOff, att.byteOffset, q.byteOffset + 4 * qOff, kc.byteOffset + 4 * kvOff, vc.byteOffset + 4 * kvOff, t, C, NH)
 }
 
 export function wasmGeluForward(out: Float32Array, inp: Float32Array, N: number): void {
-  const ex = owner(out, inp)
-  if (ex === undefined) return geluForward(out, inp, N)
-  ex.gelu_forward(out.byteOffset, inp.byteOffset, N)
+  const at = owner(out, inp)
+  if (at === undefined) return geluForward(out, inp, N)
+  const o = out.byteOffset, x = inp.byteOffset
+  const pool = splitter(N, SPLIT_POINTWISE)
+  if (pool === undefined) return at.ex.gelu_forward(o, x, N)
+  const h = half(N, 4)
+  pool.start(at.memory, "gelu_forward", [o + 4 * h, x + 4 * h, N - h])
+  at.ex.gelu_forward(o, x, h)
+  pool.join()
 }
 
 export function wasmGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number): void {
-  const ex = owner(dinp, inp, dout)
-  if (ex === undefined) return geluBackward(dinp, inp, dout, N)
-  ex.gelu_backward(dinp.byteOffset, inp.byteOffset, dout.byteOffset, N)
+  const at = owner(dinp, inp, dout)
+  if (at === undefined) return geluBackward(dinp, inp, dout, N)
+  const d = dinp.byteOffset, x = inp.byteOffset, g = dout.byteOffset
+  const pool = splitter(N, SPLIT_POINTWISE)
+  if (pool === undefined) return at.ex.gelu_backward(d, x, g, N)
+  const h = half(N, 4)
+  pool.start(at.memory, "gelu_backward", [d + 4 * h, x + 4 * h, g + 4 * h, N - h])
+  at.ex.gelu_backward(d, x, g, h)
+  pool.join()
 }
 
 export function wasmLayernormForward(out: Float32Array, mean: Float32Array, rstd: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array, N: number, C: number): void {
-  const ex = owner(out, mean, rstd, inp, weight, bias)
-  if (ex === undefined) return layernormForward(out, mean, rstd, inp, weight, bias, N, C)
-  ex.layernorm_forward(out.byteOffset, mean.byteOffset, rstd.byteOffset, inp.byteOffset, weight.byteOffset, bias.byteOffset, N, C)
+  const at = owner(out, mean, rstd, inp, weight, bias)
+  if (at === undefined) return layernormForward(out, mean, rstd, inp, weight, bias, N, C)
+  const o = out.byteOffset, mu = mean.byteOffset, rs = rstd.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias.byteOffset
+  const pool = splitter(N * C, SPLIT_POINTWISE)
+  if (pool === undefined) return at.ex.layernorm_forward(o, mu, rs, x, w, b, N, C)
+  // rows are independent (the backward sums dweight over rows, so it stays on one thread)
+  const h = N >> 1
+  pool.start(at.memory, "layernorm_forward", [o + 4 * h * C, mu + 4 * h, rs + 4 * h, x + 4 * h * C, w, b, N - h, C])
+  at.ex.layernorm_forward(o, mu, rs, x, w, b, h, C)
+  pool.join()
 }
 
 export function wasmLayernormBackward(
@@ -129,7 +208,7 @@ export function wasmLayernormBackward(
   N: number, C: number
 ): void {
   // eight arrays: the two not covered by owner's six are checked here
-  const ex = mean.buffer === dinp.buffer && rstd.buffer === dinp.buffer ? owner(dinp, dweight, dbias, dout, inp, weight) : undefined
-  if (ex === undefined) return layernormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C)
-  ex.layernorm_backward(dinp.byteOffset, dweight.byteOffset, dbias.byteOffset, dout.byteOffset, inp.byteOffset, weight.byteOffset, mean.byteOffset, rstd.byteOffset, N, C)
+  const at = mean.buffer === dinp.buffer && rstd.buffer === dinp.buffer ? owner(dinp, dweight, dbias, dout, inp, weight) : undefined
+  if (at === undefined) return layernormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C)
+  at.ex.layernorm_backward(dinp.byteOffset, dweight.byteOffset, dbias.byteOffset, dout.byteOffset, inp.byteOffset, weight.byteOffset, mean.byteOffset, rstd.byteOffset, N, C)
 }

@@ -231,22 +231,39 @@ static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk
   }
 }
 
-/* dinp (BT,C) += dout . weight; dweight (OC,C) += dout^T . inp (rows in blocks of ROWS, in order); dbias += column sums */
-__attribute__((export_name("matmul_backward")))
-void matmul_backward(float *dinp, float *dweight, float *dbias, int hasBias, const float *dout,
-                     const float *inp, const float *weight, int BT, int C, int OC) {
-  bcast_acc(dinp, C, dout, OC, 1, weight, C, BT, OC, C);
-  for (int r0 = 0; r0 < BT; r0 += ROWS) {
-    const int n = r0 + ROWS < BT ? ROWS : BT - r0;
-    bcast_acc(dweight, C, dout + r0 * OC, 1, OC, inp + r0 * C, C, OC, n, C);
+/*
+ * One thread's share of the backward (kernels/wasm/pool.ts splits a call in two): dinp rows [r0,r1)
+ * and dweight rows [o0,o1). Every dweight entry still sums over all BT rows in the same order, and
+ * a split at a multiple of 3 keeps the 3-row tiles of the whole call, so the result is bit-identical
+ * to the single-thread call whatever the split.
+ */
+static void backward_part(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight,
+                          int BT, int C, int OC, int r0, int r1, int o0, int o1) {
+  if (r1 > r0) bcast_acc(dinp + r0 * C, C, dout + r0 * OC, OC, 1, weight, C, r1 - r0, OC, C);
+  if (o1 > o0) for (int b0 = 0; b0 < BT; b0 += ROWS) {
+    const int n = b0 + ROWS < BT ? ROWS : BT - b0;
+    bcast_acc(dweight + o0 * C, C, dout + b0 * OC + o0, 1, OC, inp + b0 * C, C, o1 - o0, n, C);
   }
-  if (hasBias) {
-    const int OC4 = OC & ~3;
-    for (int i = 0; i < BT; i++) {
-      const float *g = dout + i * OC;
-      int o = 0;
-      for (; o < OC4; o += 4) ST(dbias + o, wasm_f32x4_add(LD(dbias + o), LD(g + o)));
-      for (; o < OC; o++) dbias[o] += g[o];
-    }
+}
+
+static void bias_backward(float *dbias, const float *dout, int BT, int OC) {
+  const int OC4 = OC & ~3;
+  for (int i = 0; i < BT; i++) {
+    const float *g = dout + i * OC;
+    int o = 0;
+    for (; o < OC4; o += 4) ST(dbias + o, wasm_f32x4_add(LD(dbias + o), LD(g + o)));
+    for (; o < OC; o++) dbias[o] += g[o];
   }
+}
+
+/*
+ * dinp (BT,C) += dout . weight; dweight (OC,C) += dout^T . inp (rows in blocks of ROWS, in order);
+ * dbias += column sums. The share [r0,r1) x [o0,o1) of it (kernels/wasm/pool.ts runs two shares at
+ * once; the whole call is the share [0,BT) x [0,OC)).
+ */
+__attribute__((export_name("matmul_backward_part")))
+void matmul_backward_part(float *dinp, float *dweight, float *dbias, int hasBias, const float *dout,
+                          const float *inp, const float *weight, int BT, int C, int OC, int r0, int r1, int o0, int o1) {
+  backward_part(dinp, dweight, dout, inp, weight, BT, C, OC, r0, r1, o0, o1);
+  if (hasBias) bias_backward(dbias, dout, BT, OC);
 }

@@ -1,0 +1,34 @@
+/**
+ * The control block shared by the kernel pool (pool.ts, calling thread) and its worker (worker.ts):
+ * an Int32Array on a SharedArrayBuffer. The calling thread writes a job (op, memory id, i32 args)
+ * and bumps SEQ; the worker runs it and stores SEQ into DONE. Every argument of a kernel is an
+ * i32 (byte offsets and sizes), so a job is a fixed list of words and needs no message.
+ */
+export const SEQ = 0
+export const DONE = 1
+export const OP = 2
+export const MEM = 3
+/** The id of the last memory the worker attached (the answer to an "attach" message). */
+export const ACK = 4
+export const ARGS = 5
+export const CONTROL_WORDS = 24
+
+/** Job ops: YIELD returns the worker to its event loop (to receive attach/detach messages). */
+export const YIELD = 0
+/** The kernel exports a job may name, by op number (1-based; 0 is YIELD). */
+export const POOL_OPS = [
+  "matmul_forward_t",
+  "matmul_forward",
+  "matmul_backward_part",
+  "attention_forward",
+  "attention_backward",
+  "gelu_forward",
+  "gelu_backward",
+  "layernorm_forward"
+] as const
+export type PoolOp = (typeof POOL_OPS)[number]
+
+export type WorkerMessage =
+  | { readonly type: "init"; readonly control: SharedArrayBuffer; readonly bytes: Uint8Array }
+  | { readonly type: "attach"; readonly id: number; readonly memory: WebAssembly.Memory }
+  | { readonly type: "detach"; readonly id: number }

@@ -1,0 +1,51 @@
+/**
+ * The kernel pool's worker thread: instantiates the WASM kernels on every arena memory the
+ * calling thread attaches, then waits on the control block (pool-protocol.ts) and runs the share
+ * of a kernel call it is given. It spins briefly before blocking, because the next job usually
+ * follows within microseconds (the next layer's kernel).
+ */
+import { ACK, ARGS, DONE, MEM, OP, POOL_OPS, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
+
+type Fn = (...args: number[]) => void
+const instances = new Map<number, Record<string, Fn>>()
+let control: Int32Array | undefined
+let module: WebAssembly.Module | undefined
+let last = 0
+const SPIN = 20000
+
+const loop = (ctl: Int32Array): void => {
+  for (;;) {
+    let seq = Atomics.load(ctl, SEQ)
+    for (let i = 0; seq === last && i < SPIN; i++) seq = Atomics.load(ctl, SEQ)
+    if (seq === last) {
+      Atomics.wait(ctl, SEQ, last)
+      continue
+    }
+    last = seq
+    const op = ctl[OP]!
+    if (op !== YIELD) {
+      const ex = instances.get(ctl[MEM]!)!
+      const a = ctl.subarray(ARGS)
+      ex[POOL_OPS[op - 1]!]!(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!, a[5]!, a[6]!, a[7]!, a[8]!, a[9]!, a[10]!, a[11]!, a[12]!, a[13]!)
+    }
+    Atomics.store(ctl, DONE, seq)
+    Atomics.notify(ctl, DONE)
+    if (op === YIELD) return
+  }
+}
+
+self.onmessage = (e: MessageEvent<WorkerMessage>): void => {
+  const m = e.data
+  if (m.type === "init") {
+    control = new Int32Array(m.control)
+    module = new WebAssembly.Module(m.bytes as Uint8Array<ArrayBuffer>)
+    return
+  }
+  const ctl = control!
+  if (m.type === "attach") {
+    instances.set(m.id, new WebAssembly.Instance(module!, { env: { memory: m.memory } }).exports as unknown as Record<string, Fn>)
+    Atomics.store(ctl, ACK, m.id)
+    Atomics.notify(ctl, ACK)
+  } else instances.delete(m.id)
+  loop(ctl)
+}
