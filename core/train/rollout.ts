@@ -3,7 +3,11 @@
  * each seed), up to maxTurns turns. Each turn every live env's prompt goes into ONE batched
  * `policy.sample` call; the response is parsed with the reference regex (core/prompt.ts). A
  * response that does not parse costs the format penalty once for that turn, the env is not
- * stepped, and the next prompt is the same observation with a note in front. Each turn's
+ * stepped, and the next prompt is the same observation with a note in front. A response that
+ * parses but whose action the env rejects (info.valid false: not stepped) costs the same penalty,
+ * as in RAGEN's es_manager (penalty unless every action is valid). Without it an invalid action
+ * was free while a real Sokoban move costs −0.1, and RL learned to answer nonsense (validation
+ * success 0.17 → 0 within 30 steps). Each turn's
  * completion becomes one training sequence (prompt + completion tokens; the loss only sees
  * completion tokens). Reasoning fidelity is graded against the state before the action.
  * Plain synchronous code around the one async sample call per turn.
@@ -40,7 +44,7 @@ export interface TurnRecord {
   readonly formatValid: boolean
   /** The env accepted the action (false when the format was invalid). */
   readonly actionValid: boolean
-  /** Env reward plus the format penalty of this turn. */
+  /** Env reward plus the format penalty of this turn (bad format or an action the env rejected). */
   readonly reward: number
   /** Teacher-grounded fidelity; undefined when the format was invalid. */
   readonly grade: ReasoningGrade | undefined
@@ -128,8 +132,8 @@ export const rollout = async (
         // Remote-backed envs step asynchronously; the local (sync) path stays await-free.
         const r = env.stepAsync ? await env.stepAsync(parsed.action) : env.step(parsed.action)
         grade = env.gradeReasoning(before, parsed.reasoning, parsed.action)
-        reward = r.reward
         actionValid = r.info.valid
+        reward = r.reward + (actionValid ? 0 : s.formatPenalty)
         obs[i] = r.observation
         if (r.info.success) tr.success = true
         tr.terminated = r.terminated
