@@ -10,7 +10,9 @@ export const OP = 2
 export const MEM = 3
 /** The id of the last memory the worker attached (the answer to an "attach" message). */
 export const ACK = 4
-export const ARGS = 5
+/** Set by the worker when a kernel threw (a trap); the calling thread rethrows. */
+export const FAILED = 5
+export const ARGS = 6
 export const CONTROL_WORDS = 24
 
 /** Job ops: YIELD returns the worker to its event loop (to receive attach/detach messages). */

@@ -12,9 +12,10 @@
 import { availableParallelism } from "node:os"
 import { UsageError } from "../../../../core/errors.ts"
 import { noteRuntime } from "../../../../core/runtime.ts"
-import { ACK, ARGS, CONTROL_WORDS, DONE, MEM, OP, POOL_OPS, type PoolOp, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
+import { ACK, ARGS, CONTROL_WORDS, DONE, FAILED, MEM, OP, POOL_OPS, type PoolOp, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
 
 const SPIN = 200000
+const START_TIMEOUT_MS = 30000
 
 export class KernelPool {
   private readonly ctl: Int32Array
@@ -42,12 +43,18 @@ export class KernelPool {
     this.worker.postMessage(m)
   }
 
-  /** Wait (spinning first) until the control word at `i` equals `want`. */
+  /**
+   * Wait (spinning first) until the control word at `i` equals `want`. A kernel share takes
+   * milliseconds, so a worker silent for START_TIMEOUT_MS never started (its module or memory
+   * failed to load): that is an error naming the way out, not a hang.
+   */
   private waitFor(i: number, want: number): void {
     let v = Atomics.load(this.ctl, i)
     for (let k = 0; v !== want && k < SPIN; k++) v = Atomics.load(this.ctl, i)
+    const t0 = performance.now()
     while (v !== want) {
-      Atomics.wait(this.ctl, i, v, 1000)
+      if (performance.now() - t0 > START_TIMEOUT_MS) throw new Error(`tinylm: the kernel worker did not answer in ${START_TIMEOUT_MS / 1000} s; run with RAGEN_THREADS=1`)
+      Atomics.wait(this.ctl, i, v, 100)
       v = Atomics.load(this.ctl, i)
     }
   }
@@ -93,6 +100,7 @@ export class KernelPool {
 
   join(): void {
     this.waitFor(DONE, this.seq)
+    if (Atomics.load(this.ctl, FAILED) !== 0) throw new Error("tinylm: a kernel failed on the worker thread (a wasm trap); run with RAGEN_THREADS=1 to see it on the main thread")
   }
 }
 

@@ -4,7 +4,7 @@
  * of a kernel call it is given. It spins briefly before blocking, because the next job usually
  * follows within microseconds (the next layer's kernel).
  */
-import { ACK, ARGS, DONE, MEM, OP, POOL_OPS, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
+import { ACK, ARGS, DONE, FAILED, MEM, OP, POOL_OPS, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
 
 type Fn = (...args: number[]) => void
 const instances = new Map<number, Record<string, Fn>>()
@@ -24,9 +24,13 @@ const loop = (ctl: Int32Array): void => {
     last = seq
     const op = ctl[OP]!
     if (op !== YIELD) {
-      const ex = instances.get(ctl[MEM]!)!
-      const a = ctl.subarray(ARGS)
-      ex[POOL_OPS[op - 1]!]!(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!, a[5]!, a[6]!, a[7]!, a[8]!, a[9]!, a[10]!, a[11]!, a[12]!, a[13]!)
+      try {
+        const ex = instances.get(ctl[MEM]!)!
+        const a = ctl.subarray(ARGS)
+        ex[POOL_OPS[op - 1]!]!(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!, a[5]!, a[6]!, a[7]!, a[8]!, a[9]!, a[10]!, a[11]!, a[12]!, a[13]!)
+      } catch {
+        Atomics.store(ctl, FAILED, 1)
+      }
     }
     Atomics.store(ctl, DONE, seq)
     Atomics.notify(ctl, DONE)
