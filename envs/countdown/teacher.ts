@@ -3,6 +3,9 @@
  *
  * Teacher reasoning (numbers digit by digit, list items separated by ","):
  *   "numbers 3 , 5 , 7 target 2 2 : 3 * 5 = 1 5 , 1 5 + 7 = 2 2"
+ * The equations follow chainPlan (a canonical left-to-right chain, + − preferred) rather than the
+ * generator's random solution: the tiny SFT model could neither do the generator's arithmetic nor
+ * guess its random combination order (benchmarks/results/countdown-sft.md).
  * Reasoning noise varies the order (target first), the order of the listed numbers, the
  * operand order of + and *, and the connectives ("," / "then" / "so").
  *
@@ -19,7 +22,7 @@
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
-import { evaluate, parseExpression, render, spell } from "./expression.ts"
+import { evaluate, parseExpression, render, spell, type Expr } from "./expression.ts"
 import type { Equation, Instance } from "./generator.ts"
 import { apply, eq, ofInt, type Op, type Rational } from "./rational.ts"
 
@@ -46,22 +49,73 @@ const equationText = (e: Equation, swap: boolean): string => {
   return `${spell(x)} ${SYM[e.op]} ${spell(y)} = ${spell(e.c)}`
 }
 
+const OP_TIERS: ReadonlyArray<ReadonlyArray<Op>> = [["+", "-"], ["+", "-", "*"], ["+", "-", "*", "/"]]
+
+/** Index permutations of 0..n−1 in lexicographic order (the identity first). */
+const permutations = (n: number): number[][] => {
+  const out: number[][] = []
+  const rec = (prefix: number[], rest: number[]): void => {
+    if (rest.length === 0) out.push(prefix)
+    for (let k = 0; k < rest.length; k++) rec([...prefix, rest[k]!], [...rest.slice(0, k), ...rest.slice(k + 1)])
+  }
+  rec([], Array.from({ length: n }, (_, i) => i))
+  return out
+}
+
+/**
+ * The teacher's plan: a chain ((n1 op n2) op n3) op n4 = target, so every equation combines the
+ * running value with one given number and the action is the equations' operands read left to
+ * right. Chosen canonically so a small model can imitate it: fewest kinds of operator first
+ * (+ − only, then with *, then with /: the model's arithmetic is weakest on * and /), then the
+ * given order of the numbers, then + before − before * before /; intermediates stay
+ * non-negative integers (the generator's rule). Covers ~99% of instances without reverse
+ * operands ("n − R"); the rest keep the generator's own solution.
+ */
+export const chainPlan = (numbers: ReadonlyArray<number>, target: number): { steps: Equation[]; solution: Expr } | undefined => {
+  const perms = permutations(numbers.length)
+  for (const ops of OP_TIERS) {
+    for (const perm of perms) {
+      const ns = perm.map((i) => numbers[i]!)
+      const steps: Equation[] = []
+      const dfs = (k: number, r: number): boolean => {
+        if (k === ns.length) return r === target
+        const b = ns[k]!
+        for (const op of ops) {
+          const c = op === "+" ? r + b : op === "-" ? r - b : op === "*" ? r * b : b !== 0 && r % b === 0 ? r / b : -1
+          if (c < 0) continue
+          steps.push({ a: r, op, b, c })
+          if (dfs(k + 1, c)) return true
+          steps.pop()
+        }
+        return false
+      }
+      if (dfs(1, ns[0]!)) {
+        let e: Expr = { kind: "num", value: ns[0]! }
+        for (const s of steps) e = { kind: "bin", op: s.op, left: e, right: { kind: "num", value: s.b } }
+        return { steps, solution: e }
+      }
+    }
+  }
+  return undefined
+}
+
 export const teachCountdown = (inst: Instance, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string): TeacherStep => {
+  const plan = chainPlan(inst.numbers, inst.target) ?? inst
   const noisy = () => options.reasoningNoise > 0 && rng.bool(options.reasoningNoise)
   const nums = noisy() ? shuffled(inst.numbers, rng) : [...inst.numbers]
-  const numbersPart = `${noisy() ? "given" : "numbers"} ${nums.map(spell).join(" , ")}`
+  const numbersPart = `${noisy() ? "given" : "numbers"} ${nums.map((n) => spell(n)).join(" , ")}`
   const targetPart = `${noisy() ? "goal" : "target"} ${spell(inst.target)}`
   const head = noisy() ? `${targetPart} ${numbersPart}` : `${numbersPart} ${targetPart}`
-  const eqs = inst.steps.map((s) => equationText(s, noisy()))
+  const eqs = plan.steps.map((s) => equationText(s, noisy()))
   let body = eqs[0] ?? ""
   for (let i = 1; i < eqs.length; i++) body += ` ${noisy() ? (rng.bool() ? "then" : "so") : ","} ${eqs[i]}`
   const reasoning = `${head} : ${body}`
-  const intendedAction = render(inst.solution)
+  const intendedAction = render(plan.solution)
   const action = options.epsilon > 0 && rng.bool(options.epsilon) ? randomAction(rng) : intendedAction
   const facts = [
     ...inst.numbers.map((n) => `number ${n}`),
     `target ${inst.target}`,
-    ...inst.steps.map((s) => `${s.a} ${SYM[s.op]} ${s.b} = ${s.c}`)
+    ...plan.steps.map((s) => `${s.a} ${SYM[s.op]} ${s.b} = ${s.c}`)
   ]
   return { reasoning, action, facts, intendedAction }
 }

@@ -4,7 +4,7 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { countdownSpec, scoreAnswer } from "../../envs/countdown/env.ts"
 import { evaluate, leaves, parseExpression, render } from "../../envs/countdown/expression.ts"
 import { show } from "../../envs/countdown/rational.ts"
-import { gradeCountdown } from "../../envs/countdown/teacher.ts"
+import { chainPlan, gradeCountdown } from "../../envs/countdown/teacher.ts"
 import { checkEnv } from "../helpers/check-env.ts"
 
 const options = () => {
@@ -87,6 +87,27 @@ describe("countdown-v1", () => {
       if (env.step(t.action).info.success) solved++
     }
     expect(solved).toBe(n)
+  })
+  test("teacher plan: a canonical chain whose action reads the equations' operands left to right", () => {
+    // + − only, given order first: 5 9 + 9 7 − 3 3 − 6 8 = 5 5 (seed 123's numbers).
+    const p = chainPlan([59, 97, 33, 68], 55)!
+    expect(p.steps.map((s) => `${s.a} ${s.op} ${s.b} = ${s.c}`)).toEqual(["59 + 97 = 156", "156 - 33 = 123", "123 - 68 = 55"])
+    expect(render(p.solution)).toBe("5 9 + 9 7 - 3 3 - 6 8")
+    // * only when + − cannot: (3 + 5) * 7 is not reachable with + − alone.
+    expect(render(chainPlan([3, 5, 7], 56)!.solution)).toBe("( 3 + 5 ) * 7")
+    const env = countdownSpec.make(options())
+    let chained = 0
+    for (let s = 0; s < 300; s++) {
+      env.reset(s)
+      const st = env.state() as { numbers: number[]; target: number }
+      const q = chainPlan(st.numbers, st.target)
+      if (!q) continue
+      chained++
+      expect(leaves(q.solution)).toEqual([q.steps[0]!.a, ...q.steps.map((x) => x.b)])
+      expect(show(evaluate(q.solution)!)).toBe(String(st.target))
+      expect(env.teach({ epsilon: 0, reasoningNoise: 0 }, new Rng(s)).action).toBe(render(q.solution))
+    }
+    expect(chained).toBeGreaterThan(285) // ~99% have a chain without reverse operands
   })
   test("invalid action: flagged, not applied, budget spent ⇒ truncated", () => {
     const env = countdownSpec.make(options())

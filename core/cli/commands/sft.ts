@@ -37,7 +37,7 @@ export default defineCommand({
     { flags: "--batch <n>", description: "Sequences per step", default: 64 },
     { flags: "--seed <s>", description: "Seed", default: 0 },
     { flags: "--val-seeds <n>", description: "Validation episodes (seeds 123..)", default: 64 },
-    { flags: "--max-tokens <n>", description: "Completion token cap in validation (the trainer's maxTokens default)", default: 64 },
+    { flags: "--max-tokens <n>", description: "Completion token cap in validation (default: the trainer's 64, or the longest teacher completion if longer)" },
     { flags: "--out <dir>", description: "Output folder", default: "runs/sft" }
   ],
   examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft"],
@@ -57,7 +57,7 @@ export default defineCommand({
       const batch = yield* num(opts.batch, 64, "batch", posInt)
       const seed = yield* num(opts.seed, 0, "seed", Number.isInteger)
       const valSeeds = yield* num(opts.valSeeds, 64, "val-seeds", (n) => Number.isInteger(n) && n >= 0)
-      const maxTokens = yield* num(opts.maxTokens, 64, "max-tokens", posInt)
+      const maxTokensOpt = opts.maxTokens === undefined ? undefined : yield* num(opts.maxTokens, 64, "max-tokens", posInt)
       const policyOptions = yield* decodeInput(TinyLMOptions, { preset: opts.preset ?? "tiny", seed, microBatch: batch }, "preset")
       const out = String(opts.out ?? "runs/sft")
       const path = join(out, `${spec.id}-${policyOptions.preset}-s${seed}.safetensors`)
@@ -65,6 +65,11 @@ export default defineCommand({
         const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
         const data = await collectTeacherTurnsAsync(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
         console.log(`sft ${envE.fullId}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
+        // A validation cap below the teacher's own longest completion cuts off correct answers
+        // (Countdown's 4-number traces run to ~76 tokens); envs whose traces fit keep 64.
+        let longest = 0
+        for (const t of data) longest = Math.max(longest, policy.tokenizer.encode(t.completion).length)
+        const maxTokens = maxTokensOpt ?? Math.max(64, longest)
         const r = await runSft(policy, data, { steps, lr, batch, targetAcc, evalEvery: 50, maxGradNorm: 1, seed }, (p) => {
           if (p.heldOutAcc !== undefined) console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  held-out token acc ${p.heldOutAcc.toFixed(4)}  ${p.seconds.toFixed(1)}s`)
         })
@@ -80,7 +85,7 @@ export default defineCommand({
           const prompts = [...new Set(Array.from({ length: 64 }, (_, i) => buildPrompt({ observation: env.reset(VAL_SEED_START + i) })))].slice(0, 8)
           const retrieval = await reasoningRetrieval(policy, prompts, 0.5, seed, maxTokens)
           console.log(`reasoning retrieval accuracy over ${prompts.length} prompts: ${retrieval.toFixed(3)} (chance ${(1 / prompts.length).toFixed(3)})`)
-          console.log(`validation (${valSeeds} seeds from 123, T=0.5): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`)
+          console.log(`validation (${valSeeds} seeds from 123, T=0.5, cap ${maxTokens} tokens): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`)
         }
       }
       const failed = yield* Effect.promise(() => work().then(() => undefined, (e) => {
