@@ -9,7 +9,6 @@ import { type Arena, type ArenaRequest, carveArena } from "./arena.ts"
 import { type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
 import { kernels, prepareArena } from "./kernels/dispatch.ts"
 import { encoderBackward, encoderForward } from "./kernels/encoder.ts"
-import { headBackward, headForward } from "./kernels/head.ts"
 import { residualForward } from "./kernels/residual.ts"
 import { valueBackward, valueForward } from "./kernels/value.ts"
 import type { Rng } from "../../core/rng.ts"
@@ -217,7 +216,7 @@ export class GPT {
       hsel.set(lnf.subarray(src, src + C), m * C)
     }
     mm(this.logits, hsel, p.wte!, null, M, C, this.Vp, wt.wte)
-    headForward(this.probs, this.logprob, this.entropy, this.logits, this.targets, M, V, this.Vp)
+    kernels.headForward(this.probs, this.logprob, this.entropy, this.logits, this.targets, M, V, this.Vp)
     valueForward(this.values, hsel, p.valuew!, p.valueb!, M, C)
   }
 
@@ -232,7 +231,7 @@ export class GPT {
     const dqkv = a.dqkv!, datty = a.datty!, dfch = a.dfch!, dfchGelu = a.dfchGelu!
     dlogits.fill(0, 0, M * this.Vp)
     dhsel.fill(0, 0, M * C)
-    headBackward(dlogits, this.probs, this.entropy, this.targets, this.dlogprob, this.dentropy, M, V, this.Vp)
+    kernels.headBackward(dlogits, this.probs, this.logits, this.logprob, this.entropy, this.targets, this.dlogprob, this.dentropy, M, V, this.Vp)
     mb(dhsel, g.wte!, null, dlogits, a.hsel!, p.wte!, M, C, this.Vp)
     valueBackward(dhsel, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
     dlnf.fill(0, 0, N * C)

@@ -167,19 +167,29 @@ export const sampleChunk = (
   // rows of model.logits that belong to each live row (prefill: row b)
   let live: number[] = prompts.map((_, b) => b)
   const maxNew = o.maxTokens
+  const drawn = new Float64Array(B)
+  const plain = o.temperature === 1 && o.topP >= 1 && o.minP <= 0
   while (live.length > 0) {
     const next: number[] = []
     let n = 0
     for (let j = 0; j < live.length; j++) {
+      model.targets[j] = drawToken(model.logits, j * model.Vp, V, o, rng, scratch, two)
+      drawn[j] = two[0]!
+    }
+    // the untempered log-probs through the scoring path's head kernel, so that they equal
+    // teacher-forced scores bit for bit (the logits already do)
+    kernels.headForward(model.probs, model.logprob, model.entropy, model.logits, model.targets, live.length, V, model.Vp)
+    for (let j = 0; j < live.length; j++) {
       const b = live[j]!
-      const tok = drawToken(model.logits, j * model.Vp, V, o, rng, scratch, two)
+      const tok = model.targets[j]!
       if (tok === eos) {
         finish[b] = "eos"
         continue
       }
       toks[b]!.push(tok)
-      lps[b]!.push(two[0]!)
-      raws[b]!.push(two[1]!)
+      // untempered and untruncated, the sampling distribution is the model's: one number for both
+      lps[b]!.push(plain ? model.logprob[j]! : drawn[j]!)
+      raws[b]!.push(model.logprob[j]!)
       if (tok === stopToken) {
         finish[b] = "stop"
         continue

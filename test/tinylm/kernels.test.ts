@@ -114,7 +114,7 @@ describe("finite-difference checks of every backward kernel", () => {
       const loss = () => (headForward(probs, lp, ent, logits, targets, M, V, Vp), dot(lp, a) + dot(ent, b))
       loss()
       const dlogits = new Float32Array(M * Vp)
-      headBackward(dlogits, probs, ent, targets, a, b, M, V, Vp)
+      headBackward(dlogits, probs, logits, lp, ent, targets, a, b, M, V, Vp)
       const e = fdMaxRelError(logits, dlogits, loss, 1e-2, 64)
       report(`head d(${name})`, e)
       expect(e).toBeLessThan(TOL)

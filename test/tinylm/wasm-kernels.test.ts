@@ -199,6 +199,30 @@ describe("WASM SIMD kernels against the JS reference", () => {
     }
   })
 
+  test("output head forward and backward, ragged vocabularies, peaked rows, a row without gradient", () => {
+    const rng = new Rng(17)
+    for (const [M, V, Vp, scale] of [[1, 4, 4, 1], [3, 7, 8, 3], [6, 43, 44, 2], [5, 131, 132, 30]] as const) {
+      const a = carveArena([
+        { name: "z", size: M * Vp }, { name: "p", size: M * Vp }, { name: "lp", size: M }, { name: "en", size: M },
+        { name: "dl", size: M }, { name: "de", size: M }, { name: "dz", size: M * Vp }, { name: "y", size: M, kind: "i32" }
+      ])
+      attachMemory(a.memory)
+      const f = a.f32, y = a.i32.y!
+      for (let i = 0; i < M * Vp; i++) f.z![i] = rng.normal() * scale // scale 30: near one-hot rows
+      for (let m = 0; m < M; m++) (y[m] = rng.int(V)), (f.dl![m] = m === 1 ? 0 : rng.normal()), (f.de![m] = m === 1 ? 0 : rng.normal())
+      for (let i = 0; i < M * Vp; i++) f.dz![i] = rng.normal()
+      const p = new Float32Array(M * Vp), lp = new Float32Array(M), en = new Float32Array(M), dz = new Float32Array(f.dz!)
+      wasmKernels.headForward(f.p!, f.lp!, f.en!, f.z!, y, M, V, Vp)
+      plainKernels.headForward(p, lp, en, f.z!, y, M, V, Vp)
+      wasmKernels.headBackward(f.dz!, f.p!, f.z!, f.lp!, f.en!, y, f.dl!, f.de!, M, V, Vp)
+      plainKernels.headBackward(dz, p, f.z!, lp, en, y, f.dl!, f.de!, M, V, Vp)
+      const e = Math.max(relDiff(f.p!, p), relDiff(f.lp!, lp), relDiff(f.en!, en), relDiff(f.dz!, dz))
+      report(`head M${M} V${V} scale ${scale}`, e)
+      expect(e).toBeLessThan(TOL)
+      for (let m = 0; m < M; m++) for (let i = V; i < Vp; i++) expect(f.p![m * Vp + i]).toBe(0)
+    }
+  })
+
   test("views outside an attached memory fall back to the JS kernels (same numbers)", () => {
     const rng = new Rng(14)
     const BT = 5, C = 6, OC = 7

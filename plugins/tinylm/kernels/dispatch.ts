@@ -9,6 +9,7 @@ import { UsageError } from "../../../core/errors.ts"
 import { noteRuntime } from "../../../core/runtime.ts"
 import { attentionBackward, attentionDecode, attentionForward } from "./attention.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
+import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
 import * as w from "./wasm/loader.ts"
@@ -25,13 +26,15 @@ export interface Kernels {
   geluBackward: typeof geluBackward
   layernormForward: typeof layernormForward
   layernormBackward: typeof layernormBackward
+  headForward: typeof headForward
+  headBackward: typeof headBackward
 }
 /** The earlier name (matmul only). */
 export type MatmulKernels = Kernels
 
 export type KernelsName = "js" | "wasm"
 
-export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward }
+export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward, headForward, headBackward }
 export const wasmKernels: Kernels = {
   matmulForward: w.wasmMatmulForward,
   matmulBackward: w.wasmMatmulBackward,
@@ -41,7 +44,9 @@ export const wasmKernels: Kernels = {
   geluForward: w.wasmGeluForward,
   geluBackward: w.wasmGeluBackward,
   layernormForward: w.wasmLayernormForward,
-  layernormBackward: w.wasmLayernormBackward
+  layernormBackward: w.wasmLayernormBackward,
+  headForward: w.wasmHeadForward,
+  headBackward: w.wasmHeadBackward
 }
 
 /** Mutable on purpose: `useKernels` swaps the implementation process-wide. */
@@ -88,6 +93,17 @@ export const wasmSelfCheck = (): number => {
       k.layernormForward(view(BT * C, false), mean, rstd, inp, lnw, lnb, BT, C)
       k.layernormBackward(di!, dw!, db!, inp, inp, lnw, mean, rstd, BT, C)
     }, [BT * C, C, C])
+    const HM = 3, HV = 7, HVp = 8
+    const targets = new Int32Array(memory.buffer, off, HM)
+    off += 16
+    targets.set([0, 6, 3])
+    const z = view(HM * HVp), hlp = view(HM, false), hen = view(HM, false), dl = view(HM), de = view(HM)
+    compare((k, [pr, lp, en]) => k.headForward(pr!, lp!, en!, z, targets, HM, HV, HVp), [HM * HVp, HM, HM])
+    compare((k, [dz]) => {
+      const pr = view(HM * HVp, false)
+      k.headForward(pr, hlp, hen, z, targets, HM, HV, HVp)
+      k.headBackward(dz!, pr, z, hlp, hen, targets, dl, de, HM, HV, HVp)
+    }, [HM * HVp])
     const B = 2, T = 3, AC = 8, NH = 2
     const lens = new Int32Array(memory.buffer, off, B)
     off += 16

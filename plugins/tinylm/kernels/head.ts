@@ -29,10 +29,11 @@ export function headForward(probs: Float32Array, logprob: Float32Array, entropy:
   }
 }
 
-// dlogits (M,Vp) +=
+// dlogits (M,Vp) +=; log p_i = z_i − lse with lse = z_y − logprob (no log per entry)
 export function headBackward(
   dlogits: Float32Array,
-  probs: Float32Array, entropy: Float32Array, targets: Int32Array, dlogprob: Float32Array, dentropy: Float32Array,
+  probs: Float32Array, logits: Float32Array, logprob: Float32Array, entropy: Float32Array, targets: Int32Array,
+  dlogprob: Float32Array, dentropy: Float32Array,
   M: number, V: number, Vp: number
 ): void {
   for (let m = 0; m < M; m++) {
@@ -41,10 +42,10 @@ export function headBackward(
     const de = dentropy[m]!
     if (dl === 0 && de === 0) continue
     const h = entropy[m]!
+    const lse = logits[z + targets[m]!]! - logprob[m]!
     for (let i = 0; i < V; i++) {
       const p = probs[z + i]!
-      const logp = p > 0 ? Math.log(p) : 0
-      dlogits[z + i] = dlogits[z + i]! + (-dl * p - de * p * (logp + h))
+      dlogits[z + i] = dlogits[z + i]! + (-dl * p - de * p * (logits[z + i]! - lse + h))
     }
     dlogits[z + targets[m]!] = dlogits[z + targets[m]!]! + (dl)
   }

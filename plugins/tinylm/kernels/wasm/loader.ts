@@ -10,6 +10,7 @@
  */
 import { attentionBackward, attentionDecode, attentionForward } from "../attention.ts"
 import { geluBackward, geluForward } from "../gelu.ts"
+import { headBackward, headForward } from "../head.ts"
 import { layernormBackward, layernormForward } from "../layernorm.ts"
 import { matmulBackward, matmulForward } from "../matmul.ts"
 import { kernelsWasmBase64 } from "./module.generated.ts"
@@ -27,6 +28,8 @@ export interface WasmExports {
   gelu_backward(dinp: number, inp: number, dout: number, N: number): void
   layernorm_forward(out: number, mean: number, rstd: number, inp: number, weight: number, bias: number, N: number, C: number): void
   layernorm_backward(dinp: number, dweight: number, dbias: number, dout: number, inp: number, weight: number, mean: number, rstd: number, N: number, C: number): void
+  head_forward(probs: number, logprob: number, entropy: number, logits: number, targets: number, M: number, V: number, Vp: number): void
+  head_backward(dlogits: number, probs: number, logits: number, logprob: number, entropy: number, targets: number, dlogprob: number, dentropy: number, M: number, V: number, Vp: number): void
 }
 
 let compiled: WebAssembly.Module | undefined
@@ -211,4 +214,34 @@ export function wasmLayernormBackward(
   const at = mean.buffer === dinp.buffer && rstd.buffer === dinp.buffer ? owner(dinp, dweight, dbias, dout, inp, weight) : undefined
   if (at === undefined) return layernormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C)
   at.ex.layernorm_backward(dinp.byteOffset, dweight.byteOffset, dbias.byteOffset, dout.byteOffset, inp.byteOffset, weight.byteOffset, mean.byteOffset, rstd.byteOffset, N, C)
+}
+
+export function wasmHeadForward(probs: Float32Array, logprob: Float32Array, entropy: Float32Array, logits: Float32Array, targets: Int32Array, M: number, V: number, Vp: number): void {
+  const at = owner(probs, logprob, entropy, logits, targets)
+  if (at === undefined) return headForward(probs, logprob, entropy, logits, targets, M, V, Vp)
+  const p = probs.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset, z = logits.byteOffset, y = targets.byteOffset
+  const pool = M >= 2 ? splitter(M * V, SPLIT_POINTWISE) : undefined
+  if (pool === undefined) return at.ex.head_forward(p, lp, en, z, y, M, V, Vp)
+  const h = M >> 1 // rows are independent
+  pool.start(at.memory, "head_forward", [p + 4 * h * Vp, lp + 4 * h, en + 4 * h, z + 4 * h * Vp, y + 4 * h, M - h, V, Vp])
+  at.ex.head_forward(p, lp, en, z, y, h, V, Vp)
+  pool.join()
+}
+
+export function wasmHeadBackward(
+  dlogits: Float32Array, probs: Float32Array, logits: Float32Array, logprob: Float32Array, entropy: Float32Array, targets: Int32Array,
+  dlogprob: Float32Array, dentropy: Float32Array, M: number, V: number, Vp: number
+): void {
+  // eight arrays: the two not covered by owner's six are checked here
+  const at = dlogprob.buffer === dlogits.buffer && dentropy.buffer === dlogits.buffer ? owner(dlogits, probs, logits, logprob, entropy, targets) : undefined
+  if (at === undefined) return headBackward(dlogits, probs, logits, logprob, entropy, targets, dlogprob, dentropy, M, V, Vp)
+  const d = dlogits.byteOffset, p = probs.byteOffset, z = logits.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset
+  const y = targets.byteOffset, gl = dlogprob.byteOffset, ge = dentropy.byteOffset
+  const pool = M >= 2 ? splitter(M * V, SPLIT_POINTWISE) : undefined
+  if (pool === undefined) return at.ex.head_backward(d, p, z, lp, en, y, gl, ge, M, V, Vp)
+  const h = M >> 1
+  const r = (o: number, w: number) => o + 4 * h * w
+  pool.start(at.memory, "head_backward", [r(d, Vp), r(p, Vp), r(z, Vp), r(lp, 1), r(en, 1), r(y, 1), r(gl, 1), r(ge, 1), M - h, V, Vp])
+  at.ex.head_backward(d, p, z, lp, en, y, gl, ge, h, V, Vp)
+  pool.join()
 }

@@ -26,7 +26,9 @@ export const POOL_OPS = [
   "attention_backward",
   "gelu_forward",
   "gelu_backward",
-  "layernorm_forward"
+  "layernorm_forward",
+  "head_forward",
+  "head_backward"
 ] as const
 export type PoolOp = (typeof POOL_OPS)[number]
 

@@ -1,0 +1,87 @@
+/*
+ * Output head (spec: ../head.ts): per row of M logits (stride Vp, V real entries) the softmax, the
+ * target's log-prob and the entropy; the backward from d logprob and d entropy. f32x4 over V with
+ * scalar tails; the row's log-sum-exp takes one scalar log (in double) per row, and the backward
+ * uses log p_i = z_i − lse, so there is no log per entry.
+ */
+#include "simd.h"
+
+/* ln(x), x > 0 and finite: x = 2^e · m with m in [√½, √2), ln m = 2 atanh(s), s = (m − 1)/(m + 1),
+ * |s| ≤ 0.172, odd series to s^13 (error < 1e-12): no libc in this module. */
+static double ln(double x) {
+  union { double d; unsigned long long u; } v = { x };
+  int e = (int)((v.u >> 52) & 0x7ff) - 1023;
+  v.u = (v.u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL; /* m in [1, 2) */
+  double m = v.d;
+  if (m > 1.4142135623730951) { m *= 0.5; e++; }
+  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  const double p = 1.0 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 * (1.0 / 11 + s2 * (1.0 / 13))))));
+  return 2.0 * s * p + e * 0.6931471805599453;
+}
+
+__attribute__((export_name("head_forward")))
+void head_forward(float *probs, float *logprob, float *entropy, const float *logits, const int *targets, int M, int V, int Vp) {
+  const int V4 = V & ~3;
+  for (int m = 0; m < M; m++) {
+    const float *z = logits + m * Vp;
+    float *p = probs + m * Vp;
+    v128_t vmax = SPLAT(-3.4e38f);
+    int i = 0;
+    for (; i < V4; i += 4) vmax = wasm_f32x4_max(vmax, LD(z + i));
+    float max = wasm_f32x4_extract_lane(vmax, 0);
+    for (int k = 1; k < 4; k++) {
+      const float x = k == 1 ? wasm_f32x4_extract_lane(vmax, 1) : k == 2 ? wasm_f32x4_extract_lane(vmax, 2) : wasm_f32x4_extract_lane(vmax, 3);
+      if (x > max) max = x;
+    }
+    for (; i < V; i++) if (z[i] > max) max = z[i];
+    /* e_i = exp(z_i − max); sum and Σ e_i z_i */
+    const v128_t mx = SPLAT(max);
+    v128_t vs = SPLAT(0.0f), vez = SPLAT(0.0f);
+    for (i = 0; i < V4; i += 4) {
+      const v128_t zi = LD(z + i), e = vexp(wasm_f32x4_sub(zi, mx));
+      ST(p + i, e);
+      vs = wasm_f32x4_add(vs, e);
+      MADD(vez, e, zi);
+    }
+    float sum = hsum(vs), ez = hsum(vez);
+    for (; i < V; i++) {
+      const float e = sexp(z[i] - max);
+      p[i] = e;
+      sum += e;
+      ez += e * z[i];
+    }
+    const float inv = 1.0f / sum;
+    const v128_t vinv = SPLAT(inv);
+    for (i = 0; i < V4; i += 4) ST(p + i, wasm_f32x4_mul(LD(p + i), vinv));
+    for (; i < V; i++) p[i] *= inv;
+    for (i = V; i < Vp; i++) p[i] = 0.0f;
+    const float lse = (float)((double)max + ln((double)sum));
+    logprob[m] = z[targets[m]] - lse;
+    const float h = lse - ez * inv;
+    entropy[m] = h > 0.0f ? h : 0.0f; /* ≥ 0 despite rounding on peaked rows */
+  }
+}
+
+/* dlogits (M,Vp) += −dl·p − de·p·(log p + H), + dl at the target */
+__attribute__((export_name("head_backward")))
+void head_backward(float *dlogits, const float *probs, const float *logits, const float *logprob, const float *entropy,
+                   const int *targets, const float *dlogprob, const float *dentropy, int M, int V, int Vp) {
+  const int V4 = V & ~3;
+  for (int m = 0; m < M; m++) {
+    const float dl = dlogprob[m], de = dentropy[m];
+    if (dl == 0.0f && de == 0.0f) continue;
+    const float *z = logits + m * Vp, *p = probs + m * Vp;
+    float *d = dlogits + m * Vp;
+    const float lse = z[targets[m]] - logprob[m];
+    const float c = entropy[m] - lse; /* log p_i + H = z_i + c */
+    const v128_t vdl = SPLAT(-dl), vde = SPLAT(de), vc = SPLAT(c);
+    int i = 0;
+    for (; i < V4; i += 4) {
+      const v128_t pi = LD(p + i);
+      const v128_t g = wasm_f32x4_sub(wasm_f32x4_mul(vdl, pi), wasm_f32x4_mul(wasm_f32x4_mul(vde, pi), wasm_f32x4_add(LD(z + i), vc)));
+      ST(d + i, wasm_f32x4_add(LD(d + i), g));
+    }
+    for (; i < V; i++) d[i] += -dl * p[i] - de * p[i] * (z[i] + c);
+    d[targets[m]] += dl;
+  }
+}
