@@ -29,6 +29,13 @@ export class GPT {
   /** Rows of the KV cache (the sampler's batch); a forward holds any B rows with B·Tb ≤ maxB·ctx. */
   readonly maxB: number
   readonly trainable: boolean
+  /**
+   * Whether the value loss moves the shared trunk (false: the value head learns on the trunk's
+   * features without changing them, like RAGEN's separate critic). With it on, Sokoban's value
+   * loss (returns up to ≈ 10) swamped the policy gradient under clipping and PPO unlearned the
+   * SFT policy (validation success 0.81 → 0.28 in 40 steps at lr 1e-4).
+   */
+  valueTrunkGrad = false
   readonly arena: Arena
   readonly tensors: ReadonlyArray<TensorInfo>
   readonly numParams: number
@@ -233,7 +240,8 @@ export class GPT {
     dhsel.fill(0, 0, M * C)
     kernels.headBackward(dlogits, this.probs, this.logits, this.logprob, this.entropy, this.targets, this.dlogprob, this.dentropy, M, V, this.Vp)
     mb(dhsel, g.wte!, null, dlogits, a.hsel!, p.wte!, M, C, this.Vp)
-    valueBackward(dhsel, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
+    // detached: the trunk's share goes to dres, which is zeroed below before it is used
+    valueBackward(this.valueTrunkGrad ? dhsel : dres, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
     dlnf.fill(0, 0, N * C)
     for (let m = 0; m < M; m++) {
       const dst = this.gather[m]! * C

@@ -36,6 +36,8 @@ export const TinyLMOptions = Schema.Struct({
   minLrRatio: dflt(Unit, 0.1),
   /** Rows per forward chunk (memory ∝ rows × ctx). */
   microBatch: dflt(PosInt, 32),
+  /** PPO: let the value loss train the shared trunk too (default: the value head learns on detached features, like a separate critic). */
+  valueTrunkGrad: dflt(Schema.Boolean, false),
   /** A tinylm checkpoint to start from (its config and tokenizer win over the options above). */
   init: Schema.optional(Schema.String)
 })
@@ -48,7 +50,8 @@ export const settingsOf = (o: TinyLMOptions, vocab: number, seed: number): TinyL
     seed: o.seed ?? seed,
     adam: { beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay },
     schedule: o.lrSchedule === "constant" ? { kind: "constant" } : { kind: "cosine", warmupSteps: o.warmupSteps, totalSteps: o.totalSteps, minLrRatio: o.minLrRatio },
-    microBatch: o.microBatch
+    microBatch: o.microBatch,
+    valueTrunkGrad: o.valueTrunkGrad
   }
 }
 

@@ -23,6 +23,8 @@ export interface TinyLMSettings {
   readonly schedule: LrSchedule
   /** Rows per forward chunk (activation memory scales with it). */
   readonly microBatch: number
+  /** The value loss also trains the shared trunk (GPT.valueTrunkGrad; default false). */
+  readonly valueTrunkGrad?: boolean
 }
 
 export const FORMAT = "ragen-bench-tinylm-1"
@@ -54,6 +56,7 @@ export class TinyLMPolicy implements TrainablePolicy {
     this.tokenizer = tokenizer
     this.settings = settings
     this.model = new GPT(settings.config, settings.microBatch, trainable)
+    this.model.valueTrunkGrad = settings.valueTrunkGrad ?? false
     this.model.init(new Rng(settings.seed).split("tinylm-init"))
     this.scratch = new SamplerScratch(settings.config.vocab)
   }

@@ -46,8 +46,35 @@ describe("tinylm model and policy", () => {
     expect(n).toBeLessThan(120_000)
   })
 
-  test("whole-model finite-difference check of a loss using logprob, entropy and value", async () => {
+  test("by default the value loss trains only the value head (detached, like a separate critic)", async () => {
     const p = await make({ microBatch: 8 })
+    p.model.p.valuew!.set(p.model.p.lnfw!.map((_, i) => 0.1 * Math.sin(i)))
+    const its = items(p)
+    const valueOnly = (fw: ReadonlyArray<{ logprobs: Float32Array }>) => ({
+      loss: 0,
+      grads: fw.map((f) => ({ dLogprobs: new Float32Array(f.logprobs.length), dEntropy: new Float32Array(f.logprobs.length), dValues: new Float32Array(f.logprobs.length).fill(1) })),
+      stats: {}
+    })
+    p.zeroGrad()
+    await p.accumulate(its, valueOnly)
+    let trunk = 0, head = 0
+    for (const t of p.model.tensors) {
+      const g = p.model.grads.subarray(t.offset, t.offset + t.size)
+      const n = g.reduce((a, x) => a + Math.abs(x), 0)
+      if (t.name.startsWith("value")) head += n
+      else trunk += n
+    }
+    expect(head).toBeGreaterThan(0)
+    expect(trunk).toBe(0)
+    const q = await make({ microBatch: 8, valueTrunkGrad: true })
+    q.model.p.valuew!.set(p.model.p.valuew!)
+    q.zeroGrad()
+    await q.accumulate(items(q), valueOnly)
+    expect(q.model.grads.subarray(0, q.model.p.wte!.length).some((x) => x !== 0)).toBe(true)
+  })
+
+  test("whole-model finite-difference check of a loss using logprob, entropy and value", async () => {
+    const p = await make({ microBatch: 8, valueTrunkGrad: true }) // the full gradient, value loss through the trunk included
     // larger init so that gradients are not tiny
     for (let i = 0; i < p.model.params.length; i++) p.model.params[i] = p.model.params[i]! * 5
     p.model.p.valuew!.set(p.model.p.lnfw!.map((_, i) => 0.1 * Math.sin(i)))

@@ -252,7 +252,7 @@ const items = (p: TinyLMPolicy): TrainItem[] => [
 describe("the tinylm model under the wasm kernels", () => {
   test("whole-model finite-difference check (d 20: head size 10, not a multiple of 4)", async () => {
     useKernels(wasmKernels)
-    const p = await make()
+    const p = await make(1, { valueTrunkGrad: true }) // the full gradient, value loss through the trunk included
     // larger init so that gradients are not tiny; h = 3e-3 keeps the central difference in the linear regime
     for (let i = 0; i < p.model.params.length; i++) p.model.params[i] = p.model.params[i]! * 2
     p.model.p.valuew!.set(p.model.p.lnfw!.map((_, i) => 0.1 * Math.sin(i)))
