@@ -4,6 +4,15 @@
  * final LayerNorm, tied output head and a scalar value head, both evaluated only at the M
  * gathered positions whose next token is scored (completion tokens).
  * Callers fill `tokens` (B·Tb), `lens` (B), `gather` (M, flat position b·Tb+t) and `targets` (M).
+ *
+ * Shared prefixes (forward(B, Tb, M, Bp, Tp)): rows that continue the same prompt need the
+ * prompt's activations once. Then `tokens` holds first Bp prefix rows of Tp positions (lengths in
+ * `plens`), then the B rows of Tb positions that continue them; `pref` gives per row the first
+ * position of its prefix in the prefix block and its length. Every layer runs over both blocks
+ * at once, except attention: the prefix rows attend causally among themselves, the other rows
+ * over their prefix and then themselves (kernels/attention.ts attentionForwardPrefixed). `gather`
+ * indexes the second block. Each row's numbers equal those of the unshared row bit for bit; only
+ * the backward's sums over the rows sharing a prefix run in another order.
  */
 import { type Arena, type ArenaRequest, carveArena } from "./arena.ts"
 import { type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
@@ -47,6 +56,9 @@ export class GPT {
   // inputs
   readonly tokens: Int32Array
   readonly lens: Int32Array
+  readonly plens: Int32Array
+  readonly pref: Int32Array
+  readonly posOff: Int32Array
   readonly gather: Int32Array
   readonly targets: Int32Array
   // outputs at gathered positions (M)
@@ -96,6 +108,9 @@ export class GPT {
       { name: "v", size: trainable ? P : 0 },
       { name: "tokens", size: N, kind: "i32" },
       { name: "lens", size: N, kind: "i32" }, // a forward may hold up to N one-token rows
+      { name: "plens", size: N, kind: "i32" }, // prefix rows' lengths
+      { name: "pref", size: 2 * N, kind: "i32" }, // per row: [first prefix position, prefix length]
+      { name: "posOff", size: N, kind: "i32" }, // per row: absolute position of its first position
       { name: "gather", size: N, kind: "i32" },
       { name: "targets", size: N, kind: "i32" },
       { name: "encoded", size: N * C }, // (B,T,C)
@@ -111,7 +126,7 @@ export class GPT {
       { name: "dlogprob", size: N },
       { name: "dentropy", size: N },
       { name: "dvalues", size: N },
-      { name: "scratch", size: 2 * T }, // attention backward: T floats per kernel thread
+      { name: "scratch", size: 4 * T }, // attention backward: ≤ 2T floats (prefix + row) per kernel thread
       // transposed copies of the matmul weights for the wasm forward (kernels/wasm/matmul.c matmul_forward_t):
       // rewritten by every model forward, reused by the sampler's decode steps
       { name: "wt", size: L * 12 * C * C + Vp * C }
@@ -141,6 +156,9 @@ export class GPT {
     this.v = arena.f32.v!
     this.tokens = arena.i32.tokens!
     this.lens = arena.i32.lens!
+    this.plens = arena.i32.plens!
+    this.pref = arena.i32.pref!
+    this.posOff = arena.i32.posOff!
     this.gather = arena.i32.gather!
     this.targets = arena.i32.targets!
     this.logits = arena.f32.logits!
@@ -195,18 +213,57 @@ export class GPT {
     }
   }
 
-  /** Forward over B rows of Tb positions; fills logprob/entropy/values at the M gathered positions. */
-  forward(B: number, Tb: number, M: number): void {
-    const { d: C, layers: L, heads: NH, vocab: V } = this.config
-    const N = B * Tb
+  /** The shape of the last forward (what its backward must be given). */
+  lastShape = { B: 0, Tb: 0, M: 0, Bp: 0, Tp: 0 }
+
+  /** Floats of one layer's attention weights that a forward of this shape needs (≤ attCapacity). */
+  attFloats(B: number, Tb: number, Bp = 0, Tp = 0): number {
+    const NH = this.config.heads
+    return Bp * NH * Tp * Tp + B * NH * Tb * (Bp > 0 ? Tp + Tb : Tb)
+  }
+
+  get attCapacity(): number {
+    return this.al.att![0]?.length ?? 0
+  }
+
+  /** Positions of the arena's activation buffers (prefix and row blocks together). */
+  get positionCapacity(): number {
+    return this.maxB * this.config.ctx
+  }
+
+  /** The attention of layer l's two blocks (see the header); `qkv`/`atty`/`att` are that layer's. */
+  private attentionForward(l: number, B: number, Tb: number, Bp: number, Tp: number): void {
+    const { d: C, heads: NH } = this.config
+    const qkv = this.al.qkv![l]!, atty = this.al.atty![l]!, att = this.al.att![l]!
+    if (Bp === 0) return kernels.attentionForward(atty, att, qkv, this.lens, B, Tb, C, NH)
+    const Np = Bp * Tp
+    const pqkv = qkv.subarray(0, Np * 3 * C)
+    kernels.attentionForward(atty.subarray(0, Np * C), att, pqkv, this.plens, Bp, Tp, C, NH)
+    kernels.attentionForwardPrefixed(atty.subarray(Np * C), att.subarray(Bp * NH * Tp * Tp), qkv.subarray(Np * 3 * C), this.lens, B, Tb, C, NH, pqkv, this.pref, Tp + Tb)
+  }
+
+  /**
+   * Forward over B rows of Tb positions (after Bp prefix rows of Tp positions when Bp > 0, see
+   * the header); fills logprob/entropy/values at the M gathered positions.
+   */
+  forward(B: number, Tb: number, M: number, Bp = 0, Tp = 0): void {
+    const { d: C, layers: L, vocab: V } = this.config
+    const Np = Bp * Tp
+    const N = Np + B * Tb
+    if (N > this.positionCapacity || this.attFloats(B, Tb, Bp, Tp) > this.attCapacity) throw new Error(`tinylm: a forward of ${Bp}×${Tp} + ${B}×${Tb} positions exceeds the arena`)
+    this.lastShape = { B, Tb, M, Bp, Tp }
     const a = this.a, al = this.al, pl = this.pl, p = this.p
     const mm = kernels.matmulForward, wt = this.wt
-    encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, B, Tb, C)
+    if (Bp > 0) {
+      for (let b = 0; b < B; b++) this.posOff[b] = this.pref[2 * b + 1]!
+      encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, Bp, Tp, C)
+      encoderForward(a.encoded!.subarray(Np * C), this.tokens.subarray(Np), p.wte!, p.wpe!, B, Tb, C, this.posOff)
+    } else encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, B, Tb, C)
     let res = a.encoded!
     for (let l = 0; l < L; l++) {
       kernels.layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
       mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!)
-      kernels.attentionForward(al.atty![l]!, al.att![l]!, al.qkv![l]!, this.lens, B, Tb, C, NH)
+      this.attentionForward(l, B, Tb, Bp, Tp)
       mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!)
       residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
       kernels.layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
@@ -219,7 +276,7 @@ export class GPT {
     kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
     const hsel = a.hsel!, lnf = a.lnf!
     for (let m = 0; m < M; m++) {
-      const src = this.gather[m]! * C
+      const src = (Np + this.gather[m]!) * C
       hsel.set(lnf.subarray(src, src + C), m * C)
     }
     mm(this.logits, hsel, p.wte!, null, M, C, this.Vp, wt.wte)
@@ -228,10 +285,11 @@ export class GPT {
   }
 
   /** Backward of the last forward given dlogprob/dentropy/dvalues (M); gradients accumulate (+=). */
-  backward(B: number, Tb: number, M: number): void {
+  backward(B: number, Tb: number, M: number, Bp = 0, Tp = 0): void {
     if (!this.trainable) throw new Error("tinylm: backward on a frozen model")
     const { d: C, layers: L, heads: NH, vocab: V } = this.config
-    const N = B * Tb
+    const Np = Bp * Tp
+    const N = Np + B * Tb
     const a = this.a, al = this.al, pl = this.pl, gl = this.gl, p = this.p, g = this.g
     const mb = kernels.matmulBackward
     const dlogits = a.dlogits!, dhsel = a.dhsel!, dlnf = a.dlnf!, dres = a.dres!, dln = a.dln!
@@ -244,7 +302,7 @@ export class GPT {
     valueBackward(this.valueTrunkGrad ? dhsel : dres, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
     dlnf.fill(0, 0, N * C)
     for (let m = 0; m < M; m++) {
-      const dst = this.gather[m]! * C
+      const dst = (Np + this.gather[m]!) * C
       const src = m * C
       for (let i = 0; i < C; i++) dlnf[dst + i] = dlnf[dst + i]! + (dhsel[src + i]!)
     }
@@ -265,11 +323,20 @@ export class GPT {
       datty.fill(0, 0, N * C)
       mb(datty, gl.attprojw[l]!, gl.attprojb[l]!, dres, al.atty![l]!, pl.attprojw[l]!, N, C, C)
       dqkv.fill(0, 0, N * 3 * C)
-      kernels.attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
+      if (Bp === 0) kernels.attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
+      else {
+        // the rows first (they add into their prefixes' k and v gradients), then the prefixes
+        const qkv = al.qkv![l]!, att = al.att![l]!, pqkv = qkv.subarray(0, Np * 3 * C), dpqkv = dqkv.subarray(0, Np * 3 * C)
+        kernels.attentionBackwardPrefixed(dqkv.subarray(Np * 3 * C), dpqkv, a.scratch!, datty.subarray(Np * C), qkv.subarray(Np * 3 * C), att.subarray(Bp * NH * Tp * Tp), this.lens, B, Tb, C, NH, pqkv, this.pref, Tp + Tb)
+        kernels.attentionBackward(dpqkv, a.scratch!, datty, pqkv, att, this.plens, Bp, Tp, C, NH)
+      }
       dln.fill(0, 0, N * C)
       mb(dln, gl.qkvw[l]!, gl.qkvb[l]!, dqkv, al.ln1![l]!, pl.qkvw[l]!, N, C, 3 * C)
       kernels.layernormBackward(dres, gl.ln1w[l]!, gl.ln1b[l]!, dln, resIn, pl.ln1w[l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, N, C)
     }
-    encoderBackward(g.wte!, g.wpe!, dres, this.tokens, B, Tb, C)
+    if (Bp > 0) {
+      encoderBackward(g.wte!, g.wpe!, dres, this.tokens, Bp, Tp, C)
+      encoderBackward(g.wte!, g.wpe!, dres.subarray(Np * C), this.tokens.subarray(Np), B, Tb, C, this.posOff)
+    } else encoderBackward(g.wte!, g.wpe!, dres, this.tokens, B, Tb, C)
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The tinylm TrainablePolicy: tokenizer + GPT + AdamW + KV-cache sampler behind the
- * core/contracts/policy.ts interface. Items are processed in chunks of `maxB` rows; when a
+ * core/contracts/policy.ts interface. Rows (prompt + continuation) that share a prompt share its
+ * activations (prefix.ts); items are processed in chunks that fit the model's arena; when a
  * minibatch spans several chunks, the loss sees all forwards at once and each chunk is then
  * recomputed for its backward (activations are only kept for one chunk).
  * Sequences longer than ctx lose prompt tokens from the left.
@@ -12,6 +13,7 @@ import { Rng } from "../../core/rng.ts"
 import { type AdamWConfig, adamwStep, globalNorm, type LrSchedule, lrFactor } from "./adamw.ts"
 import { checkConfig, type ModelConfig } from "./config.ts"
 import { GPT } from "./model.ts"
+import { type Chunk, loadChunk, planChunks } from "./prefix.ts"
 import { readSafetensors, writeSafetensors } from "./safetensors.ts"
 import { sampleChunk, SamplerScratch } from "./sampler.ts"
 import { Tokenizer, type TokenizerJson } from "./tokenizer.ts"
@@ -29,9 +31,20 @@ export interface TinyLMSettings {
 
 export const FORMAT = "ragen-bench-tinylm-1"
 
+/** A loaded chunk: Bp prefix rows of Tp positions, B rows of Tb, M scored positions. */
+interface Shape {
+  readonly Bp: number
+  readonly Tp: number
+  readonly B: number
+  readonly Tb: number
+  readonly M: number
+}
+
 interface Row {
   readonly tokens: Int32Array // prompt + continuation, ≤ ctx
   readonly promptLen: number
+  /** Shared-prefix split (prefix.ts): the prompt but its last token, which predicts the first scored one. */
+  readonly split: number
   /** Continuation tokens scored (the first `scored` of the continuation). */
   readonly scored: number
   readonly total: number // continuation length requested
@@ -84,46 +97,30 @@ export class TinyLMPolicy implements TrainablePolicy {
     const tokens = new Int32Array(keep + scored)
     tokens.set(p.subarray(p.length - keep), 0)
     tokens.set(cont.subarray(0, scored), keep)
-    return { tokens, promptLen: keep, scored, total: cont.length }
+    return { tokens, promptLen: keep, split: keep - 1, scored, total: cont.length }
   }
 
-  /** Load rows into the model's input views; returns [Tb, M]. */
-  private loadRows(rows: ReadonlyArray<Row>): [number, number] {
+  /** Load a chunk of rows into the model's input views (tokens, prefixes, gathered targets). */
+  private loadRows(rows: ReadonlyArray<Row>, c: Chunk): Shape {
     const m = this.model
-    let Tb = 0
-    for (const r of rows) Tb = Math.max(Tb, r.tokens.length)
+    const [Bp, Tp, B, Tb] = loadChunk(m, rows, c, this.tokenizer.pad)
     let M = 0
-    for (let b = 0; b < rows.length; b++) {
-      const r = rows[b]!
-      m.tokens.fill(this.tokenizer.pad, b * Tb, (b + 1) * Tb)
-      m.tokens.set(r.tokens, b * Tb)
-      m.lens[b] = r.tokens.length
+    for (let b = 0; b < B; b++) {
+      const r = rows[c.rows[b]!]!
+      // the position that predicts scored token i, within the row's own block
+      const first = b * Tb + r.promptLen - 1 - (Bp > 0 ? r.split : 0)
       for (let i = 0; i < r.scored; i++) {
-        m.gather[M] = b * Tb + r.promptLen - 1 + i
+        m.gather[M] = first + i
         m.targets[M] = r.tokens[r.promptLen + i]!
         M++
       }
     }
-    return [Tb, M]
+    return { Bp, Tp, B, Tb, M }
   }
 
-  /**
-   * Forward chunks over rows, as index lists: rows sorted by length (less padding, since a chunk
-   * pads to its longest row), as many per chunk as fit in the arena's maxB × ctx positions. A
-   * row's numbers do not depend on its chunk (every kernel computes each row alone).
-   */
-  private rowChunks(rows: ReadonlyArray<Row>): number[][] {
-    const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.tokens.length - rows[b]!.tokens.length || a - b)
-    const capacity = this.model.maxB * this.settings.config.ctx
-    const out: number[][] = []
-    let cur: number[] = []
-    for (const i of order) {
-      // ascending order: this row is the chunk's longest
-      if (cur.length > 0 && (cur.length + 1) * rows[i]!.tokens.length > capacity) (out.push(cur), (cur = []))
-      cur.push(i)
-    }
-    if (cur.length > 0) out.push(cur)
-    return out
+  /** Forward chunks over rows: grouped by shared prompt and as many as fit the arena (prefix.ts). */
+  private rowChunks(rows: ReadonlyArray<Row>): Chunk[] {
+    return planChunks(rows, this.model)
   }
 
   private chunks<T>(xs: ReadonlyArray<T>): T[][] {
@@ -132,12 +129,13 @@ export class TinyLMPolicy implements TrainablePolicy {
     return out
   }
 
-  private forwardRows(rows: ReadonlyArray<Row>): { Tb: number; M: number; fwd: TokenForward[] } {
-    const [Tb, M] = this.loadRows(rows)
-    this.model.forward(rows.length, Tb, M)
+  private forwardRows(rows: ReadonlyArray<Row>, c: Chunk): { shape: Shape; fwd: TokenForward[] } {
+    const shape = this.loadRows(rows, c)
+    this.model.forward(shape.B, shape.Tb, shape.M, shape.Bp, shape.Tp)
     const fwd: TokenForward[] = []
     let off = 0
-    for (const r of rows) {
+    for (const i of c.rows) {
+      const r = rows[i]!
       const lp = new Float32Array(r.total), en = new Float32Array(r.total), va = new Float32Array(r.total)
       lp.set(this.model.logprob.subarray(off, off + r.scored))
       en.set(this.model.entropy.subarray(off, off + r.scored))
@@ -145,7 +143,7 @@ export class TinyLMPolicy implements TrainablePolicy {
       off += r.scored
       fwd.push({ logprobs: lp, entropy: en, values: va })
     }
-    return { Tb, M, fwd }
+    return { shape, fwd }
   }
 
   async sample(prompts: ReadonlyArray<string>, options: SampleOptions, rng: Rng): Promise<Completion[]> {
@@ -195,9 +193,9 @@ export class TinyLMPolicy implements TrainablePolicy {
   /** Forward of every row, in the rows' order. */
   private forwardAll(rows: ReadonlyArray<Row>): TokenForward[] {
     const out: TokenForward[] = new Array(rows.length)
-    for (const idx of this.rowChunks(rows)) {
-      const { fwd } = this.forwardRows(idx.map((i) => rows[i]!))
-      idx.forEach((i, k) => (out[i] = fwd[k]!))
+    for (const c of this.rowChunks(rows)) {
+      const { fwd } = this.forwardRows(rows, c)
+      c.rows.forEach((i, k) => (out[i] = fwd[k]!))
     }
     return out
   }
@@ -206,33 +204,32 @@ export class TinyLMPolicy implements TrainablePolicy {
     const rows = items.map((it) => this.row(it.prompt, it.tokens))
     const chunks = this.rowChunks(rows)
     const forwards: TokenForward[] = new Array(rows.length)
-    let last: { Tb: number; M: number } | undefined
-    for (const idx of chunks) {
-      const r = this.forwardRows(idx.map((i) => rows[i]!))
-      idx.forEach((i, k) => (forwards[i] = r.fwd[k]!))
-      last = r
+    let last: Shape | undefined
+    for (const c of chunks) {
+      const r = this.forwardRows(rows, c)
+      c.rows.forEach((i, k) => (forwards[i] = r.fwd[k]!))
+      last = r.shape
     }
     const result = loss(forwards)
     if (result.grads.length !== items.length) throw new Error(`tinylm: the loss returned ${result.grads.length} gradients for ${items.length} items`)
     // the last chunk's activations are still in place: its backward first, then recompute the others
-    for (let c = chunks.length - 1; c >= 0; c--) {
-      const idx = chunks[c]!
-      const chunkRows = idx.map((i) => rows[i]!)
-      let Tb: number, M: number
-      if (c === chunks.length - 1 && last) [Tb, M] = [last.Tb, last.M]
+    for (let k = chunks.length - 1; k >= 0; k--) {
+      const c = chunks[k]!
+      let shape: Shape
+      if (k === chunks.length - 1 && last) shape = last
       else {
-        ;[Tb, M] = this.loadRows(chunkRows)
-        this.model.forward(chunkRows.length, Tb, M)
+        shape = this.loadRows(rows, c)
+        this.model.forward(shape.B, shape.Tb, shape.M, shape.Bp, shape.Tp)
       }
       let off = 0
-      for (const i of idx) {
+      for (const i of c.rows) {
         const g = result.grads[i]!, n = rows[i]!.scored
         this.model.dlogprob.set(g.dLogprobs.subarray(0, n), off)
         this.model.dentropy.set(g.dEntropy.subarray(0, n), off)
         this.model.dvalues.set(g.dValues.subarray(0, n), off)
         off += n
       }
-      this.model.backward(chunkRows.length, Tb, M)
+      this.model.backward(shape.B, shape.Tb, shape.M, shape.Bp, shape.Tp)
     }
     return result
   }
@@ -242,9 +239,9 @@ export class TinyLMPolicy implements TrainablePolicy {
     const V = this.settings.config.vocab, Vp = this.model.Vp
     let hit = 0, n = 0
     const rows = items.map((it) => this.row(it.prompt, it.tokens))
-    for (const idx of this.rowChunks(rows)) {
-      const [Tb, M] = this.loadRows(idx.map((i) => rows[i]!))
-      this.model.forward(idx.length, Tb, M)
+    for (const c of this.rowChunks(rows)) {
+      const { Bp, Tp, B, Tb, M } = this.loadRows(rows, c)
+      this.model.forward(B, Tb, M, Bp, Tp)
       const z = this.model.logits
       for (let m = 0; m < M; m++) {
         let arg = 0

@@ -9,6 +9,7 @@ import type { Rng } from "../../core/rng.ts"
 import { kernels } from "./kernels/dispatch.ts"
 import { residualForward } from "./kernels/residual.ts"
 import type { GPT } from "./model.ts"
+import { loadChunk, singleChunk } from "./prefix.ts"
 
 export interface SampledRow {
   readonly tokens: Int32Array
@@ -135,23 +136,26 @@ export const sampleChunk = (
 ): SampledRow[] => {
   const { ctx: T, d: C, layers: L, vocab: V } = model.config
   const B = prompts.length
-  let Tb = 0
-  for (const pr of prompts) Tb = Math.max(Tb, pr.length)
+  // Prefill: prompts that share all but their last token (the G copies of a state) share that
+  // prefix's forward (prefix.ts); the last token's row gives the first logits.
+  const rows = prompts.map((tokens) => ({ tokens, split: tokens.length - 1 }))
+  const chunk = singleChunk(rows)
+  const [Bp, Tp, , Tb] = loadChunk(model, rows, chunk, 0)
+  const own = (b: number) => (Bp > 0 ? rows[b]!.split : 0) // prefix positions of row b
   for (let b = 0; b < B; b++) {
-    const pr = prompts[b]!
-    model.tokens.fill(0, b * Tb, (b + 1) * Tb)
-    model.tokens.set(pr, b * Tb)
-    model.lens[b] = pr.length
-    model.gather[b] = b * Tb + pr.length - 1
+    model.gather[b] = b * Tb + prompts[b]!.length - 1 - own(b)
     model.targets[b] = 0
   }
-  model.forward(B, Tb, B)
-  // the prefill's K and V rows become the cache (slot b, positions 0..len−1)
+  model.forward(B, Tb, B, Bp, Tp)
+  // the prefill's K and V rows become the cache (slot b, positions 0..len−1): the prefix's
+  // positions from its prefix row, the rest from the row's own block
+  const Np = Bp * Tp
   for (let l = 0; l < L; l++) {
     const qkv = model.al.qkv![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
     for (let b = 0; b < B; b++) {
+      const P = own(b), pi = chunk.prefixOf[b]!
       for (let t = 0; t < prompts[b]!.length; t++) {
-        const src = (b * Tb + t) * 3 * C
+        const src = (t < P ? pi * Tp + t : Np + b * Tb + t - P) * 3 * C
         const dst = (b * T + t) * C
         kc.set(qkv.subarray(src + C, src + 2 * C), dst)
         vc.set(qkv.subarray(src + 2 * C, src + 3 * C), dst)

@@ -119,9 +119,9 @@ describe("tinylm model and policy", () => {
     p.model.dlogprob.fill(-1 / n, 0, n)
     p.model.dentropy.fill(0, 0, n)
     p.model.dvalues.fill(0, 0, n)
-    let Tb = 0
-    for (let b = 0; b < its.length; b++) Tb = Math.max(Tb, p.model.lens[b]!)
-    p.model.backward(its.length, Tb, n)
+    const s = p.model.lastShape
+    expect(s.M).toBe(n)
+    p.model.backward(s.B, s.Tb, s.M, s.Bp, s.Tp)
     let maxDiff = 0
     for (let i = 0; i < viaLoss.length; i++) maxDiff = Math.max(maxDiff, Math.abs(viaLoss[i]! - p.model.grads[i]!))
     console.log(`NLL LossFn vs direct CE: max |Δgrad| ${maxDiff}`)

@@ -131,3 +131,115 @@ export function attentionDecode(out: Float32Array, outOff: number, att: Float32A
     }
   }
 }
+
+/**
+ * Attention of rows that continue a shared prefix (the prompt, computed once for every row that
+ * shares it: policy.ts groups rows by prompt). Row b's keys are the pref[2b+1] positions of its
+ * prefix, which start at position pref[2b] of pqkv (the prefix rows' qkv, same layout as qkv),
+ * followed by its own positions 0..t; its position t sits at absolute position pref[2b+1] + t.
+ * att (B,NH,T,Tk) holds, for query t, the weights of those pref[2b+1] + t + 1 keys in that order
+ * (Tk ≥ the longest prefix + T). Same arithmetic, in the same order, as attentionForward on the
+ * concatenated row, so every output equals the unshared computation bit for bit.
+ */
+export function attentionForwardPrefixed(
+  out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number,
+  pqkv: Float32Array, pref: Int32Array, Tk: number
+): void {
+  const C3 = 3 * C
+  const hs = C / NH
+  const scale = 1 / Math.sqrt(hs)
+  for (let b = 0; b < B; b++) {
+    const len = Math.min(lens[b]!, T)
+    const p0 = pref[2 * b]!, P = pref[2 * b + 1]!
+    // key j: a prefix position (j < P) or one of the row's own (j − P)
+    const key = (j: number) => (j < P ? (p0 + j) * C3 : (b * T + j - P) * C3)
+    const src = (j: number) => (j < P ? pqkv : qkv)
+    for (let t = 0; t < T; t++) {
+      const o = (b * T + t) * C
+      if (t >= len) {
+        for (let i = 0; i < C; i++) out[o + i] = 0
+        continue
+      }
+      const n = P + t + 1
+      for (let h = 0; h < NH; h++) {
+        const q = (b * T + t) * C3 + h * hs
+        const a = ((b * NH + h) * T + t) * Tk
+        let max = -Infinity
+        for (let j = 0; j < n; j++) {
+          const kv = src(j), k = key(j) + C + h * hs
+          let s = 0
+          for (let i = 0; i < hs; i++) s += qkv[q + i]! * kv[k + i]!
+          s *= scale
+          att[a + j] = s
+          if (s > max) max = s
+        }
+        let sum = 0
+        for (let j = 0; j < n; j++) {
+          const e = Math.exp(att[a + j]! - max)
+          att[a + j] = e
+          sum += e
+        }
+        const inv = 1 / sum
+        for (let j = 0; j < n; j++) att[a + j] = att[a + j]! * inv
+        const oh = o + h * hs
+        for (let i = 0; i < hs; i++) out[oh + i] = 0
+        for (let j = 0; j < n; j++) {
+          const kv = src(j), v = key(j) + 2 * C + h * hs
+          const w = att[a + j]!
+          for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + (w * kv[v + i]!)
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Backward of attentionForwardPrefixed: dqkv (B,T,3C) += for the rows' own positions, and
+ * dpqkv (the prefix rows' dqkv) += the k and v gradients of the prefix positions, summed over the
+ * rows in row order. scratch holds ≥ the longest prefix + T floats (one row of d(att)).
+ */
+export function attentionBackwardPrefixed(
+  dqkv: Float32Array, dpqkv: Float32Array, scratch: Float32Array,
+  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
+  B: number, T: number, C: number, NH: number, pqkv: Float32Array, pref: Int32Array, Tk: number
+): void {
+  const C3 = 3 * C
+  const hs = C / NH
+  const scale = 1 / Math.sqrt(hs)
+  for (let b = 0; b < B; b++) {
+    const len = Math.min(lens[b]!, T)
+    const p0 = pref[2 * b]!, P = pref[2 * b + 1]!
+    const key = (j: number) => (j < P ? (p0 + j) * C3 : (b * T + j - P) * C3)
+    for (let t = 0; t < len; t++) {
+      const n = P + t + 1
+      for (let h = 0; h < NH; h++) {
+        const q = (b * T + t) * C3 + h * hs
+        const a = ((b * NH + h) * T + t) * Tk
+        const d = (b * T + t) * C + h * hs
+        let dot = 0
+        for (let j = 0; j < n; j++) {
+          const kv = j < P ? pqkv : qkv, dkv = j < P ? dpqkv : dqkv
+          const v = key(j) + 2 * C + h * hs
+          const w = att[a + j]!
+          let s = 0
+          for (let i = 0; i < hs; i++) {
+            s += dout[d + i]! * kv[v + i]!
+            dkv[v + i] = dkv[v + i]! + (w * dout[d + i]!)
+          }
+          scratch[j] = s
+          dot += s * w
+        }
+        for (let j = 0; j < n; j++) {
+          const dpre = att[a + j]! * (scratch[j]! - dot) * scale
+          if (dpre === 0) continue
+          const kv = j < P ? pqkv : qkv, dkv = j < P ? dpqkv : dqkv
+          const k = key(j) + C + h * hs
+          for (let i = 0; i < hs; i++) {
+            dqkv[q + i] = dqkv[q + i]! + (dpre * kv[k + i]!)
+            dkv[k + i] = dkv[k + i]! + (dpre * qkv[q + i]!)
+          }
+        }
+      }
+    }
+  }
+}

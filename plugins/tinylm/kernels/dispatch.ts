@@ -7,7 +7,7 @@
  */
 import { UsageError } from "../../../core/errors.ts"
 import { noteRuntime } from "../../../core/runtime.ts"
-import { attentionBackward, attentionDecode, attentionForward } from "./attention.ts"
+import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "./attention.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
@@ -21,6 +21,8 @@ export interface Kernels {
   matmulBackward: typeof matmulBackward
   attentionForward: typeof attentionForward
   attentionBackward: typeof attentionBackward
+  attentionForwardPrefixed: typeof attentionForwardPrefixed
+  attentionBackwardPrefixed: typeof attentionBackwardPrefixed
   attentionDecode: typeof attentionDecode
   geluForward: typeof geluForward
   geluBackward: typeof geluBackward
@@ -34,12 +36,14 @@ export type MatmulKernels = Kernels
 
 export type KernelsName = "js" | "wasm"
 
-export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward, headForward, headBackward }
+export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionForwardPrefixed, attentionBackwardPrefixed, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward, headForward, headBackward }
 export const wasmKernels: Kernels = {
   matmulForward: w.wasmMatmulForward,
   matmulBackward: w.wasmMatmulBackward,
   attentionForward: w.wasmAttentionForward,
   attentionBackward: w.wasmAttentionBackward,
+  attentionForwardPrefixed: w.wasmAttentionForwardPrefixed,
+  attentionBackwardPrefixed: w.wasmAttentionBackwardPrefixed,
   attentionDecode: w.wasmAttentionDecode,
   geluForward: w.wasmGeluForward,
   geluBackward: w.wasmGeluBackward,
@@ -115,6 +119,16 @@ export const wasmSelfCheck = (): number => {
       k.attentionForward(view(B * T * AC, false), att, qkv, lens, B, T, AC, NH)
       k.attentionBackward(d!, scratch, ay, qkv, att, lens, B, T, AC, NH)
     }, [B * T * 3 * AC])
+    // rows continuing prefixes: row 0 after 2 positions of prefix row 1, row 1 with no prefix
+    const pref = new Int32Array(memory.buffer, off, 2 * B)
+    off += 16
+    pref.set([T + 1, 2, 0, 0])
+    const Tk = T + 2, patt = view(B * NH * T * Tk, false), pscratch = view(2 * Tk, false), pqkv = view(B * T * 3 * AC)
+    compare((k, [o]) => k.attentionForwardPrefixed(o!, patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk), [B * T * AC])
+    compare((k, [d, dp]) => {
+      k.attentionForwardPrefixed(view(B * T * AC, false), patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk)
+      k.attentionBackwardPrefixed(d!, dp!, pscratch, ay, qkv, patt, lens, B, T, AC, NH, pqkv, pref, Tk)
+    }, [B * T * 3 * AC, B * T * 3 * AC])
     return Number.isFinite(worst) ? worst : Infinity
   } catch (e) {
     if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm wasm self-check: ${(e as Error).message}`)

@@ -15,42 +15,61 @@ static inline float dot(const float *a, const float *b, int n4, int n) {
   return s;
 }
 
-/* out[0..hs) = softmax_t2(q·k[t2]·scale) · v[t2] over t2 ≤ t; att[0..t] gets the weights */
-static inline void attend(float *out, float *att, const float *q, const float *k, const float *v, int stride, int t, int hs, float scale) {
-  const int hs4 = hs & ~3;
+/*
+ * out[0..hs) = softmax_j(q·k[j]·scale) · v[j] over n1 + t + 1 keys: the first n1 from one place
+ * (a shared prefix, rows of stride s1), then t + 1 from another (stride s2); att[0..n1+t] gets the
+ * weights. With n1 = 0 it is plain causal attention over one row; either way the arithmetic runs
+ * in key order over one contiguous att row, so a row split into prefix + own positions gives the
+ * same bits as the concatenated row.
+ */
+static inline void attend2(float *out, float *att, const float *q, const float *k1, const float *v1, int s1, int n1,
+                           const float *k2, const float *v2, int s2, int t, int hs, float scale) {
+  const int hs4 = hs & ~3, n = n1 + t + 1;
   float max = -3.4e38f;
+  for (int j = 0; j < n1; j++) {
+    const float s = dot(q, k1 + j * s1, hs4, hs) * scale;
+    att[j] = s;
+    if (s > max) max = s;
+  }
   for (int t2 = 0; t2 <= t; t2++) {
-    const float s = dot(q, k + t2 * stride, hs4, hs) * scale;
-    att[t2] = s;
+    const float s = dot(q, k2 + t2 * s2, hs4, hs) * scale;
+    att[n1 + t2] = s;
     if (s > max) max = s;
   }
   const v128_t vmax = SPLAT(max);
   v128_t vsum = SPLAT(0.0f);
-  int t2 = 0;
-  for (; t2 + 4 <= t + 1; t2 += 4) {
-    const v128_t e = vexp(wasm_f32x4_sub(LD(att + t2), vmax));
-    ST(att + t2, e);
+  int j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const v128_t e = vexp(wasm_f32x4_sub(LD(att + j), vmax));
+    ST(att + j, e);
     vsum = wasm_f32x4_add(vsum, e);
   }
   float sum = hsum(vsum);
-  for (; t2 <= t; t2++) {
-    const float e = sexp(att[t2] - max);
-    att[t2] = e;
+  for (; j < n; j++) {
+    const float e = sexp(att[j] - max);
+    att[j] = e;
     sum += e;
   }
   const float inv = 1.0f / sum;
-  for (t2 = 0; t2 <= t; t2++) att[t2] *= inv;
+  for (j = 0; j < n; j++) att[j] *= inv;
+  const float *a2 = att + n1;
   int i = 0;
   for (; i < hs4; i += 4) {
     v128_t acc = SPLAT(0.0f);
-    for (t2 = 0; t2 <= t; t2++) MADD(acc, SPLAT(att[t2]), LD(v + t2 * stride + i));
+    for (j = 0; j < n1; j++) MADD(acc, SPLAT(att[j]), LD(v1 + j * s1 + i));
+    for (int t2 = 0; t2 <= t; t2++) MADD(acc, SPLAT(a2[t2]), LD(v2 + t2 * s2 + i));
     ST(out + i, acc);
   }
   for (; i < hs; i++) {
     float acc = 0.0f;
-    for (t2 = 0; t2 <= t; t2++) acc += att[t2] * v[t2 * stride + i];
+    for (j = 0; j < n1; j++) acc += att[j] * v1[j * s1 + i];
+    for (int t2 = 0; t2 <= t; t2++) acc += a2[t2] * v2[t2 * s2 + i];
     out[i] = acc;
   }
+}
+
+static inline void attend(float *out, float *att, const float *q, const float *k, const float *v, int stride, int t, int hs, float scale) {
+  attend2(out, att, q, k, v, stride, 0, k, v, stride, t, hs, scale);
 }
 
 __attribute__((export_name("attention_forward")))
@@ -81,10 +100,60 @@ void attention_decode(float *out, float *att, const float *q, const float *kc, c
   for (int h = 0; h < NH; h++) attend(out + h * hs, att, q + h * hs, kc + h * hs, vc + h * hs, C, t, hs, scale);
 }
 
+/*
+ * Backward of one (query, head): keys/values in two segments as in attend2 (n1 prefix keys at
+ * stride s1 with their gradients dk1/dv1, then t + 1 own keys at stride s2), in key order:
+ * dv[j] += att[j]·dout, d(att)[j] = dout·v[j], then the softmax backward into dq and dk[j].
+ */
+static inline void backward_query(float *dq, const float *q, const float *a, const float *d, float *scratch,
+                                  const float *k1, const float *v1, float *dk1, float *dv1, int s1, int n1,
+                                  const float *k2, const float *v2, float *dk2, float *dv2, int s2, int t, int hs, float scale) {
+  const int hs4 = hs & ~3, n = n1 + t + 1;
+  float dsum = 0.0f;
+  for (int j = 0; j < n; j++) {
+    const int own = j >= n1, r = own ? j - n1 : j, st = own ? s2 : s1;
+    const float *v = (own ? v2 : v1) + r * st;
+    float *dv = (own ? dv2 : dv1) + r * st;
+    const float w = a[j];
+    const v128_t vw = SPLAT(w);
+    v128_t acc = SPLAT(0.0f);
+    int i = 0;
+    for (; i < hs4; i += 4) {
+      const v128_t g = LD(d + i);
+      MADD(acc, g, LD(v + i));
+      ST(dv + i, wasm_f32x4_add(LD(dv + i), wasm_f32x4_mul(vw, g)));
+    }
+    float s = hsum(acc);
+    for (; i < hs; i++) {
+      s += d[i] * v[i];
+      dv[i] += w * d[i];
+    }
+    scratch[j] = s;
+    dsum += s * w;
+  }
+  for (int j = 0; j < n; j++) {
+    const float dpre = a[j] * (scratch[j] - dsum) * scale;
+    if (dpre == 0.0f) continue;
+    const int own = j >= n1, r = own ? j - n1 : j, st = own ? s2 : s1;
+    const float *k = (own ? k2 : k1) + r * st;
+    float *dk = (own ? dk2 : dk1) + r * st;
+    const v128_t vd = SPLAT(dpre);
+    int i = 0;
+    for (; i < hs4; i += 4) {
+      ST(dq + i, wasm_f32x4_add(LD(dq + i), wasm_f32x4_mul(vd, LD(k + i))));
+      ST(dk + i, wasm_f32x4_add(LD(dk + i), wasm_f32x4_mul(vd, LD(q + i))));
+    }
+    for (; i < hs; i++) {
+      dq[i] += dpre * k[i];
+      dk[i] += dpre * q[i];
+    }
+  }
+}
+
 /* dqkv (B,T,3C) +=; scratch (T) holds one row of d(att) */
 __attribute__((export_name("attention_backward")))
 void attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens, int B, int T, int C, int NH) {
-  const int C3 = 3 * C, hs = C / NH, hs4 = hs & ~3;
+  const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / __builtin_sqrtf((float)hs);
   for (int b = 0; b < B; b++) {
     const int len = lens[b] < T ? lens[b] : T;
@@ -92,49 +161,56 @@ void attention_backward(float *dqkv, float *scratch, const float *dout, const fl
     float *dbase = dqkv + b * T * C3;
     for (int t = 0; t < len; t++) {
       for (int h = 0; h < NH; h++) {
-        const float *q = base + t * C3 + h * hs;
-        float *dq = dbase + t * C3 + h * hs;
-        const float *a = att + ((b * NH + h) * T + t) * T;
-        const float *d = dout + (b * T + t) * C + h * hs;
-        /* d(att)[t2] = dout·v[t2]; dv[t2] += att[t2]·dout */
-        float dsum = 0.0f;
-        for (int t2 = 0; t2 <= t; t2++) {
-          const float *v = base + t2 * C3 + 2 * C + h * hs;
-          float *dv = dbase + t2 * C3 + 2 * C + h * hs;
-          const float w = a[t2];
-          const v128_t vw = SPLAT(w);
-          v128_t acc = SPLAT(0.0f);
-          int i = 0;
-          for (; i < hs4; i += 4) {
-            const v128_t g = LD(d + i);
-            MADD(acc, g, LD(v + i));
-            ST(dv + i, wasm_f32x4_add(LD(dv + i), wasm_f32x4_mul(vw, g)));
-          }
-          float s = hsum(acc);
-          for (; i < hs; i++) {
-            s += d[i] * v[i];
-            dv[i] += w * d[i];
-          }
-          scratch[t2] = s;
-          dsum += s * w;
-        }
-        /* softmax backward, then through q·k·scale */
-        for (int t2 = 0; t2 <= t; t2++) {
-          const float dpre = a[t2] * (scratch[t2] - dsum) * scale;
-          if (dpre == 0.0f) continue;
-          const float *k = base + t2 * C3 + C + h * hs;
-          float *dk = dbase + t2 * C3 + C + h * hs;
-          const v128_t vd = SPLAT(dpre);
-          int i = 0;
-          for (; i < hs4; i += 4) {
-            ST(dq + i, wasm_f32x4_add(LD(dq + i), wasm_f32x4_mul(vd, LD(k + i))));
-            ST(dk + i, wasm_f32x4_add(LD(dk + i), wasm_f32x4_mul(vd, LD(q + i))));
-          }
-          for (; i < hs; i++) {
-            dq[i] += dpre * k[i];
-            dk[i] += dpre * q[i];
-          }
-        }
+        const float *k = base + C + h * hs, *v = base + 2 * C + h * hs;
+        float *dk = dbase + C + h * hs, *dv = dbase + 2 * C + h * hs;
+        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, att + ((b * NH + h) * T + t) * T, dout + (b * T + t) * C + h * hs, scratch,
+                       k, v, dk, dv, C3, 0, k, v, dk, dv, C3, t, hs, scale);
+      }
+    }
+  }
+}
+
+/*
+ * Rows that continue a shared prefix (spec: ../attention.ts attentionForwardPrefixed). pref holds
+ * per row [first prefix position in pqkv, prefix length]; att is (B,NH,T,Tk).
+ */
+__attribute__((export_name("attention_forward_prefixed")))
+void attention_forward_prefixed(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH,
+                                const float *pqkv, const int *pref, int Tk) {
+  const int C3 = 3 * C, hs = C / NH;
+  const float scale = 1.0f / __builtin_sqrtf((float)hs);
+  for (int b = 0; b < B; b++) {
+    const int len = lens[b] < T ? lens[b] : T, P = pref[2 * b + 1];
+    const float *base = qkv + b * T * C3, *pbase = pqkv + pref[2 * b] * C3;
+    for (int t = 0; t < T; t++) {
+      float *o = out + (b * T + t) * C;
+      if (t >= len) {
+        for (int i = 0; i < C; i++) o[i] = 0.0f;
+        continue;
+      }
+      for (int h = 0; h < NH; h++) {
+        attend2(o + h * hs, att + ((b * NH + h) * T + t) * Tk, base + t * C3 + h * hs,
+                pbase + C + h * hs, pbase + 2 * C + h * hs, C3, P, base + C + h * hs, base + 2 * C + h * hs, C3, t, hs, scale);
+      }
+    }
+  }
+}
+
+/* dqkv (B,T,3C) += own positions; dpqkv += the prefix positions' k and v gradients; scratch ≥ Tk */
+__attribute__((export_name("attention_backward_prefixed")))
+void attention_backward_prefixed(float *dqkv, float *dpqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens,
+                                 int B, int T, int C, int NH, const float *pqkv, const int *pref, int Tk) {
+  const int C3 = 3 * C, hs = C / NH;
+  const float scale = 1.0f / __builtin_sqrtf((float)hs);
+  for (int b = 0; b < B; b++) {
+    const int len = lens[b] < T ? lens[b] : T, P = pref[2 * b + 1];
+    const float *base = qkv + b * T * C3, *pbase = pqkv + pref[2 * b] * C3;
+    float *dbase = dqkv + b * T * C3, *dpbase = dpqkv + pref[2 * b] * C3;
+    for (int t = 0; t < len; t++) {
+      for (int h = 0; h < NH; h++) {
+        const int kh = C + h * hs, vh = 2 * C + h * hs;
+        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, att + ((b * NH + h) * T + t) * Tk, dout + (b * T + t) * C + h * hs, scratch,
+                       pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale);
       }
     }
   }

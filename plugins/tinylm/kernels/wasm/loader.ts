@@ -8,7 +8,7 @@
  * the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 3 or 4 rows),
  * so every output is computed exactly as in the one-thread call.
  */
-import { attentionBackward, attentionDecode, attentionForward } from "../attention.ts"
+import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "../attention.ts"
 import { geluBackward, geluForward } from "../gelu.ts"
 import { headBackward, headForward } from "../head.ts"
 import { layernormBackward, layernormForward } from "../layernorm.ts"
@@ -23,6 +23,8 @@ export interface WasmExports {
   matmul_backward_part(dinp: number, dweight: number, dbias: number, hasBias: number, dout: number, inp: number, weight: number, BT: number, C: number, OC: number, r0: number, r1: number, o0: number, o1: number): void
   attention_forward(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number): void
   attention_backward(dqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number): void
+  attention_forward_prefixed(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number, pqkv: number, pref: number, Tk: number): void
+  attention_backward_prefixed(dqkv: number, dpqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number, pqkv: number, pref: number, Tk: number): void
   attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
   gelu_forward(out: number, inp: number, N: number): void
   gelu_backward(dinp: number, inp: number, dout: number, N: number): void
@@ -159,6 +161,50 @@ export function wasmAttentionBackward(
   const h = B >> 1
   pool.start(at.memory, "attention_backward", [dq + 4 * h * T * 3 * C, s + 4 * T, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * T, l + 4 * h, B - h, T, C, NH])
   at.ex.attention_backward(dq, s, g, q, a, l, h, T, C, NH)
+  pool.join()
+}
+
+export function wasmAttentionForwardPrefixed(
+  out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number,
+  pqkv: Float32Array, pref: Int32Array, Tk: number
+): void {
+  const at = pref.buffer === out.buffer ? owner(out, att, qkv, lens, pqkv) : undefined
+  if (at === undefined) return attentionForwardPrefixed(out, att, qkv, lens, B, T, C, NH, pqkv, pref, Tk)
+  const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
+  const pool = B >= 2 ? splitter(B * T * Tk * C, SPLIT_MATMUL) : undefined
+  if (pool === undefined) return at.ex.attention_forward_prefixed(o, a, q, l, B, T, C, NH, pq, pr, Tk)
+  // rows are independent (the prefix is only read): [h, B) on the worker
+  const h = B >> 1
+  pool.start(at.memory, "attention_forward_prefixed", [o + 4 * h * T * C, a + 4 * h * NH * T * Tk, q + 4 * h * T * 3 * C, l + 4 * h, B - h, T, C, NH, pq, pr + 8 * h, Tk])
+  at.ex.attention_forward_prefixed(o, a, q, l, h, T, C, NH, pq, pr, Tk)
+  pool.join()
+}
+
+/** A split row near B/2 where the prefix changes (rows are grouped by prefix), or 0 when there is none. */
+const prefixBoundary = (pref: Int32Array, B: number): number => {
+  const mid = B >> 1
+  for (let d = 0; d < mid; d++) {
+    for (const h of [mid - d, mid + d]) if (h > 0 && h < B && pref[2 * h] !== pref[2 * h - 2]) return h
+  }
+  return 0
+}
+
+export function wasmAttentionBackwardPrefixed(
+  dqkv: Float32Array, dpqkv: Float32Array, scratch: Float32Array,
+  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
+  B: number, T: number, C: number, NH: number, pqkv: Float32Array, pref: Int32Array, Tk: number
+): void {
+  const at = pqkv.buffer === dqkv.buffer && pref.buffer === dqkv.buffer && lens.buffer === dqkv.buffer ? owner(dqkv, dpqkv, scratch, dout, qkv, att) : undefined
+  if (at === undefined) return attentionBackwardPrefixed(dqkv, dpqkv, scratch, dout, qkv, att, lens, B, T, C, NH, pqkv, pref, Tk)
+  const dq = dqkv.byteOffset, dp = dpqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset
+  const l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
+  // Both threads add into the prefix gradients: split only between rows of different prefixes,
+  // so each prefix's sum keeps its one-thread order. The worker's scratch is the second half.
+  const h = scratch.length >= 2 * Tk && B >= 2 ? prefixBoundary(pref, B) : 0
+  const pool = h > 0 ? splitter(B * T * Tk * C, SPLIT_MATMUL) : undefined
+  if (pool === undefined) return at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, B, T, C, NH, pq, pr, Tk)
+  pool.start(at.memory, "attention_backward_prefixed", [dq + 4 * h * T * 3 * C, dp, s + 4 * Tk, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * Tk, l + 4 * h, B - h, T, C, NH, pq, pr + 8 * h, Tk])
+  at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, h, T, C, NH, pq, pr, Tk)
   pool.join()
 }
 

@@ -24,6 +24,8 @@ export const POOL_OPS = [
   "matmul_backward_part",
   "attention_forward",
   "attention_backward",
+  "attention_forward_prefixed",
+  "attention_backward_prefixed",
   "gelu_forward",
   "gelu_backward",
   "layernorm_forward",

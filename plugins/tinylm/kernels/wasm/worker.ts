@@ -27,7 +27,7 @@ const loop = (ctl: Int32Array): void => {
       try {
         const ex = instances.get(ctl[MEM]!)!
         const a = ctl.subarray(ARGS)
-        ex[POOL_OPS[op - 1]!]!(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!, a[5]!, a[6]!, a[7]!, a[8]!, a[9]!, a[10]!, a[11]!, a[12]!, a[13]!)
+        ex[POOL_OPS[op - 1]!]!(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!, a[5]!, a[6]!, a[7]!, a[8]!, a[9]!, a[10]!, a[11]!, a[12]!, a[13]!, a[14]!, a[15]!)
       } catch {
         Atomics.store(ctl, FAILED, 1)
       }
