@@ -3,9 +3,10 @@
  * diagnostics every 5 steps (and step 1), from an SFT start (a short SFT is run first unless
  * --init gives a checkpoint), validation off so only the step is timed.
  *
- *   node_modules/.bin/bun benchmarks/train-step.ts [--steps 10] [--sft-steps 300] [--init ckpt] [--micro-batch N]
+ *   node_modules/.bin/bun benchmarks/train-step.ts [--steps 10] [--sft-steps 300] [--init ckpt] [--micro-batch N] [--no-share-prefix]
  *
- * RAGEN_THREADS=1|2 picks the kernel threads (plugins/tinylm/kernels/wasm/pool.ts).
+ * RAGEN_THREADS=1|2 picks the kernel threads (plugins/tinylm/kernels/wasm/pool.ts);
+ * --no-share-prefix computes every row's prompt on its own (tinylm sharePrefix: false).
  *
  * Prints the median and mean of perf/step_seconds and its parts (rollout, update, diagnostics);
  * the mean over the steps is the figure that includes the diagnostics' share.
@@ -25,6 +26,7 @@ const steps = Number(arg("--steps") ?? 10)
 const sftSteps = Number(arg("--sft-steps") ?? 300)
 const init = arg("--init")
 const microBatch = arg("--micro-batch")
+const sharePrefix = !argv.includes("--no-share-prefix")
 
 const out = mkdtempSync(join(tmpdir(), "ragen-step-bench-"))
 const config = {
@@ -33,7 +35,7 @@ const config = {
   algo: "grpo",
   filter: "none",
   policy: "tinylm",
-  policyOptions: microBatch ? { microBatch: Number(microBatch) } : {},
+  policyOptions: { ...(microBatch ? { microBatch: Number(microBatch) } : {}), sharePrefix },
   P: 8,
   G: 16,
   steps,
@@ -52,4 +54,4 @@ const median = (xs: number[]) => {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 const parts = ["perf/step_seconds", "perf/rollout_seconds", "perf/update_seconds", "perf/diag_seconds"]
 for (const k of parts) console.log(`${k.padEnd(22)} median ${median(series(k)).toFixed(3)} s   mean ${mean(series(k)).toFixed(3)} s`)
-console.log(JSON.stringify({ bench: "train-step", env: "frozenlake", P: 8, G: 16, steps, threads: process.env.RAGEN_THREADS ?? "default", microBatch: microBatch ?? "default", ...Object.fromEntries(parts.map((k) => [k.slice(5), { median: median(series(k)), mean: mean(series(k)) }])) }))
+console.log(JSON.stringify({ bench: "train-step", env: "frozenlake", P: 8, G: 16, steps, threads: process.env.RAGEN_THREADS ?? "default", microBatch: microBatch ?? "default", sharePrefix, ...Object.fromEntries(parts.map((k) => [k.slice(5), { median: median(series(k)), mean: mean(series(k)) }])) }))

@@ -36,6 +36,8 @@ export const TinyLMOptions = Schema.Struct({
   minLrRatio: dflt(Unit, 0.1),
   /** Rows per forward chunk (memory ∝ rows × ctx). */
   microBatch: dflt(PosInt, 32),
+  /** Rows that continue the same prompt compute it once (prefix.ts); false: every row alone (same forward numbers, slower). */
+  sharePrefix: dflt(Schema.Boolean, true),
   /** PPO: let the value loss train the shared trunk too (default: the value head learns on detached features, like a separate critic). */
   valueTrunkGrad: dflt(Schema.Boolean, false),
   /** A tinylm checkpoint to start from (its config and tokenizer win over the options above). */
@@ -51,6 +53,7 @@ export const settingsOf = (o: TinyLMOptions, vocab: number, seed: number): TinyL
     adam: { beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay },
     schedule: o.lrSchedule === "constant" ? { kind: "constant" } : { kind: "cosine", warmupSteps: o.warmupSteps, totalSteps: o.totalSteps, minLrRatio: o.minLrRatio },
     microBatch: o.microBatch,
+    sharePrefix: o.sharePrefix,
     valueTrunkGrad: o.valueTrunkGrad
   }
 }

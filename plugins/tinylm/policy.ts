@@ -25,6 +25,8 @@ export interface TinyLMSettings {
   readonly schedule: LrSchedule
   /** Rows per forward chunk (activation memory scales with it). */
   readonly microBatch: number
+  /** Rows that continue the same prompt compute it once (prefix.ts; default true). */
+  readonly sharePrefix?: boolean
   /** The value loss also trains the shared trunk (GPT.valueTrunkGrad; default false). */
   readonly valueTrunkGrad?: boolean
 }
@@ -97,7 +99,7 @@ export class TinyLMPolicy implements TrainablePolicy {
     const tokens = new Int32Array(keep + scored)
     tokens.set(p.subarray(p.length - keep), 0)
     tokens.set(cont.subarray(0, scored), keep)
-    return { tokens, promptLen: keep, split: keep - 1, scored, total: cont.length }
+    return { tokens, promptLen: keep, split: this.settings.sharePrefix === false ? 0 : keep - 1, scored, total: cont.length }
   }
 
   /** Load a chunk of rows into the model's input views (tokens, prefixes, gathered targets). */
@@ -163,7 +165,7 @@ export class TinyLMPolicy implements TrainablePolicy {
         const t = this.encodePrompt(p)
         return t.subarray(t.length - Math.min(t.length, T - 1))
       })
-      for (const r of sampleChunk(this.model, encoded, o, rng, stopToken, this.tokenizer.eos, this.scratch)) {
+      for (const r of sampleChunk(this.model, encoded, o, rng, stopToken, this.tokenizer.eos, this.scratch, this.settings.sharePrefix !== false)) {
         let text = this.tokenizer.decode(r.tokens)
         let finish = r.finishReason
         // multi-token stop strings: cut after the first occurrence

@@ -132,13 +132,13 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
  */
 export const sampleChunk = (
   model: GPT, prompts: ReadonlyArray<Int32Array>, o: SampleOptions, rng: Rng,
-  stopToken: number, eos: number, scratch: SamplerScratch
+  stopToken: number, eos: number, scratch: SamplerScratch, sharePrefix = true
 ): SampledRow[] => {
   const { ctx: T, d: C, layers: L, vocab: V } = model.config
   const B = prompts.length
   // Prefill: prompts that share all but their last token (the G copies of a state) share that
   // prefix's forward (prefix.ts); the last token's row gives the first logits.
-  const rows = prompts.map((tokens) => ({ tokens, split: tokens.length - 1 }))
+  const rows = prompts.map((tokens) => ({ tokens, split: sharePrefix ? tokens.length - 1 : 0 }))
   const chunk = singleChunk(rows)
   const [Bp, Tp, , Tb] = loadChunk(model, rows, chunk, 0)
   const own = (b: number) => (Bp > 0 ? rows[b]!.split : 0) // prefix positions of row b

@@ -228,6 +228,16 @@ describe("shared prompts in the tinylm policy", () => {
     expect(worst).toBeLessThan(5e-2)
   })
 
+  test("sharePrefix: false scores every row alone and gives the same numbers", async () => {
+    const a = await make(), b = await make({ sharePrefix: false })
+    const reqs = shared(a).map((it) => ({ prompt: it.prompt, continuation: it.tokens }))
+    const sa = await a.score(reqs)
+    expect(a.model.lastShape.Bp).toBe(3)
+    const sb = await b.score(reqs)
+    expect(b.model.lastShape.Bp).toBe(0)
+    for (let i = 0; i < reqs.length; i++) expect(sb[i]!.logprobs).toEqual(sa[i]!.logprobs)
+  })
+
   test("sampling repeated prompts: log-probs equal the teacher-forced scores", async () => {
     const p = await make()
     const prompts = ["a b c <think>", "a b c <think>", "go left <think>", "a b c <think>", "h <think>", "go left <think>"]
