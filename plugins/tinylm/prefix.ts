@@ -30,8 +30,8 @@ export interface Chunk {
 const keyOf = (r: SplitRow): string => (r.split === 0 ? "" : r.tokens.subarray(0, r.split).join(","))
 
 /**
- * Chunks over the rows: groups of the same prefix stay together (shortest prefixes first, so a
- * chunk pads little), as many as the model's arena holds. A group too large for one chunk goes
+ * Chunks over the rows: groups of the same prefix stay together (shortest prefixes first, and
+ * shortest rows first within a group, so a chunk pads little), as many as the model's arena holds. A group too large for one chunk goes
  * on in the next, which computes its prefix again.
  */
 export const planChunks = (rows: ReadonlyArray<SplitRow>, model: GPT): Chunk[] => {
@@ -42,7 +42,9 @@ export const planChunks = (rows: ReadonlyArray<SplitRow>, model: GPT): Chunk[] =
     if (g) g.push(i)
     else groups.set(k, [i])
   })
-  const ordered = [...groups.values()].sort((a, b) => rows[a[0]!]!.split - rows[b[0]!]!.split)
+  // shortest prefixes first; in a group, shortest rows first (a chunk pads to its longest)
+  const len = (i: number) => rows[i]!.tokens.length
+  const ordered = [...groups.values()].sort((a, b) => rows[a[0]!]!.split - rows[b[0]!]!.split).map((g) => g.sort((a, b) => len(a) - len(b) || a - b))
   const fits = (Bp: number, Tp: number, B: number, Tb: number) =>
     Bp * Tp + B * Tb <= model.positionCapacity && model.attFloats(B, Tb, Bp, Tp) <= model.attCapacity
   const out: Chunk[] = []

@@ -141,9 +141,9 @@ export const sampleChunk = (
   const rows = prompts.map((tokens) => ({ tokens, split: sharePrefix ? tokens.length - 1 : 0 }))
   const chunk = singleChunk(rows)
   const [Bp, Tp, , Tb] = loadChunk(model, rows, chunk, 0)
-  const own = (b: number) => (Bp > 0 ? rows[b]!.split : 0) // prefix positions of row b
+  const prefixLen = (b: number) => (Bp > 0 ? rows[b]!.split : 0)
   for (let b = 0; b < B; b++) {
-    model.gather[b] = b * Tb + prompts[b]!.length - 1 - own(b)
+    model.gather[b] = b * Tb + prompts[b]!.length - 1 - prefixLen(b)
     model.targets[b] = 0
   }
   model.forward(B, Tb, B, Bp, Tp)
@@ -153,7 +153,7 @@ export const sampleChunk = (
   for (let l = 0; l < L; l++) {
     const qkv = model.al.qkv![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
     for (let b = 0; b < B; b++) {
-      const P = own(b), pi = chunk.prefixOf[b]!
+      const P = prefixLen(b), pi = chunk.prefixOf[b]!
       for (let t = 0; t < prompts[b]!.length; t++) {
         const src = (t < P ? pi * Tp + t : Np + b * Tb + t - P) * 3 * C
         const dst = (b * T + t) * C
