@@ -14,7 +14,7 @@ const metrics = (dir: string) =>
     return x
   })
 
-describe("training loop on a bandit with a tabular policy", () => {
+describe("training loop on a bandit (tabular policy, and the real tinylm)", () => {
   for (const algo of ["grpo", "ppo", "dapo"]) {
     test(`${algo} raises success within 20 steps`, async () => {
       const out = tmp()
@@ -26,6 +26,25 @@ describe("training loop on a bandit with a tabular policy", () => {
       expect(s.finalValSuccess!).toBeGreaterThan(0.8)
       expect(lines.at(-1)["train/optimizer_steps"]).toBeGreaterThan(0)
     })
+  }
+
+  // The same learning check with the real embedded policy (a d 16, 1-layer tinylm): SFT on the
+  // bandit teacher's traces with action noise ε = 0.5 leaves the action half random at T = 1;
+  // each algorithm must raise validation success at T = 1 within 40 steps.
+  for (const algo of ["grpo", "ppo", "dapo"]) {
+    test(`${algo} with tinylm raises success at T = 1 from its SFT start within 40 steps`, async () => {
+      const out = tmp()
+      const config = cfg(
+        { algo, policy: "tinylm", policyOptions: { ctx: 32, d: 16, layers: 1, heads: 2 }, P: 8, G: 8, steps: 40, lr: 3e-3 },
+        { valSeeds: 64, diagEvery: 0, checkpointEvery: 0, sftSteps: 300, sftTurns: 2048, teacherEpsilon: 0.5 }
+      )
+      const s = await runTraining(config, { outDir: out, ...quiet })
+      expect(s.status).toBe("complete")
+      const val = metrics(join(out, s.runId)).filter((m) => m["val/success@1.0"] !== undefined).map((m) => m["val/success@1.0"] as number)
+      console.log(`${algo} + tinylm, val success@1.0 every 10 steps: ${val.map((v) => v.toFixed(2)).join(" ")}`)
+      expect(val[0]!).toBeLessThan(0.85)
+      expect(val.at(-1)!).toBeGreaterThan(val[0]! + 0.12)
+    }, 60000)
   }
 
   test("same config and seed ⇒ identical metrics; resume after a stop ⇒ identical to uninterrupted", async () => {
