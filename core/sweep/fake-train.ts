@@ -4,11 +4,14 @@
  * the run's config hash and s, so a resumed run writes exactly what an uninterrupted one
  * would. It writes the same files as the trainer (config.json, metrics.jsonl, summary.json).
  *
- * Knobs (env vars): RAGEN_SWEEP_FAKE_STEP_MS (sleep per step, default 5). Config knobs in
- * `train`: fakeFail (string: throw it as the error at step fakeFailAt, default 0), fakeExit
- * (exit code: the worker process dies at step fakeFailAt).
+ * Knobs (env vars): RAGEN_SWEEP_FAKE_STEP_MS (sleep per step, default 5), RAGEN_SWEEP_FAKE_SFT_MS
+ * (the "SFT warm start" of a run with train.sftSteps > 0 whose warm start is not cached yet: a
+ * sleep, then a cache marker under <out>/.sft-cache/ and a line naming the run in
+ * fake-trained.log there, so tests can count how often a warm start was trained; default 0).
+ * Config knobs in `train`: fakeFail (string: throw it as the error at step fakeFailAt, default 0),
+ * fakeExit (exit code: the worker process dies at step fakeFailAt).
  */
-import { existsSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { openRun, readMetrics } from "../results/store.ts"
@@ -17,6 +20,7 @@ import { derive, fnv1a } from "../rng.ts"
 import type { MetricsLine, RunSummary } from "../schema/results.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import type { TrainFn } from "./train-fn.ts"
+import { warmStartKey } from "./estimate.ts"
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6
 
@@ -72,6 +76,16 @@ export const fakeTrain: TrainFn = async (config, opts) => {
     }
     run.writeSummary(s)
     return { format: 1, runId: run.runId, ...s }
+  }
+  if (Number(config.train.sftSteps ?? 0) > 0 && start === 0) {
+    const cache = join(opts.outDir, ".sft-cache")
+    const marker = join(cache, `fake-${fnv1a(warmStartKey(config)).toString(16)}`)
+    if (!existsSync(marker)) {
+      await sleep(Number(process.env.RAGEN_SWEEP_FAKE_SFT_MS ?? 0))
+      mkdirSync(cache, { recursive: true })
+      appendFileSync(join(cache, "fake-trained.log"), `${run.runId}\n`)
+      writeFileAtomic(marker, "")
+    }
   }
   const failAt = Number(config.train.fakeFailAt ?? 0)
   for (let step = start; step <= config.steps; step++) {

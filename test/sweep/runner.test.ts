@@ -31,6 +31,19 @@ describe("sweep runner", () => {
     expect(again).toMatchObject({ total: 12, done: 0, skipped: 12 })
   }, 30_000)
 
+  test("runs sharing one SFT warm start: the second worker waits for it instead of training it again", async () => {
+    const dir = tempDir("runner")
+    const runs = grid(smallSpec({ axes: { env: ["frozenlake"], filter: ["none", { id: "top-p", options: { p: 0.9 } }], seeds: [1, 2] }, fixed: { policy: "fake-policy", P: 4, G: 4, train: { sftSteps: 10, sftSeed: 1 } } }))
+    expect(runs.length).toBe(4)
+    const events: SweepEvent[] = []
+    const out = await runSweep(runs, { outDir: dir, workers: 2, env: { ...fakeEnv(), RAGEN_SWEEP_FAKE_SFT_MS: "400" }, onEvent: (e) => events.push(e) })
+    expect(out).toMatchObject({ total: 4, done: 4, failed: 0 })
+    const trained = readFileSync(join(dir, ".sft-cache", "fake-trained.log"), "utf8").trim().split("\n")
+    expect(trained.length).toBe(1)
+    // both workers still ran runs
+    expect(new Set(events.flatMap((e) => (e.type === "start" ? [e.worker] : []))).size).toBe(2)
+  }, 30_000)
+
   test("a failed run and a crashed worker are recorded; the others go on", async () => {
     const dir = tempDir("runner")
     const runs = grid(smallSpec({
