@@ -1,0 +1,52 @@
+/**
+ * Learning curves from run folders, as the markdown tables of benchmarks/RESULTS.md: for each
+ * (env, algo, filter, lr) group, the mean over its seeds of each metric at every step where all
+ * of them logged it, with the seed count; a figure is never typed in by hand.
+ *   bun benchmarks/curves.ts <results dir>... [--metric val/success@0.5]... [--every N]
+ * Default metrics: val/success@0.5, val/success@1.0, val/fact_accuracy@0.5, val/consistency@0.5.
+ * --every N keeps only the steps that are multiples of N (step 0 always). Every file is decoded
+ * through the results schemas (core/results/store.ts).
+ */
+import { Effect } from "effect"
+import { listRunDirs, readRun } from "../core/results/store.ts"
+
+const argv = process.argv.slice(2)
+const metrics: string[] = []
+const dirs: string[] = []
+let every = 1
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === "--metric") metrics.push(argv[++i]!)
+  else if (argv[i] === "--every") every = Number(argv[++i])
+  else dirs.push(argv[i]!)
+}
+if (dirs.length === 0) {
+  console.error("usage: bun benchmarks/curves.ts <results dir>... [--metric name]... [--every N]")
+  process.exit(2)
+}
+if (metrics.length === 0) metrics.push("val/success@0.5", "val/success@1.0", "val/fact_accuracy@0.5", "val/consistency@0.5")
+
+const label = (o: unknown): string => (typeof o === "string" ? o : JSON.stringify(o))
+const groups = new Map<string, Array<Map<number, Record<string, number | null>>>>()
+for (const dir of dirs) {
+  for (const runDir of listRunDirs(dir)) {
+    const run = Effect.runSync(readRun(runDir))
+    const c = run.config.config
+    const filter = Object.keys(c.filterOptions).length > 0 ? `${c.filter} ${label(c.filterOptions)}` : c.filter
+    const key = `${c.env}${Object.keys(c.envOptions).length > 0 ? ` ${label(c.envOptions)}` : ""} | ${c.algo} | ${filter} | ${c.lr}`
+    const bySteps = new Map<number, Record<string, number | null>>()
+    for (const line of run.metrics.lines) if (typeof line.step === "number") bySteps.set(line.step, { ...bySteps.get(line.step), ...line })
+    const g = groups.get(key) ?? []
+    g.push(bySteps)
+    groups.set(key, g)
+  }
+}
+
+for (const m of metrics) {
+  console.log(`\n${m}, mean over the seeds\n\n| env | algo | filter | lr | seeds | step: mean |\n|---|---|---|---|---|---|`)
+  for (const [key, runs] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const steps = [...runs[0]!.keys()].filter((s) => (s === 0 || s % every === 0) && runs.every((r) => typeof r.get(s)?.[m] === "number")).sort((a, b) => a - b)
+    if (steps.length === 0) continue
+    const mean = (s: number) => runs.reduce((a, r) => a + (r.get(s)![m] as number), 0) / runs.length
+    console.log(`| ${key} | ${runs.length} | ${steps.map((s) => `${s}: ${mean(s).toFixed(3)}`).join(", ")} |`)
+  }
+}
