@@ -2,9 +2,11 @@
  * Learning curves from run folders, as the markdown tables of benchmarks/RESULTS.md: for each
  * (env, algo, filter, lr) group, the mean over its seeds of each metric at every step where all
  * of them logged it, with the seed count; a figure is never typed in by hand.
- *   bun benchmarks/curves.ts <results dir>... [--metric val/success@0.5]... [--every N]
+ *   bun benchmarks/curves.ts <results dir>... [--metric val/success@0.5]... [--every N] [--window W]
  * Default metrics: val/success@0.5, val/success@1.0, val/fact_accuracy@0.5, val/consistency@0.5.
- * --every N keeps only the steps that are multiples of N (step 0 always). Every file is decoded
+ * --every N keeps only the steps that are multiples of N (step 0 always); --window W averages a
+ * per-step metric (train/success, a new batch each step) over the W steps ending at each shown
+ * step, so the noise of one batch does not read as a trend. Every file is decoded
  * through the results schemas (core/results/store.ts).
  */
 import { Effect } from "effect"
@@ -14,9 +16,11 @@ const argv = process.argv.slice(2)
 const metrics: string[] = []
 const dirs: string[] = []
 let every = 1
+let window = 1
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === "--metric") metrics.push(argv[++i]!)
   else if (argv[i] === "--every") every = Number(argv[++i])
+  else if (argv[i] === "--window") window = Number(argv[++i])
   else dirs.push(argv[i]!)
 }
 if (dirs.length === 0) {
@@ -42,11 +46,15 @@ for (const dir of dirs) {
 }
 
 for (const m of metrics) {
-  console.log(`\n${m}, mean over the seeds\n\n| env | algo | filter | lr | seeds | step: mean |\n|---|---|---|---|---|---|`)
+  console.log(`\n${m}, mean over the seeds${window > 1 ? ` and the last ${window} steps` : ""}\n\n| env | algo | filter | lr | seeds | step: mean |\n|---|---|---|---|---|---|`)
   for (const [key, runs] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
-    const steps = [...runs[0]!.keys()].filter((s) => (s === 0 || s % every === 0) && runs.every((r) => typeof r.get(s)?.[m] === "number")).sort((a, b) => a - b)
+    const has = (s: number) => runs.every((r) => typeof r.get(s)?.[m] === "number")
+    const steps = [...runs[0]!.keys()].filter((s) => (s === 0 || s % every === 0) && has(s)).sort((a, b) => a - b)
     if (steps.length === 0) continue
-    const mean = (s: number) => runs.reduce((a, r) => a + (r.get(s)![m] as number), 0) / runs.length
+    const mean = (s: number) => {
+      const span = Array.from({ length: window }, (_, k) => s - k).filter((t) => t >= 0 && has(t))
+      return span.reduce((a, t) => a + runs.reduce((b, r) => b + (r.get(t)![m] as number), 0) / runs.length, 0) / span.length
+    }
     console.log(`| ${key} | ${runs.length} | ${steps.map((s) => `${s}: ${mean(s).toFixed(3)}`).join(", ")} |`)
   }
 }
