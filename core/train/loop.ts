@@ -253,7 +253,7 @@ const trainStep = async (c: Ctx, step: number): Promise<Record<string, number>> 
     m["train/skipped_update"] = order.length === 0 ? 1 : 0
     for (let epoch = 0; epoch < opts.epochs && order.length > 0; epoch++) {
       const shuffled = derive(config.seed, "minibatch", step, epoch).shuffle([...order])
-      const nMb = Math.min(opts.minibatches, shuffled.length)
+      const nMb = opts.minibatchSize !== undefined ? Math.max(1, Math.round(shuffled.length / opts.minibatchSize)) : Math.min(opts.minibatches, shuffled.length)
       for (let b = 0; b < nMb; b++) {
         const idx = shuffled.slice(Math.floor((b * shuffled.length) / nMb), Math.floor(((b + 1) * shuffled.length) / nMb))
         const inner = lossOf(s, idx.map((i) => prep.obj[i]!))

@@ -59,6 +59,11 @@ export const TrainOptions = Schema.Struct({
   klEstimator: dflt(Schema.Literals(["k1", "k3"]), "k3"),
   /** Optimizer steps per epoch (the batch is split into this many minibatches); §10: 4. */
   minibatches: dflt(PosInt, 4),
+  /**
+   * Instead of a fixed count: minibatches of about this many turns (verl's fixed mini-batch size),
+   * so a filtered batch takes fewer optimizer steps (round(kept turns / size), at least 1).
+   */
+  minibatchSize: Schema.optional(PosInt),
   epochs: dflt(PosInt, 1),
   /** Override of the algorithm's loss aggregation. */
   lossAgg: Schema.optional(Schema.Literals(lossAggs)),
