@@ -1,6 +1,6 @@
 /**
  * Learning curves from run folders, as the markdown tables of benchmarks/RESULTS.md: for each
- * (env, algo, filter, lr) group, the mean over its seeds of each metric at every step where all
+ * (env, algo, filter, lr, and any trainer option that differs between the runs) group, the mean over its seeds of each metric at every step where all
  * of them logged it, with the seed count; a figure is never typed in by hand.
  *   bun benchmarks/curves.ts <results dir>... [--metric val/success@0.5]... [--every N] [--window W]
  * Default metrics: val/success@0.5, val/success@1.0, val/fact_accuracy@0.5, val/consistency@0.5.
@@ -30,19 +30,22 @@ if (dirs.length === 0) {
 if (metrics.length === 0) metrics.push("val/success@0.5", "val/success@1.0", "val/fact_accuracy@0.5", "val/consistency@0.5")
 
 const label = (o: unknown): string => (typeof o === "string" ? o : JSON.stringify(o))
+const read = dirs.flatMap((dir) => listRunDirs(dir).map((runDir) => Effect.runSync(readRun(runDir))))
+// trainer options that differ between the runs read (e.g. minibatchSize) are part of a group's name
+const trainKeys = [...new Set(read.flatMap((r) => Object.keys(r.config.config.train)))]
+const varying = trainKeys.filter((k) => new Set(read.map((r) => label((r.config.config.train as Record<string, unknown>)[k] ?? null))).size > 1)
 const groups = new Map<string, Array<Map<number, Record<string, number | null>>>>()
-for (const dir of dirs) {
-  for (const runDir of listRunDirs(dir)) {
-    const run = Effect.runSync(readRun(runDir))
-    const c = run.config.config
-    const filter = Object.keys(c.filterOptions).length > 0 ? `${c.filter} ${label(c.filterOptions)}` : c.filter
-    const key = `${c.env}${Object.keys(c.envOptions).length > 0 ? ` ${label(c.envOptions)}` : ""} | ${c.algo} | ${filter} | ${c.lr}`
-    const bySteps = new Map<number, Record<string, number | null>>()
-    for (const line of run.metrics.lines) if (typeof line.step === "number") bySteps.set(line.step, { ...bySteps.get(line.step), ...line })
-    const g = groups.get(key) ?? []
-    g.push(bySteps)
-    groups.set(key, g)
-  }
+for (const run of read) {
+  const c = run.config.config
+  const t = c.train as Record<string, unknown>
+  const filter = Object.keys(c.filterOptions).length > 0 ? `${c.filter} ${label(c.filterOptions)}` : c.filter
+  const extra = varying.map((k) => ` ${k}=${label(t[k] ?? "-")}`).join("")
+  const key = `${c.env}${Object.keys(c.envOptions).length > 0 ? ` ${label(c.envOptions)}` : ""} | ${c.algo} | ${filter}${extra} | ${c.lr}`
+  const bySteps = new Map<number, Record<string, number | null>>()
+  for (const line of run.metrics.lines) if (typeof line.step === "number") bySteps.set(line.step, { ...bySteps.get(line.step), ...line })
+  const g = groups.get(key) ?? []
+  g.push(bySteps)
+  groups.set(key, g)
 }
 
 for (const m of metrics) {
