@@ -1,26 +1,30 @@
 /**
  * Why does a Countdown SFT checkpoint fail? (benchmarks/results/countdown-sft.md)
- *   bun benchmarks/countdown-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [show=0]
- * 1. Samples one completion per validation seed (123.., T = 0.5, 100-token cap) and counts, over
- *    the equations "a op b = c" the reasoning writes: arithmetic false, operands not available
- *    (not given / already used), last result = target, action value = last result (consistency),
- *    action numbers right, success.
+ *   bun benchmarks/countdown-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [show=0] [maxTokens=110]
+ * 1. Samples one completion per validation seed (123.., T = 0.5) and counts, over the equations
+ *    "a op b = c" the reasoning writes (read as the grader reads them: a "rev" scratchpad's
+ *    numbers least significant digit first): arithmetic false, last result = target, the grader's
+ *    consistency and fact accuracy, action numbers right, success; and, since the teacher's
+ *    trace is deterministic, where a sample first leaves the teacher's trace (by token role).
  * 2. Teacher forcing on the current teacher's completions: mean probability of the teacher's token
- *    by role — header copy, operands and operators, equation results (the arithmetic), action.
+ *    by role — operand copies, results (the arithmetic), borrow marks, control (operators,
+ *    separators, "neg", fillers), the "neg" list, the action; then the result digits by number count, equation (index and
+ *    operator) and digit (d0 = the first written).
  */
 import { buildPrompt, formatCompletion, parseResponse } from "../core/prompt.ts"
 import { derive } from "../core/rng.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { countdownSpec, scoreAnswer } from "../envs/countdown/env.ts"
 import { apply, eq, ofInt } from "../envs/countdown/rational.ts"
-import { readEquations, readItems, type CountdownState } from "../envs/countdown/teacher.ts"
+import { gradeCountdown, readReasoning, type CountdownState } from "../envs/countdown/teacher.ts"
 import { settingsOf, TinyLMOptions } from "../plugins/tinylm/plugin.ts"
 import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
 
-const [ckpt, nArg, showArg] = process.argv.slice(2)
-if (!ckpt) throw new Error("usage: bun benchmarks/countdown-sft-diagnose.ts <checkpoint> [seeds] [show]")
+const [ckpt, nArg, showArg, capArg] = process.argv.slice(2)
+if (!ckpt) throw new Error("usage: bun benchmarks/countdown-sft-diagnose.ts <checkpoint> [seeds] [show] [maxTokens]")
 const N = Number(nArg ?? 256)
 const show = Number(showArg ?? 0)
+const cap = Number(capArg ?? 110)
 const po = decodeSync(TinyLMOptions, { preset: "tiny" })
 const eo = decodeSync(countdownSpec.options, {})
 if (!po.ok || !eo.ok) throw new Error("option decoding failed")
@@ -35,37 +39,66 @@ for (let i = 0; i < N; i++) {
   teacher.push(formatCompletion(t.reasoning, t.action))
 }
 
+/** One role per teacher word (= token: the tokenizer splits digits and these symbols alike). */
+const rolesOf = (comp: string): string[] => {
+  const out: string[] = []
+  let phase: "head" | "eq" | "neg" | "tail" | "action" = comp.includes(" : ") ? "head" : "eq"
+  let afterEquals = false
+  for (const w of comp.split(/\s+/)) {
+    const digit = /^[0-9]$/.test(w)
+    const mark = w === "'" || w === "^" // borrow marks inside a difference
+    if (mark) {
+      out.push("borrow mark")
+      continue
+    }
+    if (w === "</think>" || w === "<answer>" || w === "</answer>") out.push("tags")
+    else if (phase === "head") out.push("header")
+    else if (phase === "action") out.push("action")
+    else if (w === "neg") out.push("control")
+    else if (phase === "neg") out.push(digit ? "neg list" : "control")
+    else if (digit) out.push(afterEquals ? "result" : "operand")
+    else out.push("control")
+    if (phase === "head" && w === ":") phase = "eq"
+    else if (w === "=") afterEquals = true
+    else if (!digit) afterEquals = false
+    if (w === "neg") phase = "neg"
+    if (w === "</think>") phase = "tail"
+    else if (w === "<answer>") phase = "action"
+  }
+  return out
+}
+
 // ---- 1. sampled completions --------------------------------------------------------------
-const cs = await policy.sample(prompts, { temperature: 0.5, topP: 1, minP: 0, maxTokens: 100 }, derive(0, "diagnose-sample"))
-const c = { seeds: N, formatValid: 0, equations: 0, arithmeticFalse: 0, firstEquationFalse: 0, operandsUnavailable: 0, lastResultIsTarget: 0, consistent: 0, actionNumbersRight: 0, success: 0 }
+const cs = await policy.sample(prompts, { temperature: 0.5, topP: 1, minP: 0, maxTokens: cap }, derive(0, "diagnose-sample"))
+const c = { seeds: N, formatValid: 0, equations: 0, arithmeticFalse: 0, firstEquationFalse: 0, lastResultIsTarget: 0, consistent: 0, factAccuracy: 0, actionNumbersRight: 0, sameAsTeacher: 0, success: 0 }
 const bySize: Record<number, { n: number; success: number }> = {}
+const leaves: Record<string, number> = {}
 for (let i = 0; i < N; i++) {
-  const st = states[i]!, r = parseResponse(cs[i]!.text)
+  const st = states[i]!, text = cs[i]!.text, r = parseResponse(text)
   const k = st.numbers.length
   bySize[k] ??= { n: 0, success: 0 }
   bySize[k].n++
+  const tw = teacher[i]!.split(/\s+/), sw = text.trim().split(/\s+/), roles = rolesOf(teacher[i]!)
+  let j = 0
+  while (j < tw.length && tw[j] === sw[j]) j++
+  if (j >= tw.length) c.sameAsTeacher++
+  else leaves[roles[j]!] = (leaves[roles[j]!] ?? 0) + 1
   if (!r.valid) continue
   c.formatValid++
-  const eqs = readEquations(readItems(r.reasoning))
-  const avail = [...st.numbers]
-  eqs.forEach(({ eq: e }, j) => {
+  const eqs = readReasoning(r.reasoning).equations
+  eqs.forEach((e, j) => {
     c.equations++
     const v = apply(e.op, ofInt(e.a), ofInt(e.b))
     if (!(v !== undefined && eq(v, ofInt(e.c)))) {
       c.arithmeticFalse++
       if (j === 0) c.firstEquationFalse++
     }
-    const ia = avail.indexOf(e.a)
-    if (ia >= 0) avail.splice(ia, 1)
-    const ib = avail.indexOf(e.b)
-    if (ib >= 0) avail.splice(ib, 1)
-    if (ia < 0 || ib < 0) c.operandsUnavailable++
-    avail.push(e.c)
   })
-  const reached = eqs.length > 0 ? eqs[eqs.length - 1]!.eq.c : undefined
+  if (eqs.length > 0 && eqs[eqs.length - 1]!.c === st.target) c.lastResultIsTarget++
+  const g = gradeCountdown(st, r.reasoning, r.action)
+  c.consistent += g.consistency
+  c.factAccuracy += g.factAccuracy / N
   const s = scoreAnswer(st, r.action)
-  if (reached === st.target) c.lastResultIsTarget++
-  if (reached !== undefined && s.value === String(reached)) c.consistent++
   if (s.numbersRight) c.actionNumbersRight++
   if (s.reward === 1) {
     c.success++
@@ -73,29 +106,13 @@ for (let i = 0; i < N; i++) {
   }
   if (i < show) console.log(`seed ${123 + i} ${s.reward === 1 ? "ok " : "bad"} | ${r.reasoning} => ${r.action}\n    teacher: ${teacher[i]}`)
 }
-console.log("sampled (T=0.5):", JSON.stringify(c))
+c.factAccuracy = Number(c.factAccuracy.toFixed(3))
+console.log(`sampled (T=0.5, cap ${cap}):`, JSON.stringify(c))
 console.log("by number count:", JSON.stringify(bySize))
+console.log("first token off the teacher's trace, by role:", JSON.stringify(leaves))
 
 // ---- 2. teacher forcing by token role ----------------------------------------------------
-const roles = teacher.map((comp) => {
-  const out: string[] = []
-  let phase: "head" | "eq" | "tail" | "action" = comp.includes(" : ") ? "head" : "eq"
-  let afterEquals = false
-  for (const w of comp.split(/\s+/)) {
-    if (phase === "head") out.push("header")
-    else if (w === "</think>" || w === "<answer>" || w === "</answer>") out.push("tags")
-    else if (phase === "eq" && (w === "," || w === "then" || w === "so")) out.push("separator")
-    else if (phase === "eq" && w === "=") out.push("equals")
-    else if (phase === "eq") out.push(afterEquals ? "result" : "operand/op")
-    else out.push("action")
-    if (phase === "head" && w === ":") phase = "eq"
-    else if (w === "=") afterEquals = true
-    else if (w === "," || w === "then" || w === "so") afterEquals = false
-    if (w === "</think>") phase = "tail"
-    else if (w === "<answer>") phase = "action"
-  }
-  return out
-})
+const roles = teacher.map(rolesOf)
 const scores = await policy.score(prompts.map((prompt, i) => ({ prompt, continuation: teacher[i]! })))
 const agg: Record<string, { n: number; p: number; above: number }> = {}
 scores.forEach((s, i) => {
@@ -108,3 +125,26 @@ scores.forEach((s, i) => {
   })
 })
 for (const [k, a] of Object.entries(agg)) console.log(`teacher-forced ${k.padEnd(10)} tokens ${String(a.n).padStart(6)}  mean p ${(a.p / a.n).toFixed(3)}  share p>0.5 ${(a.above / a.n).toFixed(3)}`)
+
+const digits: Record<string, { n: number; p: number }> = {}
+scores.forEach((s, i) => {
+  const w = teacher[i]!.split(/\s+/)
+  let eqIdx = -1, d = -1, op = ""
+  w.forEach((t, j) => {
+    if (t === "neg" || t === "</think>") eqIdx = 99
+    if (eqIdx === 99) return
+    if (["+", "-", "*", "/"].includes(t)) op = t
+    if (t === "'" || t === "^") return
+    if (t === "=") {
+      eqIdx++
+      d = 0
+    } else if (d >= 0 && /^[0-9]$/.test(t)) {
+      const a = (digits[`${states[i]!.numbers.length} numbers, equation ${eqIdx} (${op}) d${d}`] ??= { n: 0, p: 0 })
+      a.n++
+      a.p += Math.exp(s.logprobs[j]!)
+      d++
+    } else d = -1
+  })
+})
+const lines = Object.entries(digits).filter(([, a]) => a.n >= 16).sort(([x], [y]) => x.localeCompare(y, "en", { numeric: true }))
+for (const [k, a] of lines) console.log(`teacher-forced result digit, ${k}: mean p ${(a.p / a.n).toFixed(3)} (${a.n})`)

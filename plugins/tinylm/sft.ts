@@ -94,6 +94,8 @@ export interface SftOptions {
   readonly evalEvery: number
   readonly maxGradNorm: number
   readonly seed: number
+  /** Share of the final steps over which lr decays linearly to 0 (0: constant lr, the default). */
+  readonly cooldown?: number
   /** Checked every 10 steps (after a turn of the event loop, so Ctrl-C is seen). */
   readonly signal?: AbortSignal
 }
@@ -144,7 +146,11 @@ export const runSft = async (policy: TinyLMPolicy, turns: ReadonlyArray<TeacherT
     cursor += o.batch
     for (const it of mb) tokens += it.tokens.length
     loss = (await policy.accumulate(mb, nllLoss)).loss
-    policy.step({ lr: o.lr, maxGradNorm: o.maxGradNorm })
+    // Linear cooldown over the last `cooldown` share of the budget: a constant lr leaves the final
+    // weights wherever the last noisy minibatches put them.
+    const cool = Math.max(0, Math.min(1, o.cooldown ?? 0)) * o.steps
+    const lr = cool > 0 && step > o.steps - cool ? o.lr * (o.steps - step + 1) / (cool + 1) : o.lr
+    policy.step({ lr, maxGradNorm: o.maxGradNorm })
     const last = step === o.steps
     let heldOut: number | undefined
     if (step % o.evalEvery === 0 || last) {

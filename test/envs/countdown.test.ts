@@ -4,7 +4,9 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { countdownSpec, scoreAnswer } from "../../envs/countdown/env.ts"
 import { evaluate, leaves, parseExpression, render } from "../../envs/countdown/expression.ts"
 import { show } from "../../envs/countdown/rational.ts"
-import { chainPlan, gradeCountdown } from "../../envs/countdown/teacher.ts"
+import { ALIGN, chainPlan, gradeCountdown, signTrace } from "../../envs/countdown/teacher.ts"
+import { buildPrompt, formatCompletion } from "../../core/prompt.ts"
+import { Tokenizer } from "../../plugins/tinylm/tokenizer.ts"
 import { checkEnv } from "../helpers/check-env.ts"
 
 const options = () => {
@@ -88,7 +90,50 @@ describe("countdown-v1", () => {
     }
     expect(solved).toBe(n)
   })
-  test("teacher plan: a canonical chain whose action reads the equations' operands left to right", () => {
+  test("teacher scratchpad: sum, S − T, halve, look up; the action adds all but the neg list", () => {
+    const trace = (numbers: number[], target: number) => {
+      const t = signTrace({ numbers, target, steps: [], solution: { kind: "num", value: 0 } })
+      return { eqs: t.equations.map((e) => `${e.a} ${e.op} ${e.b} = ${e.c}`), neg: t.neg, action: render(t.solution) }
+    }
+    // seed 123's numbers: h = 101 is no number, q = 156 = 59 + 97 (the first sum) ⇒ subtract the other pair
+    expect(trace([59, 97, 33, 68], 55)).toEqual({
+      eqs: ["59 + 97 = 156", "156 + 33 = 189", "189 + 68 = 257", "257 - 55 = 202", "202 / 2 = 101", "101 + 55 = 156"],
+      neg: [33, 68],
+      action: "5 9 + 9 7 - 3 3 - 6 8"
+    })
+    expect(trace([3, 5, 7], 5)).toEqual({ eqs: ["3 + 5 = 8", "8 + 7 = 15", "15 - 5 = 10", "10 / 2 = 5"], neg: [5], action: "3 + 7 - 5" }) // h is a number
+    expect(trace([2, 3, 9], 4)).toEqual({ eqs: ["2 + 3 = 5", "5 + 9 = 14", "14 - 4 = 10", "10 / 2 = 5", "5 + 4 = 9"], neg: [2, 3], action: "9 - 2 - 3" }) // q is the one added
+    expect(trace([3, 5, 7], 15).neg).toEqual([]) // h = 0: all added
+    // h = 50, q = 55 = 10 + 45 (the third pair holding the first number): subtract the other pair
+    expect(trace([10, 20, 30, 45], 5)).toEqual({
+      eqs: ["10 + 20 = 30", "30 + 30 = 60", "60 + 45 = 105", "105 - 5 = 100", "100 / 2 = 50", "50 + 5 = 55", "10 + 30 = 40", "10 + 45 = 55"],
+      neg: [20, 30],
+      action: "1 0 + 4 5 - 2 0 - 3 0"
+    })
+    // S − T odd: no ± sum; the chain with * follows the failed check
+    const f = trace([3, 5, 7], 56)
+    expect(f.neg).toBeUndefined()
+    expect(f.eqs).toEqual(["3 + 5 = 8", "8 + 7 = 15", "3 + 5 = 8", "8 * 7 = 56"])
+    expect(f.action).toBe("( 3 + 5 ) * 7")
+  })
+  test("teacher scratchpad text: digits reversed, S − T at the same absolute position in every instance", () => {
+    const env = countdownSpec.make(options())
+    const tok = Tokenizer.fromVocabulary(countdownSpec.vocabulary(options()))
+    expect(env.reset(123)).toBe("numbers 5 9 , 9 7 , 3 3 , 6 8 target 5 5")
+    const t = env.teach({ epsilon: 0, reasoningNoise: 0 }, new Rng(0))
+    expect(t.reasoning).toBe("rev . . 9 5 0 + 7 9 0 = 6 5 1 + 3 3 0 = 9 8 1 + 8 6 0 = 7 5 2 - 5 5 0 = 2 ' 0 ' 2 / 2 = 1 0 1 + 5 5 0 = 6 5 1 neg 3 3 , 6 8")
+    for (let s = 0; s < 200; s++) {
+      const obs = env.reset(s)
+      const c = formatCompletion(env.teach({ epsilon: 0, reasoningNoise: 0 }, new Rng(s)).reasoning, "1")
+      const prompt = tok.encode(buildPrompt({ observation: obs }))
+      const ids = [...prompt, ...tok.encode(c)]
+      expect(ids).not.toContain(tok.unk)
+      // 3 numbers: one chained sum ("+ d d d = e e e", 8 tokens) fewer, so they start 8 later
+      const k = (env.state() as { numbers: number[] }).numbers.length
+      expect(ids.findIndex((id, i) => i >= prompt.length && /^[0-9]$/.test(tok.words[id]!))).toBe(ALIGN + 8 * (4 - k))
+    }
+  })
+  test("chainPlan (the fallback): a canonical chain whose action reads the equations' operands left to right", () => {
     // + − only, given order first: 5 9 + 9 7 − 3 3 − 6 8 = 5 5 (seed 123's numbers).
     const p = chainPlan([59, 97, 33, 68], 55)!
     expect(p.steps.map((s) => `${s.a} ${s.op} ${s.b} = ${s.c}`)).toEqual(["59 + 97 = 156", "156 - 33 = 123", "123 - 68 = 55"])
@@ -105,7 +150,6 @@ describe("countdown-v1", () => {
       chained++
       expect(leaves(q.solution)).toEqual([q.steps[0]!.a, ...q.steps.map((x) => x.b)])
       expect(show(evaluate(q.solution)!)).toBe(String(st.target))
-      expect(env.teach({ epsilon: 0, reasoningNoise: 0 }, new Rng(s)).action).toBe(render(q.solution))
     }
     expect(chained).toBeGreaterThan(285) // ~99% have a chain without reverse operands
   })
@@ -146,6 +190,27 @@ describe("countdown gradeReasoning on free text", () => {
   test("teacher-style text grades as faithful; compact digits also read", () => {
     expect(gradeCountdown(st, "numbers 3 , 5 , 7 target 2 2 : 3 * 5 = 1 5 , 1 5 + 7 = 2 2", "3 * 5 + 7")).toEqual({ factAccuracy: 1, consistency: 1 })
     expect(gradeCountdown(st, "target 22 ; given 7, 5 and 3. 3x5=15 then 15+7=22", "(3*5)+7")).toEqual({ factAccuracy: 1, consistency: 1 })
+  })
+  test("a rev scratchpad reads its equations least significant digit first; neg lists as written", () => {
+    const s4 = { numbers: [59, 97, 33, 68], target: 55 }
+    const teacher = "rev . . 9 5 0 + 7 9 0 = 6 5 1 + 3 3 0 = 9 8 1 + 8 6 0 = 7 5 2 - 5 5 0 = 2 0 2 / 2 = 1 0 1 + 5 5 0 = 6 5 1 neg 3 3 , 6 8"
+    expect(gradeCountdown(s4, teacher, "5 9 + 9 7 - 3 3 - 6 8")).toEqual({ factAccuracy: 1, consistency: 1 })
+    // borrow marks ("^" borrow, "'" none) between a difference's digits are read through
+    expect(gradeCountdown(s4, teacher.replace("2 0 2 /", "2 ' 0 ' 2 /"), "5 9 + 9 7 - 3 3 - 6 8")).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(gradeCountdown({ numbers: [9, 9, 8], target: 6 }, "rev 9 0 0 + 9 0 0 = 8 1 0 + 8 0 0 = 6 2 0 - 6 0 0 = 0 ' 2 ' 0 / 2 = 0 1 0", "9 + 9 - 8").factAccuracy).toBe(1)
+    expect(gradeCountdown({ numbers: [20, 3], target: 5 }, "rev 0 2 0 + 3 0 0 = 3 2 0 - 5 0 0 = 8 ^ 1 ' 0", "2 0 - 3").factAccuracy).toBe(1)
+    // consistency: Σ numbers − 2·Σ neg = 257 − 202 = 55; another order with that value is consistent too
+    expect(gradeCountdown(s4, teacher, "9 7 - 6 8 + 5 9 - 3 3").consistency).toBe(1)
+    expect(gradeCountdown(s4, teacher, "5 9 + 9 7 + 3 3 - 6 8").consistency).toBe(0)
+    // 59 + 97 written most significant digit first reads as 95 + 79 = 651: false
+    expect(gradeCountdown(s4, "rev 5 9 + 9 7 = 1 5 6", "5 9 + 9 7 - 3 3 - 6 8").factAccuracy).toBe(0)
+    // a wrong halving (202 / 2 = 102); 102 + 55 = 157 holds but 102 is not grounded: 6 of 8 facts
+    const wrong = "rev 9 5 0 + 7 9 0 = 6 5 1 + 3 3 0 = 9 8 1 + 8 6 0 = 7 5 2 - 5 5 0 = 2 0 2 / 2 = 2 0 1 + 5 5 0 = 7 5 1 neg 3 3 , 6 8"
+    expect(gradeCountdown(s4, wrong, "5 9 + 9 7 - 3 3 - 6 8")).toEqual({ factAccuracy: 6 / 8, consistency: 1 })
+    // a neg number that is not given: 2 of 3 facts; 257 − 2·45 = 167 is not the action's 55
+    expect(gradeCountdown(s4, "rev 9 5 0 + 7 9 0 = 6 5 1 neg 3 3 , 1 2", "5 9 + 9 7 - 3 3 - 6 8")).toEqual({ factAccuracy: 2 / 3, consistency: 0 })
+    // without "rev" the same digits read as written
+    expect(gradeCountdown(s4, "9 5 0 + 7 9 0 = 6 5 1", "5 9").factAccuracy).toBe(0)
   })
   test("false facts count against accuracy", () => {
     // numbers 3 5 8: 8 wrong; target 21 wrong; 3*5=15 true; 15+7=21 false.

@@ -34,6 +34,7 @@ export default defineCommand({
     { flags: "--turns <n>", description: "Teacher turns collected (DESIGN.md §10: 16k)", default: 16384 },
     { flags: "--preset <p>", description: "tiny | small", default: "tiny" },
     { flags: "--lr <lr>", description: "Learning rate", default: 2e-3 },
+    { flags: "--cooldown <f>", description: "Share of the final steps over which lr decays linearly to 0", default: 0 },
     { flags: "--batch <n>", description: "Sequences per step", default: 64 },
     { flags: "--seed <s>", description: "Seed", default: 0 },
     { flags: "--val-seeds <n>", description: "Validation episodes (seeds 123..)", default: 64 },
@@ -54,6 +55,7 @@ export default defineCommand({
       const reasoningNoise = yield* num(opts.reasoningNoise, 0, "reasoning-noise", (n) => n >= 0 && n <= 1)
       const turns = yield* num(opts.turns, 16384, "turns", posInt)
       const lr = yield* num(opts.lr, 2e-3, "lr", (n) => n > 0)
+      const cooldown = yield* num(opts.cooldown, 0, "cooldown", (n) => n >= 0 && n <= 1)
       const batch = yield* num(opts.batch, 64, "batch", posInt)
       const seed = yield* num(opts.seed, 0, "seed", Number.isInteger)
       const valSeeds = yield* num(opts.valSeeds, 64, "val-seeds", (n) => Number.isInteger(n) && n >= 0)
@@ -70,7 +72,7 @@ export default defineCommand({
         let longest = 0
         for (const t of data) longest = Math.max(longest, policy.tokenizer.encode(t.completion).length)
         const maxTokens = maxTokensOpt ?? Math.max(64, longest)
-        const r = await runSft(policy, data, { steps, lr, batch, targetAcc, evalEvery: 50, maxGradNorm: 1, seed }, (p) => {
+        const r = await runSft(policy, data, { steps, lr, batch, targetAcc, evalEvery: 50, maxGradNorm: 1, seed, cooldown }, (p) => {
           if (p.heldOutAcc !== undefined) console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  held-out token acc ${p.heldOutAcc.toFixed(4)}  ${p.seconds.toFixed(1)}s`)
         })
         mkdirSync(out, { recursive: true })
