@@ -90,8 +90,10 @@ export interface EnvSpec<Options = any> {
   readonly maxTurns: number
   /** Per-trajectory action budget (DESIGN.md §3). */
   readonly actionBudget: number
-  /** Whether the default per-turn prompt is the current state only (grid envs). */
+  /** Whether the default per-turn prompt is the current state only (grid envs, single-turn tasks). */
   readonly markov: boolean
+  /** The trainer's default generation cap per turn (tokens) when the teacher's completions need more than 64. */
+  readonly maxTokens?: number
   /** Build an env instance from decoded options. */
   make(options: Options): Env
   /** Words the observations, teacher reasoning and actions use (for word-level tokenizers). */

@@ -22,8 +22,8 @@ export const TrainOptions = Schema.Struct({
   historyTurns: dflt(PosInt, 2),
   /** Env instructions at the top of each prompt: auto = omitted in markov mode (short prompts for small policies). */
   instructions: dflt(Schema.Literals(["auto", "always", "never"]), "auto"),
-  /** Generation cap per turn (tokens). */
-  maxTokens: dflt(PosInt, 64),
+  /** Generation cap per turn (tokens); default: the env spec's maxTokens, else 64. */
+  maxTokens: Schema.optional(PosInt),
   /** Training sampling temperature (paper: 1.0); topP/minP off by default. */
   temperature: dflt(NonNeg, 1),
   topP: dflt(Schema.Finite, 1),
@@ -94,3 +94,9 @@ export const TrainOptions = Schema.Struct({
   keepCheckpoints: dflt(PosInt, 2)
 })
 export type TrainOptions = typeof TrainOptions.Type
+
+/** The generation cap when neither the run nor the env sets one. */
+export const DEFAULT_MAX_TOKENS = 64
+
+/** Trainer options with the env-dependent defaults filled in (core/train/setup.ts). */
+export type ResolvedTrainOptions = TrainOptions & { readonly maxTokens: number }

@@ -10,12 +10,12 @@ import { type UnknownIdError, UsageError } from "../errors.ts"
 import { Registry } from "../registry.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { RunConfig } from "../schema/run-config.ts"
-import { TrainOptions } from "./options.ts"
+import { DEFAULT_MAX_TOKENS, type ResolvedTrainOptions, TrainOptions } from "./options.ts"
 import type { RolloutSettings } from "./rollout.ts"
 
 export interface TrainSetup {
   readonly config: RunConfig
-  readonly opts: TrainOptions
+  readonly opts: ResolvedTrainOptions
   readonly spec: EnvSpec
   readonly envOptions: unknown
   readonly algo: Algorithm
@@ -33,10 +33,11 @@ export interface TrainSetup {
 export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError | UnknownIdError, Registry> =>
   Effect.gen(function*() {
     const config = yield* decodeInput(RunConfig, raw, "config")
-    const opts = yield* decodeInput(TrainOptions, config.train, "train")
+    const decoded = yield* decodeInput(TrainOptions, config.train, "train")
     const registry = yield* Registry
     const env = yield* registry.resolve("envs", config.env)
     const spec = env.value
+    const opts: ResolvedTrainOptions = { ...decoded, maxTokens: decoded.maxTokens ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS }
     const envOptions = yield* decodeInput(spec.options, config.envOptions, `envOptions (of ${env.fullId})`)
     const algoE = yield* registry.resolve("algorithms", config.algo)
     const algo = algoE.value

@@ -152,7 +152,11 @@ export const countdownSpec: EnvSpec<CountdownOptions> = {
   options: CountdownOptions,
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
-  markov: false,
+  // single turn: the observation is the whole state, so the prompt is it alone (no instructions),
+  // as in the sft command; the scratchpad traces run to a median of 64 and a p90 of 97 tokens
+  // (benchmarks/results/countdown-sft.md), so the trainer's cap is what the tiny context leaves
+  markov: true,
+  maxTokens: 108,
   make: (options) => new CountdownEnv(options),
   vocabulary: (o) => vocabularyOf(instructions(o), INVALID_LINE, "numbers target answer correct wrong value numbers", TEACHER_WORDS, DIGITS),
   instructions
