@@ -75,7 +75,7 @@ const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e
 }
 
 /** Work (multiply-adds or elements) below which a split costs more than it saves (a job round trip is ≈ 10–40 µs). */
-const SPLIT_MATMUL = 1 << 18
+const SPLIT_MATMUL = 1 << 20
 const SPLIT_POINTWISE = 1 << 16
 
 /** The pool when a call of this much work should be split, else undefined. */
