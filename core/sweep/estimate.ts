@@ -1,9 +1,12 @@
 /**
  * Cost estimate for `sweep --dry-run` and the ETA before the first step is timed. The figures
- * are seconds measured on the 2-core reference machine with tinylm `tiny` and the WASM kernels,
- * one run per core (the quick preset's run folders, benchmarks/RESULTS.md; FrozenLake and Sokoban
- * measured, the other envs guessed from their episode lengths): a training step at P×G = 64 (rollout + update, scaled
- * linearly with P·G), one validation episode, one MI diagnostics pass, one SFT step (batch 64).
+ * are seconds measured on the 2-core reference machine with tinylm `tiny`, the WASM kernels and
+ * shared-prompt batching, one run per core: the quick preset's run folders from `npm start` on a
+ * fresh clone of fd49ca0 (benchmarks/RESULTS.md; FrozenLake and Sokoban measured, the other envs
+ * guessed from their episode lengths). A training step at P×G = 64 without diagnostics (rollout +
+ * update, scaled linearly with P·G), one MI diagnostics pass, one validation episode, and one SFT
+ * step (batch 64), which costs SFT_STEP_PER_STEP of the env's training step (both scale with the
+ * env's sequence lengths: FrozenLake 0.18 s, Sokoban 0.38 s per SFT step measured).
  * The SFT warm start is counted once per cache key (env, options, policy, SFT seed), as the
  * trainer caches it. A spec's `secondsPerStep` overrides the step figure. Recalibrate here when
  * the trainer's speed changes.
@@ -12,17 +15,18 @@ import { canonicalJson } from "../hash.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 
 export const BASE_SECONDS_PER_STEP: Readonly<Record<string, number>> = {
-  frozenlake: 0.8,
-  sokoban: 1.9,
-  countdown: 0.4,
-  metamathqa: 0.4,
-  searchqa: 1.5,
-  webshop: 2.0
+  frozenlake: 0.5,
+  sokoban: 1.0,
+  countdown: 0.5,
+  metamathqa: 0.3,
+  searchqa: 1.0,
+  webshop: 1.4
 }
-const FALLBACK = 1.5
-export const SECONDS_PER_VAL_EPISODE = 0.01
-export const SECONDS_PER_DIAG = 1.0
-export const SECONDS_PER_SFT_STEP = 0.2
+const FALLBACK = 1.0
+export const SECONDS_PER_VAL_EPISODE = 0.005
+export const SECONDS_PER_DIAG = 0.6
+/** An SFT step's cost as a share of the env's training step (BASE_SECONDS_PER_STEP). */
+export const SFT_STEP_PER_STEP = 0.37
 /** Process start, setup and checkpoints per run. */
 export const RUN_OVERHEAD_SECONDS = 5
 
@@ -49,7 +53,7 @@ export const estimateRunSeconds = (config: RunConfig, secondsPerStep?: number): 
 
 export const sftSeconds = (config: RunConfig): number => {
   const t = (config.train ?? {}) as Record<string, unknown>
-  return t.init === undefined ? num(t, "sftSteps", 0) * SECONDS_PER_SFT_STEP : 0
+  return t.init === undefined ? num(t, "sftSteps", 0) * SFT_STEP_PER_STEP * (BASE_SECONDS_PER_STEP[envKey(config.env)] ?? FALLBACK) : 0
 }
 
 /** Per-run seconds for a grid: each SFT warm start is charged to the first run that needs it. */
