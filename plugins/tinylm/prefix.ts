@@ -31,8 +31,8 @@ const keyOf = (r: SplitRow): string => (r.split === 0 ? "" : r.tokens.subarray(0
 
 /**
  * Chunks over the rows: groups of the same prefix stay together (shortest prefixes first, and
- * shortest rows first within a group, so a chunk pads little), as many as the model's arena holds. A group too large for one chunk goes
- * on in the next, which computes its prefix again.
+ * shortest rows first within a group, so a chunk pads little), as many as the model's arena
+ * holds. A group too large for one chunk goes on in the next, which computes its prefix again.
  */
 export const planChunks = (rows: ReadonlyArray<SplitRow>, model: GPT): Chunk[] => {
   const groups = new Map<string, number[]>()
