@@ -113,7 +113,7 @@ describe("prefixed attention kernels", () => {
     expect(e2).toBeLessThan(2e-2)
   })
 
-  test("the plain kernels are the prefixed ones without a prefix", () => {
+  test("a prefix table of zeros gives the plain kernels' numbers (they run the prefixed ones with NO_PREFIX)", () => {
     const rng = new Rng(3)
     const T = 4, qkv = randn(B * T * 3 * C, rng), dout = randn(B * T * C, rng), lens = Int32Array.from(lensArr)
     const a1 = new Float32Array(B * T * C), a2 = new Float32Array(B * T * C)

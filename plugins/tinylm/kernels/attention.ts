@@ -6,49 +6,13 @@
  * qkv (B,T,3C): q in [0,C), k in [C,2C), v in [2C,3C); head h uses [h·hs, (h+1)·hs).
  */
 
-// out (B,T,C); att (B,NH,T,T) post-softmax weights (row t uses t2 ≤ t)
+/** The prefix table of a batch without prefixes. */
+export const NO_PREFIX = new Int32Array(0)
+
+// out (B,T,C); att (B,NH,T,T) post-softmax weights (row t uses t2 ≤ t): the prefixed kernel below
+// with no prefix
 export function attentionForward(out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number): void {
-  const C3 = 3 * C
-  const hs = C / NH
-  const scale = 1 / Math.sqrt(hs)
-  for (let b = 0; b < B; b++) {
-    const len = Math.min(lens[b]!, T)
-    for (let t = 0; t < T; t++) {
-      const o = (b * T + t) * C
-      if (t >= len) {
-        for (let i = 0; i < C; i++) out[o + i] = 0
-        continue
-      }
-      for (let h = 0; h < NH; h++) {
-        const q = (b * T + t) * C3 + h * hs
-        const a = ((b * NH + h) * T + t) * T
-        let max = -Infinity
-        for (let t2 = 0; t2 <= t; t2++) {
-          const k = (b * T + t2) * C3 + C + h * hs
-          let s = 0
-          for (let i = 0; i < hs; i++) s += qkv[q + i]! * qkv[k + i]!
-          s *= scale
-          att[a + t2] = s
-          if (s > max) max = s
-        }
-        let sum = 0
-        for (let t2 = 0; t2 <= t; t2++) {
-          const e = Math.exp(att[a + t2]! - max)
-          att[a + t2] = e
-          sum += e
-        }
-        const inv = 1 / sum
-        for (let t2 = 0; t2 <= t; t2++) att[a + t2] = att[a + t2]! * inv
-        const oh = o + h * hs
-        for (let i = 0; i < hs; i++) out[oh + i] = 0
-        for (let t2 = 0; t2 <= t; t2++) {
-          const v = (b * T + t2) * C3 + 2 * C + h * hs
-          const w = att[a + t2]!
-          for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + (w * qkv[v + i]!)
-        }
-      }
-    }
-  }
+  attentionForwardPrefixed(out, att, qkv, lens, B, T, C, NH, qkv, NO_PREFIX, T)
 }
 
 // dqkv (B,T,3C) +=; scratch (T) holds one row of d(att)
@@ -57,42 +21,7 @@ export function attentionBackward(
   dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
   B: number, T: number, C: number, NH: number
 ): void {
-  const C3 = 3 * C
-  const hs = C / NH
-  const scale = 1 / Math.sqrt(hs)
-  for (let b = 0; b < B; b++) {
-    const len = Math.min(lens[b]!, T)
-    for (let t = 0; t < len; t++) {
-      for (let h = 0; h < NH; h++) {
-        const q = (b * T + t) * C3 + h * hs
-        const a = ((b * NH + h) * T + t) * T
-        const d = (b * T + t) * C + h * hs
-        // d(att)[t2] = dout · v[t2];  dv[t2] = dv[t2]! + (att[t2] · dout)
-        let dot = 0
-        for (let t2 = 0; t2 <= t; t2++) {
-          const v = (b * T + t2) * C3 + 2 * C + h * hs
-          const w = att[a + t2]!
-          let s = 0
-          for (let i = 0; i < hs; i++) {
-            s += dout[d + i]! * qkv[v + i]!
-            dqkv[v + i] = dqkv[v + i]! + (w * dout[d + i]!)
-          }
-          scratch[t2] = s
-          dot += s * w
-        }
-        // softmax backward: dpre = att · (datt − Σ att·datt); then through q·k·scale
-        for (let t2 = 0; t2 <= t; t2++) {
-          const dpre = att[a + t2]! * (scratch[t2]! - dot) * scale
-          if (dpre === 0) continue
-          const k = (b * T + t2) * C3 + C + h * hs
-          for (let i = 0; i < hs; i++) {
-            dqkv[q + i] = dqkv[q + i]! + (dpre * qkv[k + i]!)
-            dqkv[k + i] = dqkv[k + i]! + (dpre * qkv[q + i]!)
-          }
-        }
-      }
-    }
-  }
+  attentionBackwardPrefixed(dqkv, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH, qkv, NO_PREFIX, T)
 }
 
 /**
@@ -137,6 +66,7 @@ export function attentionDecode(out: Float32Array, outOff: number, att: Float32A
  * shares it: policy.ts groups rows by prompt). Row b's keys are the pref[2b+1] positions of its
  * prefix, which start at position pref[2b] of pqkv (the prefix rows' qkv, same layout as qkv),
  * followed by its own positions 0..t; its position t sits at absolute position pref[2b+1] + t.
+ * An empty pref (NO_PREFIX): no row has one (plain causal attention, attentionForward).
  * att (B,NH,T,Tk) holds, for query t, the weights of those pref[2b+1] + t + 1 keys in that order
  * (Tk ≥ the longest prefix + T). Same arithmetic, in the same order, as attentionForward on the
  * concatenated row, so every output equals the unshared computation bit for bit.
@@ -150,7 +80,7 @@ export function attentionForwardPrefixed(
   const scale = 1 / Math.sqrt(hs)
   for (let b = 0; b < B; b++) {
     const len = Math.min(lens[b]!, T)
-    const p0 = pref[2 * b]!, P = pref[2 * b + 1]!
+    const p0 = pref.length === 0 ? 0 : pref[2 * b]!, P = pref.length === 0 ? 0 : pref[2 * b + 1]!
     // key j: a prefix position (j < P) or one of the row's own (j − P)
     const key = (j: number) => (j < P ? (p0 + j) * C3 : (b * T + j - P) * C3)
     const src = (j: number) => (j < P ? pqkv : qkv)
@@ -208,7 +138,7 @@ export function attentionBackwardPrefixed(
   const scale = 1 / Math.sqrt(hs)
   for (let b = 0; b < B; b++) {
     const len = Math.min(lens[b]!, T)
-    const p0 = pref[2 * b]!, P = pref[2 * b + 1]!
+    const p0 = pref.length === 0 ? 0 : pref[2 * b]!, P = pref.length === 0 ? 0 : pref[2 * b + 1]!
     const key = (j: number) => (j < P ? (p0 + j) * C3 : (b * T + j - P) * C3)
     for (let t = 0; t < len; t++) {
       const n = P + t + 1

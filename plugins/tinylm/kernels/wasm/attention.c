@@ -72,13 +72,17 @@ static inline void attend(float *out, float *att, const float *q, const float *k
   attend2(out, att, q, k, v, stride, 0, k, v, stride, t, hs, scale);
 }
 
-__attribute__((export_name("attention_forward")))
-void attention_forward(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH) {
+/*
+ * Rows of qkv (B,T,3C), each after its prefix when hasPref (see attention_forward_prefixed): the
+ * plain forward is this with no prefix.
+ */
+static void forward_rows(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH,
+                         const float *pqkv, const int *pref, int hasPref, int Tk) {
   const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / __builtin_sqrtf((float)hs);
   for (int b = 0; b < B; b++) {
-    const int len = lens[b] < T ? lens[b] : T;
-    const float *base = qkv + b * T * C3;
+    const int len = lens[b] < T ? lens[b] : T, P = hasPref ? pref[2 * b + 1] : 0;
+    const float *base = qkv + b * T * C3, *pbase = hasPref ? pqkv + pref[2 * b] * C3 : base;
     for (int t = 0; t < T; t++) {
       float *o = out + (b * T + t) * C;
       if (t >= len) {
@@ -86,10 +90,16 @@ void attention_forward(float *out, float *att, const float *qkv, const int *lens
         continue;
       }
       for (int h = 0; h < NH; h++) {
-        attend(o + h * hs, att + ((b * NH + h) * T + t) * T, base + t * C3 + h * hs, base + C + h * hs, base + 2 * C + h * hs, C3, t, hs, scale);
+        attend2(o + h * hs, att + ((b * NH + h) * T + t) * Tk, base + t * C3 + h * hs,
+                pbase + C + h * hs, pbase + 2 * C + h * hs, C3, P, base + C + h * hs, base + 2 * C + h * hs, C3, t, hs, scale);
       }
     }
   }
+}
+
+__attribute__((export_name("attention_forward")))
+void attention_forward(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH) {
+  forward_rows(out, att, qkv, lens, B, T, C, NH, qkv, lens, 0, T);
 }
 
 /* one decode query (row of qkv at q) against a cache slot: kc/vc point at position 0 of the slot */
@@ -150,24 +160,29 @@ static inline void backward_query(float *dq, const float *q, const float *a, con
   }
 }
 
-/* dqkv (B,T,3C) +=; scratch (T) holds one row of d(att) */
-__attribute__((export_name("attention_backward")))
-void attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens, int B, int T, int C, int NH) {
+/* dqkv (B,T,3C) += for the rows' own positions, dpqkv += their prefixes' k and v (when hasPref) */
+static void backward_rows(float *dqkv, float *dpqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens,
+                          int B, int T, int C, int NH, const float *pqkv, const int *pref, int hasPref, int Tk) {
   const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / __builtin_sqrtf((float)hs);
   for (int b = 0; b < B; b++) {
-    const int len = lens[b] < T ? lens[b] : T;
-    const float *base = qkv + b * T * C3;
-    float *dbase = dqkv + b * T * C3;
+    const int len = lens[b] < T ? lens[b] : T, P = hasPref ? pref[2 * b + 1] : 0;
+    const float *base = qkv + b * T * C3, *pbase = hasPref ? pqkv + pref[2 * b] * C3 : base;
+    float *dbase = dqkv + b * T * C3, *dpbase = hasPref ? dpqkv + pref[2 * b] * C3 : dbase;
     for (int t = 0; t < len; t++) {
       for (int h = 0; h < NH; h++) {
-        const float *k = base + C + h * hs, *v = base + 2 * C + h * hs;
-        float *dk = dbase + C + h * hs, *dv = dbase + 2 * C + h * hs;
-        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, att + ((b * NH + h) * T + t) * T, dout + (b * T + t) * C + h * hs, scratch,
-                       k, v, dk, dv, C3, 0, k, v, dk, dv, C3, t, hs, scale);
+        const int kh = C + h * hs, vh = 2 * C + h * hs;
+        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, att + ((b * NH + h) * T + t) * Tk, dout + (b * T + t) * C + h * hs, scratch,
+                       pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale);
       }
     }
   }
+}
+
+/* dqkv (B,T,3C) +=; scratch (T) holds one row of d(att) */
+__attribute__((export_name("attention_backward")))
+void attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens, int B, int T, int C, int NH) {
+  backward_rows(dqkv, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH, qkv, lens, 0, T);
 }
 
 /*
@@ -177,41 +192,12 @@ void attention_backward(float *dqkv, float *scratch, const float *dout, const fl
 __attribute__((export_name("attention_forward_prefixed")))
 void attention_forward_prefixed(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH,
                                 const float *pqkv, const int *pref, int Tk) {
-  const int C3 = 3 * C, hs = C / NH;
-  const float scale = 1.0f / __builtin_sqrtf((float)hs);
-  for (int b = 0; b < B; b++) {
-    const int len = lens[b] < T ? lens[b] : T, P = pref[2 * b + 1];
-    const float *base = qkv + b * T * C3, *pbase = pqkv + pref[2 * b] * C3;
-    for (int t = 0; t < T; t++) {
-      float *o = out + (b * T + t) * C;
-      if (t >= len) {
-        for (int i = 0; i < C; i++) o[i] = 0.0f;
-        continue;
-      }
-      for (int h = 0; h < NH; h++) {
-        attend2(o + h * hs, att + ((b * NH + h) * T + t) * Tk, base + t * C3 + h * hs,
-                pbase + C + h * hs, pbase + 2 * C + h * hs, C3, P, base + C + h * hs, base + 2 * C + h * hs, C3, t, hs, scale);
-      }
-    }
-  }
+  forward_rows(out, att, qkv, lens, B, T, C, NH, pqkv, pref, 1, Tk);
 }
 
 /* dqkv (B,T,3C) += own positions; dpqkv += the prefix positions' k and v gradients; scratch ≥ Tk */
 __attribute__((export_name("attention_backward_prefixed")))
 void attention_backward_prefixed(float *dqkv, float *dpqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens,
                                  int B, int T, int C, int NH, const float *pqkv, const int *pref, int Tk) {
-  const int C3 = 3 * C, hs = C / NH;
-  const float scale = 1.0f / __builtin_sqrtf((float)hs);
-  for (int b = 0; b < B; b++) {
-    const int len = lens[b] < T ? lens[b] : T, P = pref[2 * b + 1];
-    const float *base = qkv + b * T * C3, *pbase = pqkv + pref[2 * b] * C3;
-    float *dbase = dqkv + b * T * C3, *dpbase = dpqkv + pref[2 * b] * C3;
-    for (int t = 0; t < len; t++) {
-      for (int h = 0; h < NH; h++) {
-        const int kh = C + h * hs, vh = 2 * C + h * hs;
-        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, att + ((b * NH + h) * T + t) * Tk, dout + (b * T + t) * C + h * hs, scratch,
-                       pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale);
-      }
-    }
-  }
+  backward_rows(dqkv, dpqkv, scratch, dout, qkv, att, lens, B, T, C, NH, pqkv, pref, 1, Tk);
 }
