@@ -52,3 +52,30 @@ export const mixedLoss: LossFn = (fwd) => {
   })
   return { loss, grads, stats: {} }
 }
+
+/**
+ * Whole-model finite-difference check: max relative error between the gradient `g` (a copy of the
+ * model's grads after accumulate) and central differences of `loss` on `perTensor` coordinates of
+ * every parameter tensor (step h, floor for the relative error).
+ */
+export const wholeModelFdError = async (
+  model: { readonly tensors: ReadonlyArray<{ readonly name: string; readonly offset: number; readonly size: number }>; readonly p: Record<string, Float32Array> },
+  g: Float32Array, loss: () => Promise<number>, o: { readonly h: number; readonly perTensor: number; readonly floor: number }
+): Promise<number> => {
+  let worst = 0
+  for (const t of model.tensors) {
+    const x = model.p[t.name]!
+    const stride = Math.max(1, Math.floor(t.size / o.perTensor))
+    for (let i = 0; i < t.size; i += stride) {
+      const old = x[i]!
+      x[i] = old + o.h
+      const up = await loss()
+      x[i] = old - o.h
+      const down = await loss()
+      x[i] = old
+      const num = (up - down) / (2 * o.h), ga = g[t.offset + i]!
+      worst = Math.max(worst, Math.abs(num - ga) / Math.max(o.floor, Math.abs(num) + Math.abs(ga)))
+    }
+  }
+  return worst
+}

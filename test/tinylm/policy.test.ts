@@ -12,7 +12,7 @@ import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/plugin.ts"
 import { drawToken, SamplerScratch } from "../../plugins/tinylm/sampler.ts"
 import { collectTeacherTurns, nllLoss, runSft } from "../../plugins/tinylm/sft.ts"
 import { Tokenizer } from "../../plugins/tinylm/tokenizer.ts"
-import { mixedLoss } from "./helpers.ts"
+import { mixedLoss, wholeModelFdError } from "./helpers.ts"
 
 const VOCAB = ["a b c d e f g h", "go left right up down", "the cat sat on mat"]
 const opts = (o: Record<string, unknown> = {}) => {
@@ -82,25 +82,8 @@ describe("tinylm model and policy", () => {
     p.zeroGrad()
     await p.accumulate(its, mixedLoss)
     const g = new Float32Array(p.model.grads)
-    let worst = 0
-    for (const t of p.model.tensors) {
-      const x = p.model.p[t.name]!
-      const ga = g.subarray(t.offset, t.offset + t.size)
-      // fd on float32 params; a few coordinates per tensor
-      const stride = Math.max(1, Math.floor(t.size / 6))
-      for (let i = 0; i < t.size; i += stride) {
-        const old = x[i]!
-        const h = 1e-2
-        x[i] = old + h
-        const up = await lossValue(p, its)
-        x[i] = old - h
-        const down = await lossValue(p, its)
-        x[i] = old
-        const num = (up - down) / (2 * h)
-        const e = Math.abs(num - ga[i]!) / Math.max(5e-2, Math.abs(num) + Math.abs(ga[i]!))
-        worst = Math.max(worst, e)
-      }
-    }
+    // fd on float32 params; a few coordinates per tensor
+    const worst = await wholeModelFdError(p.model, g, () => lossValue(p, its), { h: 1e-2, perTensor: 6, floor: 5e-2 })
     console.log(`fd whole model: max rel error ${worst.toExponential(2)}`)
     expect(worst).toBeLessThan(5e-2)
   })

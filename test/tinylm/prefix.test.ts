@@ -13,7 +13,7 @@ import { carveArena } from "../../plugins/tinylm/arena.ts"
 import { attachMemory } from "../../plugins/tinylm/kernels/wasm/loader.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/plugin.ts"
 import { planChunks } from "../../plugins/tinylm/prefix.ts"
-import { dot, fdMaxRelError, mixedLoss, randn } from "./helpers.ts"
+import { dot, fdMaxRelError, mixedLoss, randn, wholeModelFdError } from "./helpers.ts"
 
 // Prefix block: 2 rows of Tp = 5 (lengths 5 and 3). Rows: 4 of Tb = 4 (ragged), continuing
 // prefix 0, prefix 0, prefix 1, and none.
@@ -209,21 +209,7 @@ describe("shared prompts in the tinylm policy", () => {
     expect(p.model.lastShape.Bp).toBe(3)
     const g = new Float32Array(p.model.grads)
     const lossValue = async () => mixedLoss(await p.forward(its)).loss
-    let worst = 0
-    for (const t of p.model.tensors) {
-      const x = p.model.p[t.name]!
-      const stride = Math.max(1, Math.floor(t.size / 6))
-      for (let i = 0; i < t.size; i += stride) {
-        const old = x[i]!
-        x[i] = old + 1e-2
-        const up = await lossValue()
-        x[i] = old - 1e-2
-        const down = await lossValue()
-        x[i] = old
-        const num = (up - down) / 2e-2, ga = g[t.offset + i]!
-        worst = Math.max(worst, Math.abs(num - ga) / Math.max(5e-2, Math.abs(num) + Math.abs(ga)))
-      }
-    }
+    const worst = await wholeModelFdError(p.model, g, lossValue, { h: 1e-2, perTensor: 6, floor: 5e-2 })
     console.log(`fd whole model, shared prompts: max rel error ${worst.toExponential(2)}`)
     expect(worst).toBeLessThan(5e-2)
   })
