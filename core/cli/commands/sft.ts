@@ -4,8 +4,8 @@
  * accuracy and validation success at T = 0.5 next to the teacher's (DESIGN.md §3 seeds 123..).
  */
 import { Console, Effect } from "effect"
-import { mkdirSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, mkdirSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { isUserError, UsageError } from "../../errors.ts"
 import { Registry } from "../../registry.ts"
 import { decodeInput } from "../../schema/decode.ts"
@@ -39,9 +39,10 @@ export default defineCommand({
     { flags: "--seed <s>", description: "Seed", default: 0 },
     { flags: "--val-seeds <n>", description: "Validation episodes (seeds 123..)", default: 64 },
     { flags: "--max-tokens <n>", description: "Completion token cap in validation (default: the trainer's 64, or the longest teacher completion if longer)" },
+    { flags: "--init <checkpoint>", description: "Continue from this checkpoint (same env and preset; its Adam state and step carry on)" },
     { flags: "--out <dir>", description: "Output folder", default: "runs/sft" }
   ],
-  examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft"],
+  examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft", "ragen-bench sft --env countdown --init runs/sft/countdown-v1-tiny-s0.safetensors --steps 1000 --out runs/sft-more"],
   run: (_args, opts) =>
     Effect.gen(function*() {
       if (typeof opts.env !== "string") return yield* new UsageError({ field: "env", message: "--env is required, e.g. --env frozenlake (see `ragen-bench list envs`)" })
@@ -63,10 +64,15 @@ export default defineCommand({
       const policyOptions = yield* decodeInput(TinyLMOptions, { preset: opts.preset ?? "tiny", seed, microBatch: batch }, "preset")
       const out = String(opts.out ?? "runs/sft")
       const path = join(out, `${spec.id}-${policyOptions.preset}-s${seed}.safetensors`)
+      const init = opts.init === undefined ? undefined : String(opts.init)
+      if (init !== undefined && !existsSync(init)) return yield* new UsageError({ field: "init", message: `--init ${init}: file does not exist` })
+      if (init !== undefined && resolve(init) === resolve(path)) return yield* new UsageError({ field: "out", message: `--out ${out} would overwrite the --init checkpoint; give another --out` })
       const work = async (): Promise<void> => {
         const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
+        // Same seed ⇒ same teacher turns and held-out split as the run that wrote the checkpoint.
+        if (init !== undefined) await policy.load(init)
         const data = await collectTeacherTurnsAsync(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
-        console.log(`sft ${envE.fullId}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
+        console.log(`sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
         // A validation cap below the teacher's own longest completion cuts off correct answers
         // (Countdown's 4-number traces run to ~76 tokens); envs whose traces fit keep 64.
         let longest = 0
