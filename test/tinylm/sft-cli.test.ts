@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -21,9 +21,12 @@ describe("ragen-bench sft --init: continue from a checkpoint", () => {
   const dir = mkdtempSync(join(tmpdir(), "ragen-sft-init-"))
   const small = ["--env", "frozenlake", "--turns", "256", "--batch", "16", "--val-seeds", "0"]
   const ckpt = (out: string) => join(dir, out, "frozenlake-v1-tiny-s0.safetensors")
+  // The checkpoint both tests continue from (or refuse to)
+  beforeAll(() => {
+    expect(runCli(["sft", ...small, "--steps", "3", "--out", join(dir, "a")]).code).toBe(0)
+  }, 60_000)
 
   test("the continued run starts from the checkpoint's weights and step", () => {
-    expect(runCli(["sft", ...small, "--steps", "3", "--out", join(dir, "a")]).code).toBe(0)
     // With a vanishing lr one more step leaves the loaded weights where they were...
     const r = runCli(["sft", ...small, "--steps", "1", "--lr", "1e-12", "--init", ckpt("a"), "--out", join(dir, "b")])
     expect(r.code).toBe(0)
