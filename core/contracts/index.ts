@@ -1,5 +1,8 @@
 export type * from "./algorithm.ts"
 export type * from "./env.ts"
+export type * from "./executor.ts"
+export type * from "./sink.ts"
+export { type CommandDef, type CommandOption, defineCommand } from "./command.ts"
 export type * from "./filter.ts"
 export type * from "./policy.ts"
 export type * from "./scorer.ts"

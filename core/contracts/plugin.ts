@@ -3,10 +3,13 @@
  * by value. Contributed ids are namespaced by the plugin name ("<plugin>/<id>").
  */
 import type { Algorithm } from "./algorithm.ts"
+import type { CommandDef } from "./command.ts"
 import type { EnvSpec } from "./env.ts"
+import type { ExecutorSpec } from "./executor.ts"
 import type { Filter } from "./filter.ts"
 import type { PolicySpec } from "./policy.ts"
 import type { ScorerSpec } from "./scorer.ts"
+import type { SinkSpec } from "./sink.ts"
 
 export interface Plugin {
   readonly name: string
@@ -16,6 +19,12 @@ export interface Plugin {
   readonly algorithms?: ReadonlyArray<Algorithm>
   readonly filters?: ReadonlyArray<Filter>
   readonly scorers?: ReadonlyArray<ScorerSpec>
+  /** Sweep executors (the local worker pool, a distributed queue). */
+  readonly executors?: ReadonlyArray<ExecutorSpec>
+  /** Metric sinks (CSV, TensorBoard event files, ...). */
+  readonly sinks?: ReadonlyArray<SinkSpec>
+  /** CLI commands the host mounts (`sft`, `leaderboard`, `env serve`, ...). */
+  readonly commands?: ReadonlyArray<CommandDef>
 }
 
 /** Falsy entries are skipped and arrays flattened (presets), as in Rollup/ESLint configs. */
