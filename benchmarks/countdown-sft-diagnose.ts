@@ -17,7 +17,7 @@ import { decodeSync } from "../core/schema/decode.ts"
 import { countdownSpec, scoreAnswer } from "../envs/countdown/env.ts"
 import { apply, eq, ofInt } from "../envs/countdown/rational.ts"
 import { gradeCountdown, readReasoning, type CountdownState } from "../envs/countdown/teacher.ts"
-import { settingsOf, TinyLMOptions } from "../plugins/tinylm/plugin.ts"
+import { settingsOf, TinyLMOptions } from "../plugins/tinylm/spec.ts"
 import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
 
 const [ckpt, nArg, showArg, capArg] = process.argv.slice(2)

@@ -19,10 +19,11 @@ import { buildPrompt, parseResponse } from "../core/prompt.ts"
 import { Rng } from "../core/rng.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { RunConfig } from "../core/schema/run-config.ts"
+import { builtinPlugins } from "../builtins.ts"
 import { runTraining } from "../core/train/run.ts"
 import { type CrossScorer, definePlugin, type Policy } from "../core/contracts/index.ts"
 import { CpuScorerOptions, makeCpuScorer } from "../plugins/scorers/cpu.ts"
-import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/plugin.ts"
+import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/spec.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string, d: number) => {
@@ -153,7 +154,7 @@ const variants: Variant[] = ["diag0", "diag5", "diag5-pair-by-pair"]
 for (let round = 0; round < rounds; round++) {
   for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
     const out = mkdtempSync(join(tmpdir(), "ragen-bench-diag-"))
-    await runTraining(configOf(v), { outDir: out, plugins: [pairPlugin], onProgress: (p) => p.step > 0 && perStep[v].push(p.metrics), onLog: () => {} })
+    await runTraining(configOf(v), { outDir: out, plugins: [...builtinPlugins, pairPlugin], onProgress: (p) => p.step > 0 && perStep[v].push(p.metrics), onLog: () => {} })
     rmSync(out, { recursive: true, force: true })
   }
 }

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { runtimeArgs } from "../core/sweep/runner.ts"
+import { runtimeArgs } from "../plugins/sweep/runner.ts"
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 const names = readdirSync(here)

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { runtimeArgs } from "../core/sweep/runner.ts"
+import { runtimeArgs } from "../plugins/sweep/runner.ts"
 
 const argv = process.argv.slice(2)
 const arg = (name: string, dflt: number): number => {
@@ -21,7 +21,7 @@ const arg = (name: string, dflt: number): number => {
 }
 const reps = arg("--reps", 2)
 const steps = arg("--steps", 3)
-const cli = fileURLToPath(new URL("../core/cli/main.ts", import.meta.url))
+const cli = fileURLToPath(new URL("../cli.ts", import.meta.url))
 
 const spec = {
   name: "workers-bench",

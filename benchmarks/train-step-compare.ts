@@ -33,7 +33,7 @@ let init = arg("--init", "")
 if (init === "") {
   const dir = mkdtempSync(join(tmpdir(), "ragen-step-sft-"))
   console.error("training the SFT start (600 steps, FrozenLake, ε = 0.5) …")
-  execFileSync(bun, [join(here, "../core/cli/main.ts"), "sft", "--env", "frozenlake", "--steps", "600", "--epsilon", "0.5", "--val-seeds", "8", "--out", dir], { stdio: ["ignore", "ignore", "inherit"] })
+  execFileSync(bun, [join(here, "../cli.ts"), "sft", "--env", "frozenlake", "--steps", "600", "--epsilon", "0.5", "--val-seeds", "8", "--out", dir], { stdio: ["ignore", "ignore", "inherit"] })
   init = join(dir, readdirSync(dir).find((f) => f.endsWith(".safetensors"))!)
 }
 

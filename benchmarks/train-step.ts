@@ -14,6 +14,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { builtinPlugins } from "../builtins.ts"
 import { runTraining } from "../core/train/run.ts"
 import type { RunConfig } from "../core/schema/run-config.ts"
 
@@ -43,7 +44,7 @@ const config = {
   lr: 1e-4,
   train: { evalEvery: 0, valSeeds: 0, diagEvery: 5, ...(init ? { init } : { sftSteps }) }
 } as unknown as RunConfig
-const summary = await runTraining(config, { outDir: out, onLog: () => {} })
+const summary = await runTraining(config, { outDir: out, plugins: builtinPlugins, onLog: () => {} })
 const rows = readFileSync(join(out, summary.runId, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, number>)
 rmSync(out, { recursive: true, force: true })
 const series = (k: string) => rows.filter((r) => typeof r[k] === "number").map((r) => r[k]!)

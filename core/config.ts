@@ -1,6 +1,8 @@
 /**
- * Loading user plugins: `ragen-bench.config.ts` in the working directory (default export
- * `{ plugins: [...] }`) and any `--plugin ./file.ts` (default export: a plugin or an array).
+ * Loading user plugins: the project's own `ragen-bench.config.ts` (default export
+ * `{ plugins: [...] }`), a config named with `--config`, and any `--plugin ./file.ts` (default
+ * export: a plugin or an array). Config files and plugins run code: a config file in another
+ * working directory is loaded only when the user names it.
  */
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
@@ -8,6 +10,7 @@ import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import type { PluginInput } from "./contracts/index.ts"
 import { UsageError } from "./errors.ts"
+import { projectRoot } from "./runtime.ts"
 
 export const CONFIG_FILE = "ragen-bench.config.ts"
 
@@ -30,7 +33,11 @@ export const loadUserPlugins = (
 ): Effect.Effect<PluginInput[], UsageError> =>
   Effect.gen(function*() {
     const out: PluginInput[] = []
-    const cfgPath = configPath ?? (existsSync(CONFIG_FILE) ? CONFIG_FILE : undefined)
+    const own = resolve(projectRoot, CONFIG_FILE)
+    const cfgPath = configPath ?? (existsSync(own) ? own : undefined)
+    if (!configPath && existsSync(CONFIG_FILE) && resolve(CONFIG_FILE) !== own) {
+      console.error(`note: ./${CONFIG_FILE} is not loaded (a config file runs code); pass --config ${CONFIG_FILE} to use it`)
+    }
     if (configPath && !existsSync(configPath)) {
       return yield* new UsageError({ field: "--config", message: `config file ${configPath} does not exist; pass an existing file or drop --config` })
     }

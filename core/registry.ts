@@ -137,14 +137,13 @@ export class Registry extends Context.Service<Registry, {
   readonly resolve: <K extends Kind>(kind: K, id: string) => Effect.Effect<Entry<K>, UnknownIdError>
   readonly list: <K extends Kind>(kind: K) => ReadonlyArray<Entry<K>>
 }>()("ragen-bench/core/Registry") {
-  static readonly layerFrom = (plugins: ReadonlyArray<PluginInput>) =>
-    Layer.effect(
-      Registry,
-      Effect.map(buildRegistry(plugins), (data) =>
-        Registry.of({
-          data,
-          resolve: (kind, id) => resolveEntry(data, kind, id),
-          list: (kind) => data.entries[kind]
-        }))
-    )
+  static readonly fromData = (data: RegistryData) =>
+    Registry.of({
+      data,
+      resolve: (kind, id) => resolveEntry(data, kind, id),
+      list: (kind) => data.entries[kind]
+    })
+  /** The Registry of already built data (the CLI host builds it once to mount plugin commands). */
+  static readonly layerOf = (data: RegistryData) => Layer.succeed(Registry, Registry.fromData(data))
+  static readonly layerFrom = (plugins: ReadonlyArray<PluginInput>) => Layer.effect(Registry, Effect.map(buildRegistry(plugins), Registry.fromData))
 }

@@ -4,6 +4,9 @@ import { RunConfig } from "./run-config.ts"
 
 export const RESULTS_FORMAT = 1
 
+/** The metric the progress display and the leaderboard call "success" (docs/metrics.md). */
+export const SUCCESS_METRIC = "val/success@0.5"
+
 export const Runtime = Schema.Struct({
   name: Schema.Literals(["bun", "deno", "node"]),
   version: Schema.String,

@@ -1,10 +1,10 @@
 /** Shared by `play` and `env`: resolve an env id and build it from --option k=v flags. */
 import { Effect } from "effect"
-import type { Env, EnvSpec } from "../../contracts/index.ts"
-import { UsageError } from "../../errors.ts"
-import { Registry } from "../../registry.ts"
-import { makeEnv, parseOptionPairs } from "../../../envs/server/catalog.ts"
-import { listFlag, numberFlagOr } from "../flags.ts"
+import type { Env, EnvSpec } from "../../core/contracts/index.ts"
+import { UsageError } from "../../core/errors.ts"
+import { Registry } from "../../core/registry.ts"
+import { makeEnv, parseOptionPairs } from "../server/catalog.ts"
+import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 
 /** An integer flag in min..max (default 0..2^32−1), or dflt when not given. */
 export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> =>
@@ -14,7 +14,7 @@ export const intFlag = (value: unknown, field: string, dflt: number, min = 0, ma
 export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> =>
   numberFlagOr(value, field, dflt, { min, max })
 
-export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | import("../../errors.ts").UnknownIdError, Registry> =>
+export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | import("../../core/errors.ts").UnknownIdError, Registry> =>
   Effect.gen(function*() {
     if (typeof envId !== "string" || envId === "") return yield* new UsageError({ field: "env", message: "name an env, e.g. countdown-v1 (see ragen-bench list envs)" })
     const registry = yield* Registry
@@ -38,5 +38,5 @@ export const fmtInfo = (info: Record<string, unknown>): string => JSON.stringify
 
 /** Reset/step through the async methods when the env has them (remote-backed envs), else sync. */
 export const resetEnv = (env: Env, seed: number): Promise<string> => (env.resetAsync ? env.resetAsync(seed) : Promise.resolve(env.reset(seed)))
-export const stepEnv = (env: Env, action: string): Promise<import("../../contracts/index.ts").StepResult> =>
+export const stepEnv = (env: Env, action: string): Promise<import("../../core/contracts/index.ts").StepResult> =>
   env.stepAsync ? env.stepAsync(action) : Promise.resolve(env.step(action))

@@ -4,14 +4,14 @@
  * (docs/env-server.md).
  */
 import { Console, Effect } from "effect"
-import { derive } from "../../rng.ts"
-import { UsageError } from "../../errors.ts"
-import { Registry } from "../../registry.ts"
-import { startHttp } from "../../../envs/server/http.ts"
-import { registryCatalog } from "../../../envs/server/registry-catalog.ts"
-import { SessionStore } from "../../../envs/server/sessions.ts"
-import { serveStdio } from "../../../envs/server/stdio.ts"
-import { defineCommand } from "../command.ts"
+import { derive } from "../../core/rng.ts"
+import { UsageError } from "../../core/errors.ts"
+import { Registry } from "../../core/registry.ts"
+import { startHttp } from "../server/http.ts"
+import { registryCatalog } from "../server/registry-catalog.ts"
+import { SessionStore } from "../server/sessions.ts"
+import { serveStdio } from "../server/stdio.ts"
+import { defineCommand } from "../../core/contracts/command.ts"
 import { buildEnv, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 const MAX_SHOWN_STEPS = 1000

@@ -16,7 +16,7 @@ import { canonicalJson } from "../../core/hash.ts"
 import { listRunDirs, readRun, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import { filterLabel } from "../../core/sweep/grid.ts"
-import { SUCCESS_METRIC } from "../../core/sweep/protocol.ts"
+import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import {
   type Chart,
   type Entry,

@@ -1,12 +1,13 @@
 import { Console, Effect } from "effect"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import { writeSite } from "../../../plugins/leaderboard/site.ts"
-import { verifyRuns } from "../../../plugins/leaderboard/verify.ts"
-import { UsageError } from "../../errors.ts"
-import { loadTrainFn } from "../../sweep/train-fn.ts"
-import { numberFlagOr } from "../flags.ts"
-import { defineCommand } from "../command.ts"
+import { writeSite } from "./site.ts"
+import { verifyRuns } from "./verify.ts"
+import { UsageError } from "../../core/errors.ts"
+import { loadTrainFn } from "../sweep/train-fn.ts"
+import { numberFlagOr } from "../../core/cli/flags.ts"
+import { defineCommand } from "../../core/contracts/command.ts"
+import { Registry } from "../../core/registry.ts"
 
 
 const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
@@ -36,9 +37,10 @@ export default defineCommand({
           try: loadTrainFn,
           catch: (e) => new UsageError({ field: "trainer", message: `cannot load the trainer to re-run runs: ${(e as Error).message}` })
         })
+        const registry = yield* Registry
         let bad = 0
         for (const dir of dirs) {
-          const results = yield* verifyRuns(dir, sample, seed, train)
+          const results = yield* verifyRuns(dir, sample, seed, train, registry.data.plugins)
           for (const r of results) {
             if (!r.ok) bad++
             yield* Console.log(`${r.ok ? "verified" : "MISMATCH"}  ${r.runId}: ${r.detail}`)

@@ -14,8 +14,9 @@ import { isComplete, listRunDirs, readMetrics, readRun, runIdOf } from "../../co
 import { Rng } from "../../core/rng.ts"
 import { codeVersion } from "../../core/runtime.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
+import type { PluginInput } from "../../core/contracts/index.ts"
 import type { MetricsLine } from "../../core/schema/results.ts"
-import type { TrainFn } from "../../core/sweep/train-fn.ts"
+import type { TrainFn } from "../sweep/train-fn.ts"
 import { VerifyFile } from "./schema.ts"
 
 export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)
@@ -49,7 +50,8 @@ export const verifyRuns = (
   resultsDir: string,
   sample: number,
   seed: number,
-  train: TrainFn
+  train: TrainFn,
+  plugins: ReadonlyArray<PluginInput> = []
 ): Effect.Effect<VerifyResult[]> =>
   Effect.gen(function*() {
     const dirs = listRunDirs(resultsDir).filter(isComplete)
@@ -68,7 +70,7 @@ export const verifyRuns = (
       }
       const tmp = mkdtempSync(join(tmpdir(), "ragen-verify-"))
       try {
-        const outcome = yield* Effect.result(Effect.tryPromise(() => train(config, { outDir: tmp })))
+        const outcome = yield* Effect.result(Effect.tryPromise(() => train(config, { outDir: tmp, plugins })))
         if (outcome._tag === "Failure") {
           results.push({ runId, ok: false, detail: `re-run failed: ${String((outcome.failure as Error)?.message ?? outcome.failure)}` })
           continue

@@ -14,13 +14,13 @@
 import { appendFileSync, existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { openRun, readMetrics } from "../results/store.ts"
-import { writeFileAtomic } from "../results/atomic.ts"
-import { derive, fnv1a } from "../rng.ts"
-import type { MetricsLine, RunSummary } from "../schema/results.ts"
-import type { RunConfig } from "../schema/run-config.ts"
+import { openRun, readMetrics } from "../../core/results/store.ts"
+import { writeFileAtomic } from "../../core/results/atomic.ts"
+import { derive, fnv1a } from "../../core/rng.ts"
+import type { MetricsLine, RunSummary } from "../../core/schema/results.ts"
+import type { RunConfig } from "../../core/schema/run-config.ts"
 import type { TrainFn } from "./train-fn.ts"
-import { warmStartKey } from "./estimate.ts"
+import { warmStartKey } from "../../core/sweep/estimate.ts"
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6
 

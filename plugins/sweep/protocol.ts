@@ -3,8 +3,8 @@
  * runner → worker on stdin, worker → runner on stdout. Decoded with Schema on both ends.
  */
 import { Schema } from "effect"
-import { RunSummary } from "../schema/results.ts"
-import { RunConfig } from "../schema/run-config.ts"
+import { RunSummary } from "../../core/schema/results.ts"
+import { RunConfig } from "../../core/schema/run-config.ts"
 
 export const ToWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("run"), runId: Schema.String, config: RunConfig, outDir: Schema.String, resume: Schema.Boolean }),
@@ -29,6 +29,3 @@ export const FromWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("fatal"), error: Schema.String })
 ])
 export type FromWorker = typeof FromWorker.Type
-
-/** The metric the progress display and the leaderboard call "success" (docs/metrics.md). */
-export const SUCCESS_METRIC = "val/success@0.5"

@@ -12,21 +12,15 @@ import { availableParallelism } from "node:os"
 import { join, resolve as resolvePath } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { isComplete } from "../results/store.ts"
-import { decodeSync } from "../schema/decode.ts"
-import type { RunSummary } from "../schema/results.ts"
-import type { GridRun } from "./grid.ts"
-import { warmStartKey as configWarmKey } from "./estimate.ts"
+import { isComplete } from "../../core/results/store.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import type { SweepEvent, SweepOutcome } from "../../core/contracts/index.ts"
+import type { GridRun } from "../../core/sweep/grid.ts"
+import { warmStartKey as configWarmKey } from "../../core/sweep/estimate.ts"
 import { FromWorker, type ToWorker } from "./protocol.ts"
 import { CONFIG_ENV, PLUGINS_ENV, writeFailedSummary } from "./worker.ts"
 
-export type SweepEvent =
-  | { readonly type: "skip"; readonly run: GridRun }
-  | { readonly type: "start"; readonly run: GridRun; readonly worker: number; readonly resume: boolean }
-  | { readonly type: "progress"; readonly run: GridRun; readonly step: number; readonly steps: number; readonly success: number | null }
-  | { readonly type: "done"; readonly run: GridRun; readonly summary: RunSummary }
-  | { readonly type: "failed"; readonly run: GridRun; readonly error: string }
-  | { readonly type: "worker-error"; readonly worker: number; readonly error: string }
+export type { SweepEvent, SweepOutcome }
 
 export interface SweepOptions {
   readonly outDir: string
@@ -38,18 +32,6 @@ export interface SweepOptions {
   /** User plugin files and config file, loaded again in every worker. */
   readonly pluginPaths?: ReadonlyArray<string>
   readonly configPath?: string
-}
-
-export interface SweepOutcome {
-  readonly total: number
-  readonly skipped: number
-  readonly done: number
-  readonly failed: number
-  /** Runs left unfinished because the sweep was stopped. */
-  readonly unfinished: number
-  readonly wallSeconds: number
-  /** Set when a worker could not work at all (e.g. the trainer does not load). */
-  readonly fatal?: string
 }
 
 export const defaultWorkers = (): number => Math.max(1, availableParallelism())

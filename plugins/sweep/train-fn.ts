@@ -3,9 +3,9 @@
  * or, when RAGEN_SWEEP_FAKE_TRAIN=1, the deterministic fake of core/sweep/fake-train.ts
  * (tests and runner benchmarks only).
  */
-import type { PluginInput } from "../contracts/index.ts"
-import type { RunConfig } from "../schema/run-config.ts"
-import type { RunSummary } from "../schema/results.ts"
+import type { PluginInput } from "../../core/contracts/index.ts"
+import type { RunConfig } from "../../core/schema/run-config.ts"
+import type { RunSummary } from "../../core/schema/results.ts"
 
 export interface TrainProgress {
   readonly step: number
@@ -33,7 +33,7 @@ export const useFakeTrain = (): boolean => process.env.RAGEN_SWEEP_FAKE_TRAIN ==
 export const loadTrainFn = async (): Promise<TrainFn> => {
   if (useFakeTrain()) return (await import("./fake-train.ts")).fakeTrain
   // Resolved at run time so that the sweep code builds before the trainer exists.
-  const mod = (await import(new URL("../train/run.ts", import.meta.url).href)) as { runTraining?: TrainFn }
+  const mod = (await import(new URL("../../core/train/run.ts", import.meta.url).href)) as { runTraining?: TrainFn }
   if (typeof mod.runTraining !== "function") throw new Error("core/train/run.ts does not export runTraining")
   return mod.runTraining
 }

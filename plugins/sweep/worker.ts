@@ -11,13 +11,15 @@ import { Effect } from "effect"
 import { createInterface } from "node:readline"
 import { join } from "node:path"
 import { existsSync } from "node:fs"
-import { openRun, readMetrics } from "../results/store.ts"
-import { decodeSync } from "../schema/decode.ts"
-import type { RunConfig } from "../schema/run-config.ts"
-import { FromWorker, SUCCESS_METRIC, ToWorker } from "./protocol.ts"
+import { openRun, readMetrics } from "../../core/results/store.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import type { RunConfig } from "../../core/schema/run-config.ts"
+import { SUCCESS_METRIC } from "../../core/schema/results.ts"
+import { FromWorker, ToWorker } from "./protocol.ts"
 import { loadTrainFn, type TrainFn } from "./train-fn.ts"
-import { loadUserPlugins } from "../config.ts"
-import type { PluginInput } from "../contracts/index.ts"
+import { builtinPlugins } from "../../builtins.ts"
+import { loadUserPlugins } from "../../core/config.ts"
+import type { PluginInput } from "../../core/contracts/index.ts"
 
 /** The runner passes the sweep's --plugin paths and --config here (absolute paths). */
 export const PLUGINS_ENV = "RAGEN_SWEEP_PLUGINS"
@@ -51,7 +53,7 @@ const main = async (): Promise<void> => {
   try {
     train = await loadTrainFn()
     const paths = JSON.parse(process.env[PLUGINS_ENV] ?? "[]") as string[]
-    plugins = await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined))
+    plugins = [...builtinPlugins, ...(await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined)))]
   } catch (e) {
     send({ type: "fatal", error: `cannot load the trainer or the plugins: ${(e as Error)?.message ?? e}` })
     process.exit(1)

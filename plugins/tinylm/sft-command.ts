@@ -6,14 +6,14 @@
 import { Console, Effect } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { isUserError, UsageError } from "../../errors.ts"
-import { Registry } from "../../registry.ts"
-import { decodeInput } from "../../schema/decode.ts"
-import { defineCommand } from "../command.ts"
-import { makeTinyLM, TinyLMOptions } from "../../../plugins/tinylm/plugin.ts"
-import { collectTeacherTurnsAsync, runSft } from "../../../plugins/tinylm/sft.ts"
-import { buildPrompt } from "../../prompt.ts"
-import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "../../../plugins/tinylm/validate.ts"
+import { isUserError, UsageError } from "../../core/errors.ts"
+import { Registry } from "../../core/registry.ts"
+import { decodeInput } from "../../core/schema/decode.ts"
+import { defineCommand } from "../../core/contracts/command.ts"
+import { makeTinyLM, TinyLMOptions } from "./spec.ts"
+import { collectTeacherTurnsAsync, runSft } from "./sft.ts"
+import { buildPrompt } from "../../core/prompt.ts"
+import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "./validate.ts"
 
 const num = (v: unknown, dflt: number, field: string, ok: (n: number) => boolean = Number.isFinite): Effect.Effect<number, UsageError> => {
   if (v === undefined) return Effect.succeed(dflt)

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const BUN = `${root}node_modules/.bin/bun`
 const cli = (args: string[], input?: string) => {
-  const r = spawnSync(BUN, ["core/cli/main.ts", ...args], { cwd: root, input, encoding: "utf8", timeout: 30_000 })
+  const r = spawnSync(BUN, ["cli.ts", ...args], { cwd: root, input, encoding: "utf8", timeout: 30_000 })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 
@@ -61,7 +61,7 @@ describe("env serve", () => {
     expect(lines[1].status).toBe(200)
   })
   test("HTTP on an ephemeral loopback port; prints the URL; stops on SIGTERM", async () => {
-    const child = spawn(BUN, ["core/cli/main.ts", "env", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(BUN, ["cli.ts", "env", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     child.stdout.on("data", (d) => (out += String(d)))
     const url = await new Promise<string>((resolve, reject) => {

@@ -20,7 +20,7 @@ describe("CLI foundation", () => {
     const r = runCli(["list", "--json"])
     expect(r.code).toBe(0)
     const j = JSON.parse(r.stdout)
-    expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers"])
+    expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands"])
   })
 
   test("--plugin registers a plugin from a file", () => {
@@ -30,15 +30,33 @@ describe("CLI foundation", () => {
     expect(ids).toContain("hello/keep-all")
   })
 
-  test("ragen-bench.config.ts in the working directory registers its plugins", () => {
+  test("a config file in another working directory runs only when named; it adds to the built-ins", () => {
     const dir = mkdtempSync(join(tmpdir(), "ragen-cfg-"))
     writeFileSync(
       join(dir, "ragen-bench.config.ts"),
       `export default { plugins: [{ name: "cfg", version: "1", filters: [{ name: "f", description: "from config", options: { ast: null }, select: () => ({ keep: [] }) }] }] }\n`
     )
-    const r = runCli(["list", "filters", "--json"], { cwd: dir })
+    const ids = (r: { stdout: string }) => JSON.parse(r.stdout).filters.map((f: { id: string }) => f.id) as string[]
+    const unnamed = runCli(["list", "filters", "--json"], { cwd: dir })
+    expect(unnamed.code).toBe(0)
+    expect(ids(unnamed)).not.toContain("cfg/f")
+    expect(unnamed.stderr).toContain("--config ragen-bench.config.ts")
+    const named = runCli(["list", "filters", "--json", "--config", "ragen-bench.config.ts"], { cwd: dir })
+    expect(named.code).toBe(0)
+    expect(ids(named)).toContain("cfg/f")
+    expect(ids(named)).toContain("filters/top-p")
+  })
+
+  test("a plugin can contribute a working command", () => {
+    const r = runCli(["hello", "world", "--plugin", fixture("hello-command.ts")])
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout).filters.map((f: { id: string }) => f.id)).toContain("cfg/f")
+    const filters = JSON.parse(runCli(["list", "filters", "--json"]).stdout).filters.length
+    expect(r.stdout.trim()).toBe(`hello, world (${filters} filters registered)`)
+    const help = runCli(["--help", "--plugin", fixture("hello-command.ts")])
+    expect(help.stdout).toContain("hello <name>")
+    const clash = runCli(["list", "--plugin", fixture("hello-command.ts"), "--plugin", fixture("clashing-command.ts")])
+    expect(clash.code).toBe(2)
+    expect(clash.stderr).toContain('command "hello" is contributed by both plugin "hello-cmd" and plugin "clash"')
   })
 
   test("user mistakes exit 2 with one clear line and no stack trace", () => {
@@ -63,7 +81,7 @@ describe("CLI foundation", () => {
   test("an unreadable config file is a clear error", () => {
     const dir = mkdtempSync(join(tmpdir(), "ragen-cfg-"))
     writeFileSync(join(dir, "ragen-bench.config.ts"), "export default {{{ not typescript")
-    const r = runCli(["list"], { cwd: dir })
+    const r = runCli(["list", "--config", "ragen-bench.config.ts"], { cwd: dir })
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("config")
     expect(r.stderr).not.toContain("    at ")

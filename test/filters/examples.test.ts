@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { decodeFilterOptions } from "../../algorithms/filters/options.ts"
-import { builtinPlugins } from "../../core/builtins.ts"
+import { builtinPlugins } from "../../builtins.ts"
 import { buildRegistry, resolveEntry } from "../../core/registry.ts"
 import extremes, { bestWorst, bestWorstFilter } from "../../examples/filters/extremes-filter.ts"
 import spread, { minRangeFilter, returnRange } from "../../examples/filters/spread-filter.ts"
@@ -49,7 +49,7 @@ describe("example extremes/best-worst (trajectory level)", () => {
 })
 
 test("both examples register next to the built-ins under their plugin names", async () => {
-  const data = await Effect.runPromise(buildRegistry([...(await builtinPlugins()), spread, extremes]))
+  const data = await Effect.runPromise(buildRegistry([...builtinPlugins, spread, extremes]))
   expect(Effect.runSync(resolveEntry(data, "filters", "min-range")).fullId).toBe("spread/min-range")
   expect(Effect.runSync(resolveEntry(data, "filters", "best-worst")).fullId).toBe("extremes/best-worst")
   for (const f of [minRangeFilter, bestWorstFilter]) {

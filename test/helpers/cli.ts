@@ -5,7 +5,7 @@ import { join } from "node:path"
 export const root = join(import.meta.dir, "..", "..")
 export const bunBin = join(root, "node_modules", ".bin", "bun")
 export const denoBin = join(root, "node_modules", ".bin", "deno")
-export const mainTs = join(root, "core", "cli", "main.ts")
+export const mainTs = join(root, "cli.ts")
 
 export interface CliResult {
   readonly code: number

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Layer } from "effect"
-import { builtinPlugins } from "../../core/builtins.ts"
+import { builtinPlugins } from "../../builtins.ts"
 import { runIdOf } from "../../core/results/store.ts"
 import { checkGrid } from "../../core/sweep/check.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
@@ -65,7 +65,7 @@ describe("grid expansion", () => {
   })
 
   test("checkGrid resolves ids and options against the registry", async () => {
-    const layer = Registry.layerFrom([...(await builtinPlugins()), fixture])
+    const layer = Registry.layerFrom([...builtinPlugins, fixture])
     const check = (input: unknown) => Effect.runSyncExit(checkGrid(grid(input)).pipe(Effect.provide(layer)))
     expect(Exit.isSuccess(check(smallSpec()))).toBe(true)
     const badFilter = check(smallSpec({ axes: { env: ["frozenlake"], filter: ["top-q"] } }))

@@ -11,7 +11,7 @@ import { attentionBackward, attentionBackwardPrefixed, attentionForward, attenti
 import { type Kernels, plainKernels, wasmKernels } from "../../plugins/tinylm/kernels/dispatch.ts"
 import { carveArena } from "../../plugins/tinylm/arena.ts"
 import { attachMemory } from "../../plugins/tinylm/kernels/wasm/loader.ts"
-import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/plugin.ts"
+import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
 import { planChunks } from "../../plugins/tinylm/prefix.ts"
 import { dot, fdMaxRelError, mixedLoss, randn, wholeModelFdError } from "./helpers.ts"
 

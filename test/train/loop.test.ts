@@ -1,3 +1,4 @@
+import { builtinPlugins } from "../../builtins.ts"
 import { describe, expect, test } from "bun:test"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -6,7 +7,7 @@ import { runTraining } from "../../core/train/run.ts"
 import { cfg, testPlugin } from "./fixtures.ts"
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-train-"))
-const quiet = { plugins: [testPlugin], onLog: () => {} }
+const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
 const metrics = (dir: string) =>
   readFileSync(join(dir, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => {
     const x = JSON.parse(l)
@@ -87,7 +88,7 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
     const logs: string[] = []
     // success can never reach 2: the low-validation rule fires at the first evaluation after the warm-up
     const config = cfg({ steps: 12 }, { evalEvery: 4, collapse: { valThreshold: 2, valWarmup: 3 } })
-    const s = await runTraining(config, { outDir: tmp(), plugins: [testPlugin], onLog: (l) => logs.push(l) })
+    const s = await runTraining(config, { outDir: tmp(), plugins: [...builtinPlugins, testPlugin], onLog: (l) => logs.push(l) })
     expect(s.status).toBe("complete")
     expect(s.stepsDone).toBe(4)
     expect(s.earlyStop).toContain("low validation success")

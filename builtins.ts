@@ -1,0 +1,15 @@
+/**
+ * The built-in plugins, listed explicitly (no import side effects): adding a built-in is adding
+ * it here. The CLI (cli.ts), the sweep workers and tests register exactly this list; a user's
+ * ragen-bench.config.ts and --plugin files add to it.
+ */
+import type { PluginInput } from "./core/contracts/index.ts"
+import algorithms from "./algorithms/plugin.ts"
+import filters from "./algorithms/filters/plugin.ts"
+import envs from "./envs/plugin.ts"
+import leaderboard from "./plugins/leaderboard/plugin.ts"
+import scorers from "./plugins/scorers/plugin.ts"
+import sweep from "./plugins/sweep/plugin.ts"
+import tinylm from "./plugins/tinylm/plugin.ts"
+
+export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, leaderboard, sweep]

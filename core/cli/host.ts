@@ -1,0 +1,93 @@
+/**
+ * The CLI host: mounts the core's own commands and every command the registered plugins
+ * contribute, parses flags with cac and runs the command's Effect with the Registry.
+ * The composition root (cli.ts at the project root) calls `runCli` with the built-in plugins;
+ * `ragen-bench.config.ts` and `--plugin` add to them, never replace them.
+ *
+ * Exit codes: 0 done; 2 a user mistake (one line "error: …" naming the field and the fix);
+ * 1 a defect (a bug: the stack is printed); 130 interrupted.
+ */
+import { cac } from "cac"
+import { Cause, Effect, Exit } from "effect"
+import type { CommandDef, PluginInput } from "../contracts/index.ts"
+import { loadUserPlugins } from "../config.ts"
+import { isUserError } from "../errors.ts"
+import { buildRegistry, Registry, type RegistryData } from "../registry.ts"
+import { packageVersion } from "../runtime.ts"
+import { terminalSafe } from "../text.ts"
+import { coreCommands } from "./commands/index.ts"
+
+const fail = (message: string): never => {
+  console.error(`error: ${terminalSafe(message)}`)
+  process.exit(2)
+}
+
+/** What `--plugin` and `--config` say, read before cac so that plugin commands can be mounted. */
+export const pluginFlags = (argv: ReadonlyArray<string>): { plugins: string[]; config: string | undefined } => {
+  const plugins: string[] = []
+  let config: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === "--") break
+    const [flag, inline] = a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined]
+    if (flag !== "--plugin" && flag !== "--config") continue
+    const value = inline ?? argv[++i]
+    if (value === undefined || value.startsWith("--")) fail(`${flag} needs a file path, e.g. ${flag} ./my-plugin.ts`)
+    if (flag === "--plugin") plugins.push(value!)
+    else config = value
+  }
+  return { plugins, config }
+}
+
+const runCommand = async (cmd: CommandDef, data: RegistryData, args: any[], opts: Record<string, any>): Promise<void> => {
+  const exit = await Effect.runPromiseExit(cmd.run(args, opts).pipe(Effect.provide(Registry.layerOf(data))))
+  if (Exit.isSuccess(exit)) return
+  if (Cause.hasInterruptsOnly(exit.cause)) process.exit(130)
+  const err = Cause.squash(exit.cause)
+  if (isUserError(err)) fail(err.message)
+  console.error(Cause.pretty(exit.cause))
+  process.exit(1)
+}
+
+export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArray<PluginInput>): Promise<void> => {
+  const flags = pluginFlags(argv.slice(2))
+  const loaded = await Effect.runPromiseExit(
+    Effect.flatMap(loadUserPlugins(flags.plugins, flags.config), (user) => buildRegistry([...builtins, ...user]))
+  )
+  if (Exit.isFailure(loaded)) {
+    const err = Cause.squash(loaded.cause)
+    if (isUserError(err)) fail(err.message)
+    console.error(Cause.pretty(loaded.cause))
+    process.exit(1)
+  }
+  const data = (loaded as Exit.Success<RegistryData>).value
+  const cli = cac("ragen-bench")
+  cli.option("--plugin <file>", "Register a plugin from a .ts file (repeatable); it runs code: load only files you trust")
+  cli.option("--config <file>", "Config file adding plugins (default: the project's own ragen-bench.config.ts)")
+  const mounted = [...coreCommands, ...data.entries.commands.map((e) => e.value)]
+  for (const cmd of mounted) {
+    const c = cli.command(cmd.pattern, cmd.description)
+    for (const o of cmd.options ?? []) c.option(o.flags, o.description, o.default === undefined ? undefined : { default: o.default })
+    for (const e of cmd.examples ?? []) c.example(e)
+    c.action(async (...a: any[]) => {
+      const opts = a.pop() as Record<string, any>
+      await runCommand(cmd, data, a, opts)
+    })
+  }
+  cli.command("[...args]", "With no command: show this help").action((args: string[]) => {
+    if (args.length > 0) fail(`unknown command "${args[0]}"; run ragen-bench --help for the list of commands`)
+    cli.outputHelp()
+  })
+  cli.help()
+  cli.version(packageVersion())
+  let running: unknown
+  try {
+    cli.parse([...argv], { run: false })
+    running = cli.runMatchedCommand()
+  } catch (e) {
+    // cac's own errors (unknown option, missing argument) are user mistakes; anything else is a bug.
+    if ((e as Error)?.name === "CACError") fail(`${(e as Error).message}; run ragen-bench --help`)
+    throw e
+  }
+  await running
+}

@@ -1,0 +1,5 @@
+/** The leaderboard plugin: `ragen-bench leaderboard` (build, verify) over result folders. */
+import { definePlugin } from "../../core/contracts/index.ts"
+import leaderboard from "./command.ts"
+
+export default definePlugin({ name: "leaderboard", version: "0.1.0", commands: [leaderboard] })
