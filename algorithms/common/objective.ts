@@ -8,15 +8,10 @@
  * and its gradient with respect to each of them (the policy back-propagates the rest).
  */
 import type { LossFn, LossOutput, TokenForward, TokenGrads } from "../../core/contracts/policy.ts"
+import type { LossAgg } from "../../core/stats.ts"
 
-/**
- * token-mean: Σ ℓ / #tokens (PPO/DAPO default); seq-mean-token-mean: mean over sequences of the
- * per-sequence token mean (original GRPO); seq-mean-token-sum: mean over sequences of the token
- * sum; seq-mean-token-sum-norm: Σ ℓ / (#sequences · normLength) (Dr.GRPO, normLength = the
- * generation cap); seq-sum: Σ ℓ, no normalisation. A "sequence" is one turn's completion.
- */
-export const lossAggs = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm", "seq-sum"] as const
-export type LossAgg = (typeof lossAggs)[number]
+/** Loss aggregation modes (names and meanings in core/stats.ts, where the trainer's options read them). */
+export { type LossAgg, lossAggs } from "../../core/stats.ts"
 
 /** Which terms the LossFn includes; single terms serve the gradient decomposition (paper Fig. 3). */
 export type LossTerms = "all" | "task" | "entropy" | "kl"

@@ -1,21 +1,5 @@
-/** Small statistics shared by the algorithms and the trainer. */
-
-export const mean = (xs: ArrayLike<number>): number => {
-  if (xs.length === 0) return 0
-  let s = 0
-  for (let i = 0; i < xs.length; i++) s += xs[i]!
-  return s / xs.length
-}
-
-/** Unbiased (n − 1) standard deviation, as torch.std and the RAGEN reference code use; 0 for n < 2. */
-export const stdUnbiased = (xs: ArrayLike<number>): number => {
-  const n = xs.length
-  if (n < 2) return 0
-  const m = mean(xs)
-  let s = 0
-  for (let i = 0; i < n; i++) s += (xs[i]! - m) ** 2
-  return Math.sqrt(s / (n - 1))
-}
+/** Small statistics shared by the algorithms (mean and unbiased std live in core/stats.ts). */
+export { mean, stdUnbiased, varianceUnbiased } from "../../core/stats.ts"
 
 /** Whiten in place over all entries of all arrays: (x − mean)/(std + 1e-8), std unbiased (verl masked_whiten). */
 export const whitenInPlace = (arrays: ReadonlyArray<Float32Array>): void => {

@@ -1,8 +1,9 @@
 /**
  * `dapo-dynamic` (DAPO's dynamic sampling, Yu et al. 2025): drop groups whose returns are all
  * equal (no advantage signal under group normalisation). Refilling the batch with new prompts
- * is the trainer's job: it reads `maxDraws` (total rollout draws per step, 1 = no resampling)
- * through `maxDrawsOf` and asks `needsMoreGroups` after each draw.
+ * is the trainer's job: it reads the filter's `dynamicSampling(options)` (maxDraws total rollout
+ * draws per step, 1 = no resampling; equal-return groups dropped before select) and asks
+ * `needsMoreGroups` after each draw.
  */
 import { Schema } from "effect"
 import type { Filter, FilterResult } from "../../core/contracts/index.ts"
@@ -27,12 +28,6 @@ export const allEqual = (returns: ReadonlyArray<number>, tolerance: number): boo
   return hi - lo <= tolerance
 }
 
-/** The draws a filter's decoded options allow per step (any filter may declare `maxDraws`). */
-export const maxDrawsOf = (options: unknown): number => {
-  const v = (options as { maxDraws?: unknown } | null)?.maxDraws
-  return typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : 1
-}
-
 /** Whether the trainer should draw more prompts: fewer than `target` groups kept so far. */
 export const needsMoreGroups = (result: FilterResult, target: number): boolean => result.keep.length < target
 
@@ -41,6 +36,7 @@ export const dapoDynamicFilter: Filter<DapoDynamicOptions> = {
   description: "DAPO dynamic sampling: drop groups whose returns are all equal (trainer may resample up to maxDraws)",
   options: DapoDynamicOptions,
   valueOption: "maxDraws",
+  dynamicSampling: (o) => ({ maxDraws: o.maxDraws, dropEqualGroups: true }),
   select: (groups, { options }) => {
     checkGroups(groups, "dapo-dynamic")
     const kept: number[] = []

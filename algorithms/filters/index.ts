@@ -1,5 +1,5 @@
 /** The built-in filters and the helpers a trainer needs to run any filter. */
-export { allEqual, dapoDynamicFilter, maxDrawsOf, needsMoreGroups } from "./dapo-dynamic.ts"
+export { allEqual, dapoDynamicFilter, needsMoreGroups } from "./dapo-dynamic.ts"
 export { checkGroups, FilterInputError, isFilterInputError } from "./input.ts"
 export { maxVarianceSubset } from "./max-variance.ts"
 export { minPFilter } from "./min-p.ts"
@@ -14,4 +14,4 @@ export { topKFilter } from "./top-k.ts"
 export { topPSoftmaxFilter } from "./top-p-softmax.ts"
 export { topPFilter, topPPositions } from "./top-p.ts"
 export { withinGroupFilter } from "./within-group.ts"
-export { runFilter } from "./run.ts"
+export { filterResolver, runFilter } from "./run.ts"

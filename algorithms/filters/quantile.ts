@@ -1,12 +1,15 @@
 /**
  * `quantile`: keep the groups ranked in [lo, hi) of the batch by score, highest first (the
- * paper's Table 6 quartile ablation: Q1 = [0, 0.25) is the highest-spread quarter). Rank r
- * (0-based) of P is kept when lo·P ≤ r < hi·P. Zero-spread groups take part in the ranking.
+ * paper's Table 6 quartile ablation: Q1 = [0, 0.25) is the highest-spread quarter). Counted as
+ * the reference's percentile range: over the n candidates left after the zero-spread filter
+ * (all P when includeZero), ranks round(lo·n) ≤ r < round(hi·n) with Python's round (half to
+ * even), and at least one group whenever there is a candidate.
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
+import { roundHalfEven } from "../../core/stats.ts"
 import { checkGroups, FilterInputError } from "./input.ts"
-import { dflt, Fraction, groupScores, keepWhole, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
+import { candidatePositions, dflt, Fraction, groupScores, keepWhole, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const QuantileOptions = Schema.Struct({
   lo: dflt(Fraction, 0),
@@ -15,18 +18,26 @@ export const QuantileOptions = Schema.Struct({
 })
 export type QuantileOptions = ScoreOptions & { readonly lo: number; readonly hi: number }
 
+/** Rank range [start, end) of n candidates; at least one rank when n > 0. */
+export const quantileRange = (n: number, lo: number, hi: number): { start: number; end: number } => {
+  if (n === 0) return { start: 0, end: 0 }
+  const start = Math.min(n - 1, roundHalfEven(lo * n))
+  const end = Math.max(start + 1, Math.min(n, roundHalfEven(hi * n)))
+  return { start, end }
+}
+
 export const quantilePositions = (scores: Float64Array, o: QuantileOptions): number[] => {
   if (!(o.lo < o.hi)) throw new FilterInputError("lo", `quantile: lo (${o.lo}) must be below hi (${o.hi}); e.g. --option lo=0.25 --option hi=0.5 for Q2`)
-  const P = scores.length
-  const order = rankDescending(scores, o.includeZero ? undefined : Array.from(scores.keys()).filter((i) => scores[i]! > 1e-10))
-  // Small slack so that lo·P = 2.0000000001 still starts at rank 2.
-  return order.filter((_, r) => r >= o.lo * P - 1e-9 && r < o.hi * P - 1e-9)
+  const order = rankDescending(scores, candidatePositions(scores, o.includeZero))
+  const { start, end } = quantileRange(order.length, o.lo, o.hi)
+  return order.slice(start, end)
 }
 
 export const quantileFilter: Filter<QuantileOptions> = {
   name: "quantile",
   description: "Keep the groups ranked in [lo, hi) by reward spread (quartile ablations)",
   options: QuantileOptions,
+  scoreMetric: (o) => o.metric,
   select: (groups, { options }) => {
     checkGroups(groups, "quantile")
     return keepWhole(groups, quantilePositions(groupScores(groups, options.metric), options))

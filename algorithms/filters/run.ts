@@ -3,10 +3,22 @@
  * (FilterInputError) become UsageErrors naming the field; the result is checked for shape
  * (a user filter returning an unknown group or trajectory is a clear error, not a crash later).
  */
-import { Effect } from "effect"
-import type { Filter, FilterContext, FilterResult, Group } from "../../core/contracts/index.ts"
+import { Cause, Effect, Exit } from "effect"
+import type { Filter, FilterContext, FilterResult, Group, ResolvedFilter } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
+import { type RegistryData, resolveEntry } from "../../core/registry.ts"
 import { isFilterInputError } from "./input.ts"
+
+/**
+ * `ctx.resolveFilter` over a registry: any registered filter by full or short id, as
+ * `--filter` resolves it; an unknown or ambiguous id answers the registry's one-line message.
+ */
+export const filterResolver = (data: RegistryData) => (id: string): ResolvedFilter => {
+  const exit = Effect.runSyncExit(resolveEntry(data, "filters", id))
+  if (Exit.isSuccess(exit)) return { ok: true, filter: exit.value.value, id: exit.value.fullId }
+  const e = Cause.squash(exit.cause) as { message?: unknown }
+  return { ok: false, message: String(e?.message ?? e) }
+}
 
 /** select() outside any generator: an input error comes back as a value, a bug stays a throw. */
 const attempt = <O>(filter: Filter<O>, groups: ReadonlyArray<Group>, ctx: FilterContext<O>): FilterResult | UsageError => {

@@ -1,17 +1,15 @@
 /**
  * The group score every score-based filter ranks by: the spread of a group's trajectory
- * returns (DESIGN.md §5). The paper's reference code uses the unbiased standard deviation;
- * later ports use the variance, so it is a setting (`metric`, default "std") recorded with
- * every result. Also the option fields the score-based filters share, and helpers that turn
- * a choice of group indices into a FilterResult.
+ * returns (DESIGN.md §5; `groupScore` in core/stats.ts). The paper's reference code uses the
+ * unbiased standard deviation; later ports use the variance, so it is a setting (`metric`,
+ * default "std") recorded with every result. Also the option fields the score-based filters
+ * share, and helpers that turn a choice of group indices into a FilterResult.
  */
 import { Effect, Schema } from "effect"
 import type { FilterResult, Group, KeptGroup } from "../../core/contracts/index.ts"
+import { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
 
-export type ScoreMetric = "std" | "var"
-
-/** Scores at or below this count as zero variance (the reference code's 1e-10). */
-export const ZERO_SCORE = 1e-10
+export { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
 
 /** A schema field with a decoding default (the value an omitted option takes). */
 export const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
@@ -31,19 +29,6 @@ export const scoreFields = (includeZero = false) => ({
 export interface ScoreOptions {
   readonly metric: ScoreMetric
   readonly includeZero: boolean
-}
-
-/** Unbiased (n−1) variance or std of one group's returns; 0 for fewer than two returns. */
-export const groupScore = (returns: ReadonlyArray<number>, metric: ScoreMetric = "std"): number => {
-  const n = returns.length
-  if (n < 2) return 0
-  let mean = 0
-  for (const r of returns) mean += r
-  mean /= n
-  let ss = 0
-  for (const r of returns) ss += (r - mean) * (r - mean)
-  const v = ss / (n - 1)
-  return metric === "var" ? v : Math.sqrt(v)
 }
 
 export const groupScores = (groups: ReadonlyArray<Group>, metric: ScoreMetric = "std"): Float64Array => {

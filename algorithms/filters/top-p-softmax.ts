@@ -1,7 +1,11 @@
 /**
- * `top-p-softmax`: nucleus selection over a softmax of the group scores (a variant in later
- * RAGEN ports): sort descending, keep the first k groups whose cumulative softmax probability
- * reaches p, with k ≥ 1 whenever there is a candidate. p ≥ 1 keeps every group.
+ * `top-p-softmax`: nucleus selection over a softmax of the group scores, the reference code's
+ * top_p_prob_mode "softmax" (rollout_filter.py `_select_top_groups`; the mode the paper's
+ * Table 4 script, run_main_table_diff_algo.sh, runs): drop zero-spread groups unless
+ * includeZero; p ≥ 1 keeps every candidate; otherwise probabilities = softmax of the candidate
+ * scores (/ temperature; the reference has none, i.e. 1), sorted descending, and the groups up
+ * to and including the first whose cumulative probability reaches p are kept (torch.searchsorted
+ * on the cumulative sum, + 1), at most all candidates.
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
@@ -12,15 +16,16 @@ const PosFinite = Schema.Finite.check(Schema.isGreaterThan(0))
 
 export const TopPSoftmaxOptions = Schema.Struct({
   p: dflt(NonNeg, 0.9),
-  /** Softmax temperature: probabilities ∝ exp(score / temperature). */
+  /** Softmax temperature: probabilities ∝ exp(score / temperature); the reference's is 1. */
   temperature: dflt(PosFinite, 1),
   ...scoreFields(false)
 })
 export type TopPSoftmaxOptions = ScoreOptions & { readonly p: number; readonly temperature: number }
 
 export const topPSoftmaxPositions = (scores: Float64Array, o: TopPSoftmaxOptions): number[] => {
-  if (o.p >= 1) return Array.from(scores.keys())
-  const order = rankDescending(scores, candidatePositions(scores, o.includeZero))
+  const cand = candidatePositions(scores, o.includeZero)
+  if (o.p >= 1) return cand
+  const order = rankDescending(scores, cand)
   if (order.length === 0) return []
   // Stable softmax: subtract the maximum (order[0] holds it).
   const m = scores[order[0]!]! / o.temperature
@@ -31,16 +36,17 @@ export const topPSoftmaxPositions = (scores: Float64Array, o: TopPSoftmaxOptions
   for (const i of order) {
     kept.push(i)
     cum += Math.exp(scores[i]! / o.temperature - m) / z
-    if (cum >= o.p - 1e-12) break
+    if (cum >= o.p) break
   }
   return kept
 }
 
 export const topPSoftmaxFilter: Filter<TopPSoftmaxOptions> = {
   name: "top-p-softmax",
-  description: "Keep the fewest highest-spread groups whose softmax probability mass reaches p",
+  description: "Keep the fewest highest-spread groups whose softmax probability mass reaches p (reference softmax mode)",
   options: TopPSoftmaxOptions,
   valueOption: "p",
+  scoreMetric: (o) => o.metric,
   select: (groups, { options }) => {
     checkGroups(groups, "top-p-softmax")
     return keepWhole(groups, topPSoftmaxPositions(groupScores(groups, options.metric), options))

@@ -1,9 +1,11 @@
 /**
  * `within-group` (trajectory level; the paper's Table 7 control): keep every group, and in each
- * the m = round(ρ·G) trajectories whose returns have the largest variance (at least 1).
+ * the m = round(ρ·G) trajectories whose returns have the largest variance (at least 1), round
+ * being Python's (half to even, as the reference code's counts: ρ = 0.5, G = 5 → 2).
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
+import { roundHalfEven } from "../../core/stats.ts"
 import { checkGroups } from "./input.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
 import { dflt, Fraction } from "./score.ts"
@@ -14,7 +16,7 @@ export const WithinGroupOptions = Schema.Struct({
 })
 export type WithinGroupOptions = { readonly rho: number }
 
-export const withinGroupCount = (G: number, rho: number): number => Math.min(G, Math.max(1, Math.round(rho * G)))
+export const withinGroupCount = (G: number, rho: number): number => Math.min(G, Math.max(1, roundHalfEven(rho * G)))
 
 export const withinGroupFilter: Filter<WithinGroupOptions> = {
   name: "within-group",

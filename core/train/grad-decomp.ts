@@ -6,7 +6,7 @@
  */
 import type { LossFn, TrainablePolicy, TrainItem } from "../contracts/index.ts"
 import type { LossRegularisers } from "../contracts/algorithm.ts"
-import { stdUnbiased } from "../../algorithms/common/stats.ts"
+import { stdUnbiased } from "../stats.ts"
 
 export const bucketOf = (rank: number, count: number, buckets: number): number => Math.floor((rank * buckets) / count)
 

@@ -4,7 +4,7 @@
  * Set from the CLI with `--set key=value` (e.g. `--set evalEvery=5 --set context=last-k`).
  */
 import { Effect, Schema } from "effect"
-import { lossAggs } from "../../algorithms/common/objective.ts"
+import { lossAggs } from "../stats.ts"
 import { CollapseThresholds } from "../diagnostics/collapse.ts"
 
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))

@@ -49,6 +49,24 @@ describe("filter apply", () => {
     expect(out.stats["filter/top-p/threshold"]).toBeCloseTo(0.6 * 10 - 0.01, 12)
   }, CLI_TIMEOUT)
 
+  test("top-p 1.0 with includeZero false drops only the zero-spread groups (Table 9's baseline)", () => {
+    const g = file("zeros.json", { groups: [[0, 1], [1, 1], [0, 2], [3, 3]] })
+    const out = json(["filter", "apply", "--filter", "top-p", "--filter-value", "1", "--option", "includeZero=false", g])
+    expect(out.keptGroups).toEqual([0, 2])
+    expect(out.stats["filter/zero_variance_groups"]).toBe(2)
+    expect(out.stats["filter/dropped_nonzero"]).toBe(0)
+    const all = json(["filter", "apply", "--filter", "top-p", "--filter-value", "1", "--option", "includeZero=true", g])
+    expect(all.keptGroups).toEqual([0, 1, 2, 3])
+  }, CLI_TIMEOUT)
+
+  test("the random control matches a plugin filter's kept count", () => {
+    const spread = join(root, "examples", "filters", "spread-filter.ts")
+    const out = json(["filter", "apply", "--plugin", spread, "--filter", "random", "--option", "like=spread/min-range", "--option", "minRange=4", "--seed", "1", worked])
+    expect(out.keptGroups.length).toBe(2)
+    expect(out.stats["filter/random/target"]).toBe(2)
+    expectUserError(["filter", "apply", "--filter", "random", "--option", "like=nope", worked], `like "nope"`, "unknown filter")
+  }, CLI_TIMEOUT)
+
   test("bad input exits 2 with a message naming the field", () => {
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-type.json", { groups: [[1, "x"]] })], `["groups"][0][1]`, "Expected number")
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-key.json", { group: [[1]] })], `Missing key at ["groups"]`)

@@ -6,9 +6,9 @@
  */
 import { Console, Effect, Schema } from "effect"
 import { decodeFilterOptions, parseOptionPairs } from "../../../algorithms/filters/options.ts"
-import { runFilter } from "../../../algorithms/filters/run.ts"
+import { filterResolver, runFilter } from "../../../algorithms/filters/run.ts"
 import type { Group } from "../../contracts/index.ts"
-import { filterStats } from "../../diagnostics/filter-stats.ts"
+import { filterStats, scoreMetricOf } from "../../diagnostics/filter-stats.ts"
 import { UsageError } from "../../errors.ts"
 import { Registry } from "../../registry.ts"
 import { Rng } from "../../rng.ts"
@@ -59,8 +59,9 @@ export default defineCommand({
       const seed = yield* numberFlagOr(opts.seed, "--seed", 0, { integer: true })
       const step = yield* numberFlagOr(opts.step, "--step", 0, { integer: true })
       const groups: Group[] = data.groups.map((returns, i) => ({ index: i, seed: data.seeds?.[i] ?? i, returns }))
-      const result = yield* runFilter(entry.value, groups, { options, rng: new Rng(seed), step }, entry.fullId)
-      const metric = (options as { metric?: unknown })?.metric === "var" ? "var" : "std"
+      const ctx = { options, rng: new Rng(seed), step, resolveFilter: filterResolver(registry.data) }
+      const result = yield* runFilter(entry.value, groups, ctx, entry.fullId)
+      const metric = scoreMetricOf(entry.value, options)
       const kept = new Map(result.keep.map((k) => [k.group, [...k.trajectories].sort((a, b) => a - b)]))
       const out = {
         filter: entry.fullId,
