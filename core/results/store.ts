@@ -11,6 +11,7 @@ import { codeVersion, runtimeInfo } from "../runtime.ts"
 import { decodeSync, readJsonFile } from "../schema/decode.ts"
 import { MetricsLine, RESULTS_FORMAT, RunConfigFile, RunSummary } from "../schema/results.ts"
 import type { RunConfig } from "../schema/run-config.ts"
+import { type SinkBinding, sinkFanout } from "../metrics/fanout.ts"
 import { appendJsonLine, writeJsonAtomic } from "./atomic.ts"
 
 const slug = (s: string): string => s.replace(/^.*\//, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40)
@@ -24,13 +25,21 @@ export interface RunHandle {
   readonly dir: string
   readonly runId: string
   readonly hash: string
+  /** One line to metrics.jsonl (the record), then to each metric sink. */
   appendMetrics(line: MetricsLine): void
   writeSummary(summary: Omit<RunSummary, "format" | "runId">): void
+  /** Close the metric sinks (end of run, stop, failure); metrics.jsonl needs no closing. */
+  close(): Promise<void>
   readonly checkpointDir: string
 }
 
+export interface OpenRunOptions {
+  /** Metric sinks besides metrics.jsonl (resolved with core/metrics/sinks.ts resolveSinks). */
+  readonly sinks?: ReadonlyArray<SinkBinding>
+}
+
 /** Create (or reopen) the folder of a run and write its config.json. */
-export const openRun = (outDir: string, config: RunConfig): RunHandle => {
+export const openRun = (outDir: string, config: RunConfig, options: OpenRunOptions = {}): RunHandle => {
   const { hash, runId } = runIdOf(config)
   const dir = join(outDir, runId)
   const configPath = join(dir, "config.json")
@@ -46,12 +55,20 @@ export const openRun = (outDir: string, config: RunConfig): RunHandle => {
     }
     writeJsonAtomic(configPath, file)
   }
+  const jsonlPath = join(dir, "metrics.jsonl")
+  // Sinks are made at the first line, from what metrics.jsonl holds then (fresh or resumed).
+  const sinks = sinkFanout(options.sinks ?? [], { runDir: dir, runId, jsonlPath })
   return {
     dir,
     runId,
     hash,
     checkpointDir: join(dir, "checkpoints"),
-    appendMetrics: (line) => appendJsonLine(join(dir, "metrics.jsonl"), line),
+    appendMetrics: (line) => {
+      sinks.open()
+      appendJsonLine(jsonlPath, line)
+      sinks.write(line as MetricsLine & { step: number })
+    },
+    close: () => sinks.close(),
     writeSummary: (s) => writeJsonAtomic(join(dir, "summary.json"), { format: RESULTS_FORMAT, runId, ...s })
   }
 }
