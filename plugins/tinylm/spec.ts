@@ -5,6 +5,7 @@
 import { Effect, Schema } from "effect"
 import type { PolicyContext, PolicySpec } from "../../core/contracts/index.ts"
 import { PRESETS } from "./config.ts"
+import { selectKernels } from "./kernels/dispatch.ts"
 import { policyFromCheckpoint, type TinyLMSettings, TinyLMPolicy } from "./policy.ts"
 import { Tokenizer } from "./tokenizer.ts"
 
@@ -40,7 +41,9 @@ export const TinyLMOptions = Schema.Struct({
   /** PPO: let the value loss train the shared trunk too (default: the value head learns on detached features, like a separate critic). */
   valueTrunkGrad: dflt(Schema.Boolean, false),
   /** A tinylm checkpoint to start from (its config and tokenizer win over the options above). */
-  init: Schema.optional(Schema.String)
+  init: Schema.optional(Schema.String),
+  /** Kernel backend, process-wide (docs/kernels.md): auto = native where it loads, else wasm; env RAGEN_KERNELS overrides. */
+  kernels: dflt(Schema.Literals(["auto", "native", "wasm", "js"]), "auto")
 })
 export type TinyLMOptions = typeof TinyLMOptions.Type
 
@@ -58,6 +61,7 @@ export const settingsOf = (o: TinyLMOptions, vocab: number, seed: number): TinyL
 }
 
 export const makeTinyLM = async (o: TinyLMOptions, ctx: PolicyContext): Promise<TinyLMPolicy> => {
+  selectKernels(o.kernels)
   const tok = Tokenizer.fromVocabulary(ctx.vocabulary)
   const s = settingsOf(o, tok.size, ctx.seed)
   if (o.init !== undefined) return policyFromCheckpoint(o.init, s)

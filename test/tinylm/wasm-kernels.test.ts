@@ -304,17 +304,18 @@ describe("kernel selection and the build", () => {
   const probe = (env: Record<string, string>) =>
     spawnSync(bun, ["-e", `import("${ROOT}/plugins/tinylm/kernels/dispatch.ts").then(async (d) => { const r = await import("${ROOT}/core/runtime.ts"); try { console.log(JSON.stringify({ sel: d.selectKernels(), notes: r.runtimeInfo().notes })) } catch (e) { console.log(JSON.stringify({ err: e._tag, field: e.field, message: e.message })) } })`], { env: { ...process.env, ...env }, encoding: "utf8" })
 
-  test("RAGEN_KERNELS picks js or wasm, defaults to wasm, rejects other values; the choice lands in the runtime info", () => {
+  test("RAGEN_KERNELS picks js or wasm, rejects other values; the choice and its instruction set land in the runtime info", () => {
     const parse = (env: Record<string, string>) => JSON.parse(probe(env).stdout.trim().split("\n").pop()!)
-    expect(parse({ RAGEN_KERNELS: "js" })).toEqual({ sel: { name: "js", why: "RAGEN_KERNELS=js" }, notes: { kernels: "tinylm:js" } })
+    expect(parse({ RAGEN_KERNELS: "js" })).toEqual({ sel: { name: "js", isa: "f64", why: "RAGEN_KERNELS=js" }, notes: { kernels: "tinylm:js", kernelsIsa: "f64" } })
     expect(parse({ RAGEN_KERNELS: "wasm" }).sel.name).toBe("wasm")
-    expect(parse({ RAGEN_KERNELS: "", RAGEN_THREADS: "1" }).notes).toEqual({ kernels: "tinylm:wasm", threads: "1" })
-    expect(parse({ RAGEN_KERNELS: "", RAGEN_THREADS: "2" }).notes).toEqual({ kernels: "tinylm:wasm", threads: "2" })
+    expect(parse({ RAGEN_KERNELS: "wasm", RAGEN_THREADS: "1" }).notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", threads: "1" })
+    expect(parse({ RAGEN_KERNELS: "wasm", RAGEN_THREADS: "2" }).notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", threads: "2" })
     const bad = parse({ RAGEN_KERNELS: "gpu" })
     expect(bad.err).toBe("UsageError")
     expect(bad.field).toBe("RAGEN_KERNELS")
-    expect(bad.message).toContain("use js or wasm")
-    expect(selectKernels().name).toBe(process.env.RAGEN_KERNELS === "js" ? "js" : "wasm")
+    expect(bad.message).toContain("use auto, native, wasm, js")
+    // the default (auto) is covered in native-selection.test.ts; here: the choice is the one in force
+    expect(["js", "wasm", "native"]).toContain(selectKernels().name)
   })
 
   test("module.generated.ts matches the C sources (needs clang + lld)", () => {

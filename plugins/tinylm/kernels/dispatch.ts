@@ -1,8 +1,10 @@
 /**
  * The kernel indirection: model.ts and sampler.ts call `kernels.*`, so a validated fast path
- * (kernels/wasm/) can replace the plain JS reference without touching them.
- * Selection (once per process, on the first model): env RAGEN_KERNELS=js|wasm; by default wasm
- * when the embedded module loads and passes a self-check against the JS reference, else js.
+ * (kernels/native/ through FFI, kernels/wasm/) can replace the plain JS reference without touching them.
+ * Selection (process-wide): the tinylm option `kernels: native|wasm|js|auto`, overridden by env
+ * RAGEN_KERNELS; auto = native where the library loads and passes its self-check, else wasm where
+ * the module does, else js. A native request that cannot be met falls back to wasm with one line
+ * on stderr saying why. RAGEN_NATIVE_ISA=avx512|avx2|sse2 picks a build below the CPU's best.
  * RAGEN_VERBOSE=1 prints the choice once (stderr).
  */
 import { UsageError } from "../../../core/errors.ts"
@@ -12,6 +14,9 @@ import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
+import { fastKernels } from "./fast.ts"
+import { NATIVE_ISAS, type NativeIsa, nativeStatus } from "./native/ffi.ts"
+import { attachNative, nativeKernelsFor } from "./native/loader.ts"
 import * as w from "./wasm/loader.ts"
 import { kernelThreads } from "./wasm/pool.ts"
 
@@ -34,24 +39,13 @@ export interface Kernels {
 /** The earlier name (matmul only). */
 export type MatmulKernels = Kernels
 
-export type KernelsName = "js" | "wasm"
+export type KernelsName = "js" | "wasm" | "native"
+/** What a user asks for (the tinylm option `kernels`, env RAGEN_KERNELS). */
+export type KernelsChoice = KernelsName | "auto"
+export const KERNELS_CHOICES: ReadonlyArray<KernelsChoice> = ["auto", "native", "wasm", "js"]
 
 export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionForwardPrefixed, attentionBackwardPrefixed, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward, headForward, headBackward }
-export const wasmKernels: Kernels = {
-  matmulForward: w.wasmMatmulForward,
-  matmulBackward: w.wasmMatmulBackward,
-  attentionForward: w.wasmAttentionForward,
-  attentionBackward: w.wasmAttentionBackward,
-  attentionForwardPrefixed: w.wasmAttentionForwardPrefixed,
-  attentionBackwardPrefixed: w.wasmAttentionBackwardPrefixed,
-  attentionDecode: w.wasmAttentionDecode,
-  geluForward: w.wasmGeluForward,
-  geluBackward: w.wasmGeluBackward,
-  layernormForward: w.wasmLayernormForward,
-  layernormBackward: w.wasmLayernormBackward,
-  headForward: w.wasmHeadForward,
-  headBackward: w.wasmHeadBackward
-}
+export const wasmKernels: Kernels = fastKernels(w.wasmBackend)
 
 /** Mutable on purpose: `useKernels` swaps the implementation process-wide. */
 export const kernels: Kernels = { ...plainKernels }
@@ -61,10 +55,10 @@ export const useKernels = (k: Kernels): void => {
 }
 
 /**
- * Max |wasm − js| / (1 + |js|) over small ragged calls of every wasm kernel against its JS
- * reference (forward and backward); Infinity when the module does not load.
+ * Max |fast − js| / (1 + |js|) over small ragged calls of every kernel of a fast set against its
+ * JS reference (forward and backward); Infinity when the backend does not load (`attach` throws).
  */
-export const wasmSelfCheck = (): number => {
+const selfCheck = (fast: Kernels, attach: (m: WebAssembly.Memory) => void, label: string): number => {
   try {
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })
     let off = 0
@@ -75,11 +69,11 @@ export const wasmSelfCheck = (): number => {
       if (fill) for (let i = 0; i < n; i++) v[i] = (((i * 2654435761 + n * 97) >>> 0) % 1000) / 500 - 1
       return v
     }
-    w.attachMemory(memory)
+    attach(memory)
     let worst = 0
     const compare = (run: (k: Kernels, out: Float32Array[]) => void, sizes: number[]) => {
       const a = sizes.map((n) => view(n, false)), b = sizes.map((n) => new Float32Array(n))
-      run(wasmKernels, a)
+      run(fast, a)
       run(plainKernels, b)
       for (let k = 0; k < a.length; k++) for (let i = 0; i < a[k]!.length; i++) worst = Math.max(worst, Math.abs(a[k]![i]! - b[k]![i]!) / (1 + Math.abs(b[k]![i]!)))
     }
@@ -131,45 +125,110 @@ export const wasmSelfCheck = (): number => {
     }, [B * T * 3 * AC, B * T * 3 * AC])
     return Number.isFinite(worst) ? worst : Infinity
   } catch (e) {
-    if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm wasm self-check: ${(e as Error).message}`)
+    if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm ${label} self-check: ${(e as Error).message}`)
     return Infinity
   }
 }
 
+export const wasmSelfCheck = (): number => selfCheck(wasmKernels, w.attachMemory, "wasm")
+
+/** The same check for one native build (Infinity when the library does not load). */
+export const nativeSelfCheck = (isa: NativeIsa): number =>
+  selfCheck(nativeKernelsFor(isa), (m) => {
+    if (!attachNative(m, isa)) throw new Error("native library not loaded")
+  }, `native ${isa}`)
+
 /** float32 vs float64 sums over ≤ 7 terms and a 2e-7 exp: differences are ~1e-6; 1e-4 leaves no doubt. */
 const SELF_CHECK_TOL = 1e-4
 
-let selected: { name: KernelsName; why: string } | undefined
-
-/** Pick the kernels once (see the header); later calls return the same choice. */
-export const selectKernels = (): { name: KernelsName; why: string } => {
-  if (selected) return selected
-  const want = process.env.RAGEN_KERNELS
-  if (want !== undefined && want !== "" && want !== "js" && want !== "wasm") {
-    throw new UsageError({ field: "RAGEN_KERNELS", message: `RAGEN_KERNELS=${want} is not a kernel set; use js or wasm (or leave it unset for wasm with a js fallback)` })
-  }
-  const err = want === "js" ? 0 : wasmSelfCheck()
-  const ok = err < SELF_CHECK_TOL
-  if (want === "wasm" && !ok) {
-    throw new UsageError({ field: "RAGEN_KERNELS", message: `RAGEN_KERNELS=wasm but the WASM SIMD kernels ${err === Infinity ? "do not load on this runtime" : `fail their self-check (error ${err})`}; use RAGEN_KERNELS=js` })
-  }
-  selected = want === "js" ? { name: "js", why: "RAGEN_KERNELS=js" } : ok ? { name: "wasm", why: want === "wasm" ? "RAGEN_KERNELS=wasm" : "default, self-check passed" } : { name: "js", why: "wasm unavailable or failed its self-check" }
-  useKernels(selected.name === "wasm" ? wasmKernels : plainKernels)
-  noteRuntime("kernels", `tinylm:${selected.name}`)
-  if (selected.name === "wasm") kernelThreads() // validates RAGEN_THREADS and notes the count next to the kernels
-  if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm kernels: ${selected.name} (${selected.why})`)
-  return selected
+export interface Selection {
+  readonly name: KernelsName
+  /** The instruction set the kernels run: avx512|avx2|sse2 (native), simd128 (wasm), f64 (js). */
+  readonly isa: string
+  readonly why: string
 }
 
-/** Called for every model arena: selects the kernels and gives wasm its memory. */
+let selected: Selection | undefined
+let selectedAsked: KernelsChoice | undefined
+
+/** Which native build runs: RAGEN_NATIVE_ISA, else the CPU's best. */
+const nativeIsa = (cpuIsa: NativeIsa): NativeIsa => {
+  const want = process.env.RAGEN_NATIVE_ISA
+  if (want === undefined || want === "") return cpuIsa
+  if (!(NATIVE_ISAS as ReadonlyArray<string>).includes(want)) {
+    throw new UsageError({ field: "RAGEN_NATIVE_ISA", message: `RAGEN_NATIVE_ISA=${want} is not a build of the native library; use ${NATIVE_ISAS.join(", ")} (or leave it unset for this CPU's best, ${cpuIsa})` })
+  }
+  if (NATIVE_ISAS.indexOf(want as NativeIsa) < NATIVE_ISAS.indexOf(cpuIsa)) {
+    throw new UsageError({ field: "RAGEN_NATIVE_ISA", message: `RAGEN_NATIVE_ISA=${want} but this CPU runs at most ${cpuIsa}; use ${NATIVE_ISAS.slice(NATIVE_ISAS.indexOf(cpuIsa)).join(" or ")}` })
+  }
+  return want as NativeIsa
+}
+
+const decide = (asked: KernelsChoice, source: string): Selection => {
+  if (asked === "js") return { name: "js", isa: "f64", why: source }
+  if (asked === "native" || asked === "auto") {
+    const st = nativeStatus()
+    let why = st.ok ? "" : st.why
+    if (st.ok) {
+      const isa = nativeIsa(st.lib.cpuIsa)
+      const err = nativeSelfCheck(isa)
+      if (err < SELF_CHECK_TOL) return { name: "native", isa, why: `${source}${asked === "auto" ? ", library loaded" : ""}, self-check passed` }
+      why = `its ${isa} build fails the self-check (error ${err})`
+    }
+    // the one line saying why (once per process: the selection is cached)
+    console.error(`tinylm: native kernels unavailable (${why}); using wasm`)
+  }
+  const err = wasmSelfCheck()
+  if (err < SELF_CHECK_TOL) return { name: "wasm", isa: "simd128", why: asked === "wasm" ? source : `${source}, native unavailable` }
+  if (asked === "wasm") {
+    throw new UsageError({ field: "RAGEN_KERNELS", message: `${source} but the WASM SIMD kernels ${err === Infinity ? "do not load on this runtime" : `fail their self-check (error ${err})`}; use kernels js` })
+  }
+  return { name: "js", isa: "f64", why: `${source}, wasm unavailable or failed its self-check` }
+}
+
+/**
+ * Pick the kernels (see the header): `option` is the tinylm policy option; env RAGEN_KERNELS
+ * overrides it. The same request returns the cached choice; another one switches process-wide.
+ */
+export const selectKernels = (option: KernelsChoice = "auto"): Selection => {
+  const env = process.env.RAGEN_KERNELS
+  if (env !== undefined && env !== "" && !(KERNELS_CHOICES as ReadonlyArray<string>).includes(env)) {
+    throw new UsageError({ field: "RAGEN_KERNELS", message: `RAGEN_KERNELS=${env} is not a kernel set; use ${KERNELS_CHOICES.join(", ")} (or leave it unset for the tinylm option kernels, default auto)` })
+  }
+  const asked = env !== undefined && env !== "" ? (env as KernelsChoice) : option
+  if (selected && selectedAsked === asked) return selected
+  const source = env !== undefined && env !== "" ? `RAGEN_KERNELS=${env}` : asked === "auto" ? "auto" : `kernels: ${asked}`
+  const s = decide(asked, source)
+  selected = s
+  selectedAsked = asked
+  useKernels(s.name === "native" ? nativeKernelsFor(s.isa as NativeIsa) : s.name === "wasm" ? wasmKernels : plainKernels)
+  noteRuntime("kernels", `tinylm:${s.name}`)
+  noteRuntime("kernelsIsa", s.isa)
+  if (s.name !== "js") kernelThreads() // validates RAGEN_THREADS and notes the count next to the kernels
+  if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm kernels: ${s.name} ${s.isa} (${s.why})`)
+  return s
+}
+
+/** Called for every model arena: selects the kernels (if nothing has yet) and binds the fast ones to it. */
 export const prepareArena = (memory: WebAssembly.Memory): void => {
-  selectKernels()
-  // attached even under js, so that a test can switch with useKernels(wasmKernels) later
+  const s = selected ?? selectKernels()
+  // wasm is attached even under js and native, so that a test can switch with useKernels(wasmKernels) later
   try {
     w.attachMemory(memory)
   } catch {
     // no WebAssembly SIMD here: the wasm kernels fall back to js for this arena
   }
+  const st = nativeStatus()
+  if (st.ok) attachNative(memory, s.name === "native" ? (s.isa as NativeIsa) : st.lib.cpuIsa)
+}
+
+/** Bind every native build this CPU runs to `memory` (tests that compare builds on one arena). */
+export const attachAllNative = (memory: WebAssembly.Memory): NativeIsa[] => {
+  const st = nativeStatus()
+  if (!st.ok) return []
+  const runs = NATIVE_ISAS.slice(NATIVE_ISAS.indexOf(st.lib.cpuIsa))
+  for (const isa of runs) attachNative(memory, isa)
+  return [...runs]
 }
 
 // choose at load so the run's runtime info (written before any model exists) names the kernels;

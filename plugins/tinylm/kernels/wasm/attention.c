@@ -8,8 +8,8 @@
 #include "simd.h"
 
 static inline float dot(const float *a, const float *b, int n4, int n) {
-  v128_t acc = SPLAT(0.0f);
-  for (int i = 0; i < n4; i += 4) MADD(acc, LD(a + i), LD(b + i));
+  vf acc = SPLAT(0.0f);
+  for (int i = 0; i < n4; i += VL) MADD(acc, LD(a + i), LD(b + i));
   float s = hsum(acc);
   for (int i = n4; i < n; i++) s += a[i] * b[i];
   return s;
@@ -24,7 +24,7 @@ static inline float dot(const float *a, const float *b, int n4, int n) {
  */
 static inline void attend2(float *out, float *att, const float *q, const float *k1, const float *v1, int s1, int n1,
                            const float *k2, const float *v2, int s2, int t, int hs, float scale) {
-  const int hs4 = hs & ~3, n = n1 + t + 1;
+  const int hs4 = hs & ~(VL - 1), n = n1 + t + 1;
   float max = -3.4e38f;
   for (int j = 0; j < n1; j++) {
     const float s = dot(q, k1 + j * s1, hs4, hs) * scale;
@@ -36,13 +36,13 @@ static inline void attend2(float *out, float *att, const float *q, const float *
     att[n1 + t2] = s;
     if (s > max) max = s;
   }
-  const v128_t vmax = SPLAT(max);
-  v128_t vsum = SPLAT(0.0f);
+  const vf vmax = SPLAT(max);
+  vf vsum = SPLAT(0.0f);
   int j = 0;
-  for (; j + 4 <= n; j += 4) {
-    const v128_t e = vexp(wasm_f32x4_sub(LD(att + j), vmax));
+  for (; j + VL <= n; j += VL) {
+    const vf e = vexp(VSUB(LD(att + j), vmax));
     ST(att + j, e);
-    vsum = wasm_f32x4_add(vsum, e);
+    vsum = VADD(vsum, e);
   }
   float sum = hsum(vsum);
   for (; j < n; j++) {
@@ -54,8 +54,8 @@ static inline void attend2(float *out, float *att, const float *q, const float *
   for (j = 0; j < n; j++) att[j] *= inv;
   const float *a2 = att + n1;
   int i = 0;
-  for (; i < hs4; i += 4) {
-    v128_t acc = SPLAT(0.0f);
+  for (; i < hs4; i += VL) {
+    vf acc = SPLAT(0.0f);
     for (j = 0; j < n1; j++) MADD(acc, SPLAT(att[j]), LD(v1 + j * s1 + i));
     for (int t2 = 0; t2 <= t; t2++) MADD(acc, SPLAT(a2[t2]), LD(v2 + t2 * s2 + i));
     ST(out + i, acc);
@@ -97,13 +97,13 @@ static void forward_rows(float *out, float *att, const float *qkv, const int *le
   }
 }
 
-__attribute__((export_name("attention_forward")))
+EXPORT(attention_forward)
 void attention_forward(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH) {
   forward_rows(out, att, qkv, lens, B, T, C, NH, qkv, lens, 0, T);
 }
 
 /* one decode query (row of qkv at q) against a cache slot: kc/vc point at position 0 of the slot */
-__attribute__((export_name("attention_decode")))
+EXPORT(attention_decode)
 void attention_decode(float *out, float *att, const float *q, const float *kc, const float *vc, int t, int C, int NH) {
   const int hs = C / NH;
   const float scale = 1.0f / __builtin_sqrtf((float)hs);
@@ -118,20 +118,20 @@ void attention_decode(float *out, float *att, const float *q, const float *kc, c
 static inline void backward_query(float *dq, const float *q, const float *a, const float *d, float *scratch,
                                   const float *k1, const float *v1, float *dk1, float *dv1, int s1, int n1,
                                   const float *k2, const float *v2, float *dk2, float *dv2, int s2, int t, int hs, float scale) {
-  const int hs4 = hs & ~3, n = n1 + t + 1;
+  const int hs4 = hs & ~(VL - 1), n = n1 + t + 1;
   float dsum = 0.0f;
   for (int j = 0; j < n; j++) {
     const int own = j >= n1, r = own ? j - n1 : j, st = own ? s2 : s1;
     const float *v = (own ? v2 : v1) + r * st;
     float *dv = (own ? dv2 : dv1) + r * st;
     const float w = a[j];
-    const v128_t vw = SPLAT(w);
-    v128_t acc = SPLAT(0.0f);
+    const vf vw = SPLAT(w);
+    vf acc = SPLAT(0.0f);
     int i = 0;
-    for (; i < hs4; i += 4) {
-      const v128_t g = LD(d + i);
+    for (; i < hs4; i += VL) {
+      const vf g = LD(d + i);
       MADD(acc, g, LD(v + i));
-      ST(dv + i, wasm_f32x4_add(LD(dv + i), wasm_f32x4_mul(vw, g)));
+      ST(dv + i, VADD(LD(dv + i), VMUL(vw, g)));
     }
     float s = hsum(acc);
     for (; i < hs; i++) {
@@ -147,11 +147,11 @@ static inline void backward_query(float *dq, const float *q, const float *a, con
     const int own = j >= n1, r = own ? j - n1 : j, st = own ? s2 : s1;
     const float *k = (own ? k2 : k1) + r * st;
     float *dk = (own ? dk2 : dk1) + r * st;
-    const v128_t vd = SPLAT(dpre);
+    const vf vd = SPLAT(dpre);
     int i = 0;
-    for (; i < hs4; i += 4) {
-      ST(dq + i, wasm_f32x4_add(LD(dq + i), wasm_f32x4_mul(vd, LD(k + i))));
-      ST(dk + i, wasm_f32x4_add(LD(dk + i), wasm_f32x4_mul(vd, LD(q + i))));
+    for (; i < hs4; i += VL) {
+      ST(dq + i, VADD(LD(dq + i), VMUL(vd, LD(k + i))));
+      ST(dk + i, VADD(LD(dk + i), VMUL(vd, LD(q + i))));
     }
     for (; i < hs; i++) {
       dq[i] += dpre * k[i];
@@ -180,7 +180,7 @@ static void backward_rows(float *dqkv, float *dpqkv, float *scratch, const float
 }
 
 /* dqkv (B,T,3C) +=; scratch (T) holds one row of d(att) */
-__attribute__((export_name("attention_backward")))
+EXPORT(attention_backward)
 void attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens, int B, int T, int C, int NH) {
   backward_rows(dqkv, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH, qkv, lens, 0, T);
 }
@@ -189,14 +189,14 @@ void attention_backward(float *dqkv, float *scratch, const float *dout, const fl
  * Rows that continue a shared prefix (spec: ../attention.ts attentionForwardPrefixed). pref holds
  * per row [first prefix position in pqkv, prefix length]; att is (B,NH,T,Tk).
  */
-__attribute__((export_name("attention_forward_prefixed")))
+EXPORT(attention_forward_prefixed)
 void attention_forward_prefixed(float *out, float *att, const float *qkv, const int *lens, int B, int T, int C, int NH,
                                 const float *pqkv, const int *pref, int Tk) {
   forward_rows(out, att, qkv, lens, B, T, C, NH, pqkv, pref, 1, Tk);
 }
 
 /* dqkv (B,T,3C) += own positions; dpqkv += the prefix positions' k and v gradients; scratch ≥ Tk */
-__attribute__((export_name("attention_backward_prefixed")))
+EXPORT(attention_backward_prefixed)
 void attention_backward_prefixed(float *dqkv, float *dpqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens,
                                  int B, int T, int C, int NH, const float *pqkv, const int *pref, int Tk) {
   backward_rows(dqkv, dpqkv, scratch, dout, qkv, att, lens, B, T, C, NH, pqkv, pref, 1, Tk);

@@ -19,28 +19,24 @@ static double ln(double x) {
   return 2.0 * s * p + e * 0.6931471805599453;
 }
 
-__attribute__((export_name("head_forward")))
+EXPORT(head_forward)
 void head_forward(float *probs, float *logprob, float *entropy, const float *logits, const int *targets, int M, int V, int Vp) {
-  const int V4 = V & ~3;
+  const int V4 = V & ~(VL - 1);
   for (int m = 0; m < M; m++) {
     const float *z = logits + m * Vp;
     float *p = probs + m * Vp;
-    v128_t vmax = SPLAT(-3.4e38f);
+    vf vmax = SPLAT(-3.4e38f);
     int i = 0;
-    for (; i < V4; i += 4) vmax = wasm_f32x4_max(vmax, LD(z + i));
-    float max = wasm_f32x4_extract_lane(vmax, 0);
-    for (int k = 1; k < 4; k++) {
-      const float x = k == 1 ? wasm_f32x4_extract_lane(vmax, 1) : k == 2 ? wasm_f32x4_extract_lane(vmax, 2) : wasm_f32x4_extract_lane(vmax, 3);
-      if (x > max) max = x;
-    }
+    for (; i < V4; i += VL) vmax = VMAX(vmax, LD(z + i));
+    float max = hmax(vmax);
     for (; i < V; i++) if (z[i] > max) max = z[i];
     /* e_i = exp(z_i − max); sum and Σ e_i z_i */
-    const v128_t mx = SPLAT(max);
-    v128_t vs = SPLAT(0.0f), vez = SPLAT(0.0f);
-    for (i = 0; i < V4; i += 4) {
-      const v128_t zi = LD(z + i), e = vexp(wasm_f32x4_sub(zi, mx));
+    const vf mx = SPLAT(max);
+    vf vs = SPLAT(0.0f), vez = SPLAT(0.0f);
+    for (i = 0; i < V4; i += VL) {
+      const vf zi = LD(z + i), e = vexp(VSUB(zi, mx));
       ST(p + i, e);
-      vs = wasm_f32x4_add(vs, e);
+      vs = VADD(vs, e);
       MADD(vez, e, zi);
     }
     float sum = hsum(vs), ez = hsum(vez);
@@ -51,8 +47,8 @@ void head_forward(float *probs, float *logprob, float *entropy, const float *log
       ez += e * z[i];
     }
     const float inv = 1.0f / sum;
-    const v128_t vinv = SPLAT(inv);
-    for (i = 0; i < V4; i += 4) ST(p + i, wasm_f32x4_mul(LD(p + i), vinv));
+    const vf vinv = SPLAT(inv);
+    for (i = 0; i < V4; i += VL) ST(p + i, VMUL(LD(p + i), vinv));
     for (; i < V; i++) p[i] *= inv;
     for (i = V; i < Vp; i++) p[i] = 0.0f;
     const float lse = (float)((double)max + ln((double)sum));
@@ -63,10 +59,10 @@ void head_forward(float *probs, float *logprob, float *entropy, const float *log
 }
 
 /* dlogits (M,Vp) += −dl·p − de·p·(log p + H), + dl at the target */
-__attribute__((export_name("head_backward")))
+EXPORT(head_backward)
 void head_backward(float *dlogits, const float *probs, const float *logits, const float *logprob, const float *entropy,
                    const int *targets, const float *dlogprob, const float *dentropy, int M, int V, int Vp) {
-  const int V4 = V & ~3;
+  const int V4 = V & ~(VL - 1);
   for (int m = 0; m < M; m++) {
     const float dl = dlogprob[m], de = dentropy[m];
     if (dl == 0.0f && de == 0.0f) continue;
@@ -74,12 +70,12 @@ void head_backward(float *dlogits, const float *probs, const float *logits, cons
     float *d = dlogits + m * Vp;
     const float lse = z[targets[m]] - logprob[m];
     const float c = entropy[m] - lse; /* log p_i + H = z_i + c */
-    const v128_t vdl = SPLAT(-dl), vde = SPLAT(de), vc = SPLAT(c);
+    const vf vdl = SPLAT(-dl), vde = SPLAT(de), vc = SPLAT(c);
     int i = 0;
-    for (; i < V4; i += 4) {
-      const v128_t pi = LD(p + i);
-      const v128_t g = wasm_f32x4_sub(wasm_f32x4_mul(vdl, pi), wasm_f32x4_mul(wasm_f32x4_mul(vde, pi), wasm_f32x4_add(LD(z + i), vc)));
-      ST(d + i, wasm_f32x4_add(LD(d + i), g));
+    for (; i < V4; i += VL) {
+      const vf pi = LD(p + i);
+      const vf g = VSUB(VMUL(vdl, pi), VMUL(VMUL(vde, pi), VADD(LD(z + i), vc)));
+      ST(d + i, VADD(LD(d + i), g));
     }
     for (; i < V; i++) d[i] += -dl * p[i] - de * p[i] * (z[i] + c);
     d[targets[m]] += dl;

@@ -1,38 +1,13 @@
 /**
- * Loads the embedded WASM SIMD kernels (module.generated.ts, built from the C sources here) and
- * runs them in place on a model's arena: one instance per WebAssembly.Memory, every typed-array
- * argument passed as its byte offset. A call whose arrays are not all inside one attached memory
- * (scratch arrays in tests, say) falls back to the plain JS kernel, so the wasm kernels are
- * always safe to select. A call large enough to pay for it is split in two across the kernel
- * pool's worker (pool.ts): rows of the output (matmul, attention, LayerNorm forward, GELU), and for
- * the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 3 or 4 rows),
- * so every output is computed exactly as in the one-thread call.
+ * Loads the embedded WASM SIMD kernels (module.generated.ts, built from the C sources here): one
+ * instance per WebAssembly.Memory (a model's arena), run through the shared wrappers of ../fast.ts
+ * (in place, byte offsets, JS fallback for views outside an attached memory, two-thread splits).
  */
-import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "../attention.ts"
-import { geluBackward, geluForward } from "../gelu.ts"
-import { headBackward, headForward } from "../head.ts"
-import { layernormBackward, layernormForward } from "../layernorm.ts"
-import { matmulBackward, matmulForward } from "../matmul.ts"
+import { type Attached, type FastBackend, type WasmExports } from "../fast.ts"
 import { kernelsWasmBase64 } from "./module.generated.ts"
-import { type KernelPool, kernelPool } from "./pool.ts"
+import { kernelPool } from "./pool.ts"
 
-/** The C exports (all pointers are byte offsets into the memory). */
-export interface WasmExports {
-  matmul_forward(out: number, inp: number, weight: number, bias: number, hasBias: number, BT: number, C: number, OC: number): void
-  matmul_forward_t(out: number, inp: number, weight: number, bias: number, hasBias: number, BT: number, C: number, OC: number, wt: number, wtReady: number): void
-  matmul_backward_part(dinp: number, dweight: number, dbias: number, hasBias: number, dout: number, inp: number, weight: number, BT: number, C: number, OC: number, r0: number, r1: number, o0: number, o1: number): void
-  attention_forward(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number): void
-  attention_backward(dqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number): void
-  attention_forward_prefixed(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number, pqkv: number, pref: number, Tk: number): void
-  attention_backward_prefixed(dqkv: number, dpqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number, pqkv: number, pref: number, Tk: number): void
-  attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
-  gelu_forward(out: number, inp: number, N: number): void
-  gelu_backward(dinp: number, inp: number, dout: number, N: number): void
-  layernorm_forward(out: number, mean: number, rstd: number, inp: number, weight: number, bias: number, N: number, C: number): void
-  layernorm_backward(dinp: number, dweight: number, dbias: number, dout: number, inp: number, weight: number, mean: number, rstd: number, N: number, C: number): void
-  head_forward(probs: number, logprob: number, entropy: number, logits: number, targets: number, M: number, V: number, Vp: number): void
-  head_backward(dlogits: number, probs: number, logits: number, logprob: number, entropy: number, targets: number, dlogprob: number, dentropy: number, M: number, V: number, Vp: number): void
-}
+export type { WasmExports } from "../fast.ts"
 
 let compiled: WebAssembly.Module | undefined
 
@@ -47,12 +22,6 @@ export const wasmBytes = (): Uint8Array => {
 /** The compiled module (throws when the runtime has no WebAssembly SIMD). */
 export const wasmModule = (): WebAssembly.Module => (compiled ??= new WebAssembly.Module(wasmBytes() as Uint8Array<ArrayBuffer>))
 
-interface Attached {
-  readonly ex: WasmExports
-  readonly memory: WebAssembly.Memory
-}
-
-// keyed by the memory's buffer: that is what a typed-array view can tell about itself
 const attached = new WeakMap<ArrayBufferLike, Attached>()
 
 /** Instantiate the kernels on `memory` (idempotent). The memory must never grow afterwards. */
@@ -65,229 +34,14 @@ export const attachMemory = (memory: WebAssembly.Memory): WasmExports => {
   return at.ex
 }
 
-type View = Float32Array | Int32Array
-
-/** The instance owning every given view, or undefined (→ JS fallback). Fixed arity: no rest-array allocation per call. */
-const owner = (a: View, b: View, c: View | null = null, d: View | null = null, e: View | null = null, f: View | null = null): Attached | undefined => {
-  const buf = a.buffer
-  if (b.buffer !== buf || (c !== null && c.buffer !== buf) || (d !== null && d.buffer !== buf) || (e !== null && e.buffer !== buf) || (f !== null && f.buffer !== buf)) return undefined
-  return attached.get(buf)
-}
-
-/** Work (multiply-adds or elements) below which a split costs more than it saves (a job round trip is ≈ 10–40 µs). */
-const SPLIT_MATMUL = 1 << 20
-const SPLIT_POINTWISE = 1 << 16
-
-/** The pool when a call of this much work should be split, else undefined. */
-const splitter = (work: number, threshold: number): KernelPool | undefined => (work >= threshold ? kernelPool(wasmBytes) : undefined)
-
-/** A split point near n/2 that is a multiple of `tile`. */
-const half = (n: number, tile: number): number => Math.floor(n / 2 / tile) * tile
-
 /**
- * With `wt` (a slot of ≥ C·OC floats in the same memory) the broadcast-form kernel runs: it writes
- * the transposed weight there first, unless `wtReady` says the slot already holds it (the
- * sampler's decode steps reuse what the prefill forward wrote). Without `wt`, the dot form.
+ * A split costs a job round trip (≈ 10–40 µs): from 2^20 multiply-adds for the matmul-like kernels
+ * (the sampler's 32-row decode steps ran slower on two threads below that), 2^16 elements for the
+ * pointwise ones.
  */
-export function wasmMatmulForward(out: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array | null, BT: number, C: number, OC: number, wt?: Float32Array | null, wtReady = false): void {
-  const at = owner(out, inp, weight, bias, wt ?? null)
-  if (at === undefined) return matmulForward(out, inp, weight, bias, BT, C, OC)
-  const ex = at.ex
-  const o = out.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias === null ? 0 : bias.byteOffset, hasBias = bias === null ? 0 : 1
-  const transposed = wt != null && wt.length >= C * OC
-  const pool = BT >= 8 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
-  if (pool === undefined) {
-    if (transposed) ex.matmul_forward_t(o, x, w, b, hasBias, BT, C, OC, wt.byteOffset, wtReady ? 1 : 0)
-    else ex.matmul_forward(o, x, w, b, hasBias, BT, C, OC)
-    return
-  }
-  // rows [h, BT) on the worker: the 3-row (broadcast form) or 4-row (dot form) tiles stay whole
-  const h = half(BT, transposed ? 3 : 4)
-  if (transposed) {
-    const t = wt.byteOffset
-    if (!wtReady) ex.matmul_forward_t(o, x, w, b, hasBias, 0, C, OC, t, 0) // BT = 0: only write the transpose
-    pool.start(at.memory, "matmul_forward_t", [o + 4 * h * OC, x + 4 * h * C, w, b, hasBias, BT - h, C, OC, t, 1])
-    ex.matmul_forward_t(o, x, w, b, hasBias, h, C, OC, t, 1)
-  } else {
-    pool.start(at.memory, "matmul_forward", [o + 4 * h * OC, x + 4 * h * C, w, b, hasBias, BT - h, C, OC])
-    ex.matmul_forward(o, x, w, b, hasBias, h, C, OC)
-  }
-  pool.join()
-}
-
-export function wasmMatmulBackward(
-  dinp: Float32Array, dweight: Float32Array, dbias: Float32Array | null,
-  dout: Float32Array, inp: Float32Array, weight: Float32Array,
-  BT: number, C: number, OC: number
-): void {
-  const at = owner(dinp, dweight, dbias, dout, inp, weight)
-  if (at === undefined) return matmulBackward(dinp, dweight, dbias, dout, inp, weight, BT, C, OC)
-  const ex = at.ex
-  const di = dinp.byteOffset, dw = dweight.byteOffset, db = dbias === null ? 0 : dbias.byteOffset, hasBias = dbias === null ? 0 : 1
-  const g = dout.byteOffset, x = inp.byteOffset, w = weight.byteOffset
-  const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
-  if (pool === undefined) return ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, BT, 0, OC)
-  // worker: dinp rows [h, BT) and dweight rows [oh, OC); caller: the rest and the bias
-  const h = half(BT, 3), oh = half(OC, 3)
-  pool.start(at.memory, "matmul_backward_part", [di, dw, 0, 0, g, x, w, BT, C, OC, h, BT, oh, OC])
-  ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, h, 0, oh)
-  pool.join()
-}
-
-export function wasmAttentionForward(out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number): void {
-  const at = owner(out, att, qkv, lens)
-  if (at === undefined) return attentionForward(out, att, qkv, lens, B, T, C, NH)
-  const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset
-  const pool = B >= 2 ? splitter(B * T * T * C, SPLIT_MATMUL) : undefined
-  if (pool === undefined) return at.ex.attention_forward(o, a, q, l, B, T, C, NH)
-  // rows of the batch are independent: [h, B) on the worker
-  const h = B >> 1
-  pool.start(at.memory, "attention_forward", [o + 4 * h * T * C, a + 4 * h * NH * T * T, q + 4 * h * T * 3 * C, l + 4 * h, B - h, T, C, NH])
-  at.ex.attention_forward(o, a, q, l, h, T, C, NH)
-  pool.join()
-}
-
-export function wasmAttentionBackward(
-  dqkv: Float32Array, scratch: Float32Array,
-  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
-  B: number, T: number, C: number, NH: number
-): void {
-  const at = owner(dqkv, scratch, dout, qkv, att, lens)
-  if (at === undefined) return attentionBackward(dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)
-  const dq = dqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset, l = lens.byteOffset
-  // the worker needs its own T floats of scratch: the second half of a 2T scratch
-  const pool = B >= 2 && scratch.length >= 2 * T ? splitter(B * T * T * C, SPLIT_MATMUL) : undefined
-  if (pool === undefined) return at.ex.attention_backward(dq, s, g, q, a, l, B, T, C, NH)
-  const h = B >> 1
-  pool.start(at.memory, "attention_backward", [dq + 4 * h * T * 3 * C, s + 4 * T, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * T, l + 4 * h, B - h, T, C, NH])
-  at.ex.attention_backward(dq, s, g, q, a, l, h, T, C, NH)
-  pool.join()
-}
-
-export function wasmAttentionForwardPrefixed(
-  out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number,
-  pqkv: Float32Array, pref: Int32Array, Tk: number
-): void {
-  const at = pref.buffer === out.buffer ? owner(out, att, qkv, lens, pqkv) : undefined
-  if (at === undefined) return attentionForwardPrefixed(out, att, qkv, lens, B, T, C, NH, pqkv, pref, Tk)
-  const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
-  const pool = B >= 2 ? splitter(B * T * Tk * C, SPLIT_MATMUL) : undefined
-  if (pool === undefined) return at.ex.attention_forward_prefixed(o, a, q, l, B, T, C, NH, pq, pr, Tk)
-  // rows are independent (the prefix is only read): [h, B) on the worker
-  const h = B >> 1
-  pool.start(at.memory, "attention_forward_prefixed", [o + 4 * h * T * C, a + 4 * h * NH * T * Tk, q + 4 * h * T * 3 * C, l + 4 * h, B - h, T, C, NH, pq, pr + 8 * h, Tk])
-  at.ex.attention_forward_prefixed(o, a, q, l, h, T, C, NH, pq, pr, Tk)
-  pool.join()
-}
-
-/** A split row near B/2 where the prefix changes (rows are grouped by prefix), or 0 when there is none. */
-const prefixBoundary = (pref: Int32Array, B: number): number => {
-  const mid = B >> 1
-  for (let d = 0; d < mid; d++) {
-    for (const h of [mid - d, mid + d]) if (h > 0 && h < B && pref[2 * h] !== pref[2 * h - 2]) return h
-  }
-  return 0
-}
-
-export function wasmAttentionBackwardPrefixed(
-  dqkv: Float32Array, dpqkv: Float32Array, scratch: Float32Array,
-  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
-  B: number, T: number, C: number, NH: number, pqkv: Float32Array, pref: Int32Array, Tk: number
-): void {
-  const at = pqkv.buffer === dqkv.buffer && pref.buffer === dqkv.buffer && lens.buffer === dqkv.buffer ? owner(dqkv, dpqkv, scratch, dout, qkv, att) : undefined
-  if (at === undefined) return attentionBackwardPrefixed(dqkv, dpqkv, scratch, dout, qkv, att, lens, B, T, C, NH, pqkv, pref, Tk)
-  const dq = dqkv.byteOffset, dp = dpqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset
-  const l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
-  // Both threads add into the prefix gradients: split only between rows of different prefixes,
-  // so each prefix's sum keeps its one-thread order. The worker's scratch is the second half.
-  const h = scratch.length >= 2 * Tk && B >= 2 ? prefixBoundary(pref, B) : 0
-  const pool = h > 0 ? splitter(B * T * Tk * C, SPLIT_MATMUL) : undefined
-  if (pool === undefined) return at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, B, T, C, NH, pq, pr, Tk)
-  pool.start(at.memory, "attention_backward_prefixed", [dq + 4 * h * T * 3 * C, dp, s + 4 * Tk, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * Tk, l + 4 * h, B - h, T, C, NH, pq, pr + 8 * h, Tk])
-  at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, h, T, C, NH, pq, pr, Tk)
-  pool.join()
-}
-
-export function wasmAttentionDecode(out: Float32Array, outOff: number, att: Float32Array, q: Float32Array, qOff: number, kc: Float32Array, vc: Float32Array, kvOff: number, t: number, C: number, NH: number): void {
-  const at = owner(out, att, q, kc, vc)
-  if (at === undefined) return attentionDecode(out, outOff, att, q, qOff, kc, vc, kvOff, t, C, NH)
-  at.ex.attention_decode(out.byteOffset + 4 * outOff, att.byteOffset, q.byteOffset + 4 * qOff, kc.byteOffset + 4 * kvOff, vc.byteOffset + 4 * kvOff, t, C, NH)
-}
-
-export function wasmGeluForward(out: Float32Array, inp: Float32Array, N: number): void {
-  const at = owner(out, inp)
-  if (at === undefined) return geluForward(out, inp, N)
-  const o = out.byteOffset, x = inp.byteOffset
-  const pool = splitter(N, SPLIT_POINTWISE)
-  if (pool === undefined) return at.ex.gelu_forward(o, x, N)
-  const h = half(N, 4)
-  pool.start(at.memory, "gelu_forward", [o + 4 * h, x + 4 * h, N - h])
-  at.ex.gelu_forward(o, x, h)
-  pool.join()
-}
-
-export function wasmGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number): void {
-  const at = owner(dinp, inp, dout)
-  if (at === undefined) return geluBackward(dinp, inp, dout, N)
-  const d = dinp.byteOffset, x = inp.byteOffset, g = dout.byteOffset
-  const pool = splitter(N, SPLIT_POINTWISE)
-  if (pool === undefined) return at.ex.gelu_backward(d, x, g, N)
-  const h = half(N, 4)
-  pool.start(at.memory, "gelu_backward", [d + 4 * h, x + 4 * h, g + 4 * h, N - h])
-  at.ex.gelu_backward(d, x, g, h)
-  pool.join()
-}
-
-export function wasmLayernormForward(out: Float32Array, mean: Float32Array, rstd: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array, N: number, C: number): void {
-  const at = owner(out, mean, rstd, inp, weight, bias)
-  if (at === undefined) return layernormForward(out, mean, rstd, inp, weight, bias, N, C)
-  const o = out.byteOffset, mu = mean.byteOffset, rs = rstd.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias.byteOffset
-  const pool = splitter(N * C, SPLIT_POINTWISE)
-  if (pool === undefined) return at.ex.layernorm_forward(o, mu, rs, x, w, b, N, C)
-  // rows are independent (the backward sums dweight over rows, so it stays on one thread)
-  const h = N >> 1
-  pool.start(at.memory, "layernorm_forward", [o + 4 * h * C, mu + 4 * h, rs + 4 * h, x + 4 * h * C, w, b, N - h, C])
-  at.ex.layernorm_forward(o, mu, rs, x, w, b, h, C)
-  pool.join()
-}
-
-export function wasmLayernormBackward(
-  dinp: Float32Array, dweight: Float32Array, dbias: Float32Array,
-  dout: Float32Array, inp: Float32Array, weight: Float32Array, mean: Float32Array, rstd: Float32Array,
-  N: number, C: number
-): void {
-  // eight arrays: the two not covered by owner's six are checked here
-  const at = mean.buffer === dinp.buffer && rstd.buffer === dinp.buffer ? owner(dinp, dweight, dbias, dout, inp, weight) : undefined
-  if (at === undefined) return layernormBackward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C)
-  at.ex.layernorm_backward(dinp.byteOffset, dweight.byteOffset, dbias.byteOffset, dout.byteOffset, inp.byteOffset, weight.byteOffset, mean.byteOffset, rstd.byteOffset, N, C)
-}
-
-export function wasmHeadForward(probs: Float32Array, logprob: Float32Array, entropy: Float32Array, logits: Float32Array, targets: Int32Array, M: number, V: number, Vp: number): void {
-  const at = owner(probs, logprob, entropy, logits, targets)
-  if (at === undefined) return headForward(probs, logprob, entropy, logits, targets, M, V, Vp)
-  const p = probs.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset, z = logits.byteOffset, y = targets.byteOffset
-  const pool = M >= 2 ? splitter(M * V, SPLIT_POINTWISE) : undefined
-  if (pool === undefined) return at.ex.head_forward(p, lp, en, z, y, M, V, Vp)
-  const h = M >> 1 // rows are independent
-  pool.start(at.memory, "head_forward", [p + 4 * h * Vp, lp + 4 * h, en + 4 * h, z + 4 * h * Vp, y + 4 * h, M - h, V, Vp])
-  at.ex.head_forward(p, lp, en, z, y, h, V, Vp)
-  pool.join()
-}
-
-export function wasmHeadBackward(
-  dlogits: Float32Array, probs: Float32Array, logits: Float32Array, logprob: Float32Array, entropy: Float32Array, targets: Int32Array,
-  dlogprob: Float32Array, dentropy: Float32Array, M: number, V: number, Vp: number
-): void {
-  // eight arrays: the two not covered by owner's six are checked here
-  const at = dlogprob.buffer === dlogits.buffer && dentropy.buffer === dlogits.buffer ? owner(dlogits, probs, logits, logprob, entropy, targets) : undefined
-  if (at === undefined) return headBackward(dlogits, probs, logits, logprob, entropy, targets, dlogprob, dentropy, M, V, Vp)
-  const d = dlogits.byteOffset, p = probs.byteOffset, z = logits.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset
-  const y = targets.byteOffset, gl = dlogprob.byteOffset, ge = dentropy.byteOffset
-  const pool = M >= 2 ? splitter(M * V, SPLIT_POINTWISE) : undefined
-  if (pool === undefined) return at.ex.head_backward(d, p, z, lp, en, y, gl, ge, M, V, Vp)
-  const h = M >> 1
-  const r = (o: number, w: number) => o + 4 * h * w
-  pool.start(at.memory, "head_backward", [r(d, Vp), r(p, Vp), r(z, Vp), r(lp, 1), r(en, 1), r(y, 1), r(gl, 1), r(ge, 1), M - h, V, Vp])
-  at.ex.head_backward(d, p, z, lp, en, y, gl, ge, h, V, Vp)
-  pool.join()
+export const wasmBackend: FastBackend = {
+  attached,
+  pool: () => kernelPool({ kind: "wasm", bytes: wasmBytes }),
+  splitMatmul: 1 << 20,
+  splitPointwise: 1 << 16
 }

@@ -22,17 +22,17 @@
 
 /* one output: dot(x[0..C), w[0..C)) with the same order as the tiled path */
 static inline float dot1(const float *x, const float *w, int C4, int C) {
-  v128_t acc = wasm_f32x4_splat(0.0f);
-  for (int k = 0; k < C4; k += 4) MADD(acc, LD(x + k), LD(w + k));
+  vf acc = SPLAT(0.0f);
+  for (int k = 0; k < C4; k += VL) MADD(acc, LD(x + k), LD(w + k));
   float s = hsum(acc);
   for (int k = C4; k < C; k++) s += x[k] * w[k];
   return s;
 }
 
-__attribute__((export_name("matmul_forward")))
+EXPORT(matmul_forward)
 void matmul_forward(float *out, const float *inp, const float *weight, const float *bias,
                     int hasBias, int BT, int C, int OC) {
-  const int C4 = C & ~3, OC4 = OC & ~3;
+  const int C4 = C & ~(VL - 1), OC4 = OC & ~3;
   int i = 0;
   for (; i + 4 <= BT; i += 4) {
     const float *x0 = inp + i * C, *x1 = x0 + C, *x2 = x1 + C, *x3 = x2 + C;
@@ -40,13 +40,13 @@ void matmul_forward(float *out, const float *inp, const float *weight, const flo
     int o = 0;
     for (; o < OC4; o += 4) {
       const float *wa = weight + o * C, *wb = wa + C, *wc = wb + C, *wd = wc + C;
-      v128_t s00 = wasm_f32x4_splat(0.0f), s01 = s00, s02 = s00, s03 = s00;
-      v128_t s10 = s00, s11 = s00, s12 = s00, s13 = s00;
-      v128_t s20 = s00, s21 = s00, s22 = s00, s23 = s00;
-      v128_t s30 = s00, s31 = s00, s32 = s00, s33 = s00;
-      for (int k = 0; k < C4; k += 4) {
-        const v128_t a = LD(wa + k), b = LD(wb + k), c = LD(wc + k), d = LD(wd + k);
-        v128_t x = LD(x0 + k);
+      vf s00 = SPLAT(0.0f), s01 = s00, s02 = s00, s03 = s00;
+      vf s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+      vf s20 = s00, s21 = s00, s22 = s00, s23 = s00;
+      vf s30 = s00, s31 = s00, s32 = s00, s33 = s00;
+      for (int k = 0; k < C4; k += VL) {
+        const vf a = LD(wa + k), b = LD(wb + k), c = LD(wc + k), d = LD(wd + k);
+        vf x = LD(x0 + k);
         MADD(s00, x, a); MADD(s01, x, b); MADD(s02, x, c); MADD(s03, x, d);
         x = LD(x1 + k);
         MADD(s10, x, a); MADD(s11, x, b); MADD(s12, x, c); MADD(s13, x, d);
@@ -102,42 +102,42 @@ void matmul_forward(float *out, const float *inp, const float *weight, const flo
  */
 #define ACC3(r, x) MADD(r##0, x, w0); MADD(r##1, x, w1); MADD(r##2, x, w2)
 
-__attribute__((export_name("matmul_forward_t")))
+EXPORT(matmul_forward_t)
 void matmul_forward_t(float *out, const float *inp, const float *weight, const float *bias, int hasBias, int BT, int C, int OC, float *wt, int wtReady) {
   /* wtReady: wt already holds this weight transposed (the sampler's decode steps after a prefill) */
   if (!wtReady) for (int o = 0; o < OC; o++) {
     const float *w = weight + o * C;
     for (int k = 0; k < C; k++) wt[k * OC + o] = w[k];
   }
-  const int OC12 = OC - OC % 12, OC4 = OC & ~3;
+  const int OC12 = OC - OC % (3 * VL), OC4 = OC & ~(VL - 1);
   int i = 0;
   for (; i + 3 <= BT; i += 3) {
     const float *x0 = inp + i * C, *x1 = x0 + C, *x2 = x1 + C;
     float *y0 = out + i * OC, *y1 = y0 + OC, *y2 = y1 + OC;
     int o = 0;
-    for (; o < OC12; o += 12) {
-      v128_t a0 = SPLAT(0.0f), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0, c0 = a0, c1 = a0, c2 = a0;
+    for (; o < OC12; o += 3 * VL) {
+      vf a0 = SPLAT(0.0f), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0, c0 = a0, c1 = a0, c2 = a0;
       for (int k = 0; k < C; k++) {
         const float *w = wt + k * OC + o;
-        const v128_t w0 = LD(w), w1 = LD(w + 4), w2 = LD(w + 8);
+        const vf w0 = LD(w), w1 = LD(w + VL), w2 = LD(w + 2 * VL);
         ACC3(a, SPLAT(x0[k]));
         ACC3(b, SPLAT(x1[k]));
         ACC3(c, SPLAT(x2[k]));
       }
-      const v128_t z = SPLAT(0.0f);
-      const v128_t q0 = hasBias ? LD(bias + o) : z, q1 = hasBias ? LD(bias + o + 4) : z, q2 = hasBias ? LD(bias + o + 8) : z;
-      ST(y0 + o, wasm_f32x4_add(a0, q0)); ST(y0 + o + 4, wasm_f32x4_add(a1, q1)); ST(y0 + o + 8, wasm_f32x4_add(a2, q2));
-      ST(y1 + o, wasm_f32x4_add(b0, q0)); ST(y1 + o + 4, wasm_f32x4_add(b1, q1)); ST(y1 + o + 8, wasm_f32x4_add(b2, q2));
-      ST(y2 + o, wasm_f32x4_add(c0, q0)); ST(y2 + o + 4, wasm_f32x4_add(c1, q1)); ST(y2 + o + 8, wasm_f32x4_add(c2, q2));
+      const vf z = SPLAT(0.0f);
+      const vf q0 = hasBias ? LD(bias + o) : z, q1 = hasBias ? LD(bias + o + VL) : z, q2 = hasBias ? LD(bias + o + 2 * VL) : z;
+      ST(y0 + o, VADD(a0, q0)); ST(y0 + o + VL, VADD(a1, q1)); ST(y0 + o + 2 * VL, VADD(a2, q2));
+      ST(y1 + o, VADD(b0, q0)); ST(y1 + o + VL, VADD(b1, q1)); ST(y1 + o + 2 * VL, VADD(b2, q2));
+      ST(y2 + o, VADD(c0, q0)); ST(y2 + o + VL, VADD(c1, q1)); ST(y2 + o + 2 * VL, VADD(c2, q2));
     }
-    for (; o < OC4; o += 4) {
-      v128_t a = SPLAT(0.0f), b = a, c = a;
+    for (; o < OC4; o += VL) {
+      vf a = SPLAT(0.0f), b = a, c = a;
       for (int k = 0; k < C; k++) {
-        const v128_t w = LD(wt + k * OC + o);
+        const vf w = LD(wt + k * OC + o);
         MADD(a, SPLAT(x0[k]), w); MADD(b, SPLAT(x1[k]), w); MADD(c, SPLAT(x2[k]), w);
       }
-      const v128_t q = hasBias ? LD(bias + o) : SPLAT(0.0f);
-      ST(y0 + o, wasm_f32x4_add(a, q)); ST(y1 + o, wasm_f32x4_add(b, q)); ST(y2 + o, wasm_f32x4_add(c, q));
+      const vf q = hasBias ? LD(bias + o) : SPLAT(0.0f);
+      ST(y0 + o, VADD(a, q)); ST(y1 + o, VADD(b, q)); ST(y2 + o, VADD(c, q));
     }
     for (; o < OC; o++) {
       float a = 0.0f, b = 0.0f, c = 0.0f;
@@ -153,10 +153,10 @@ void matmul_forward_t(float *out, const float *inp, const float *weight, const f
     const float *x = inp + i * C;
     float *y = out + i * OC;
     int o = 0;
-    for (; o < OC4; o += 4) {
-      v128_t a = SPLAT(0.0f);
+    for (; o < OC4; o += VL) {
+      vf a = SPLAT(0.0f);
       for (int k = 0; k < C; k++) MADD(a, SPLAT(x[k]), LD(wt + k * OC + o));
-      ST(y + o, wasm_f32x4_add(a, hasBias ? LD(bias + o) : SPLAT(0.0f)));
+      ST(y + o, VADD(a, hasBias ? LD(bias + o) : SPLAT(0.0f)));
     }
     for (; o < OC; o++) {
       float a = 0.0f;
@@ -174,33 +174,33 @@ void matmul_forward_t(float *out, const float *inp, const float *weight, const f
  *   dweight = dout^T . inp   (x = dout columns, strided; w = inp rows), taken in row blocks.
  */
 static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw, int R, int K, int N) {
-  const int N12 = N - N % 12, N4 = N & ~3;
+  const int N12 = N - N % (3 * VL), N4 = N & ~(VL - 1);
   int r = 0;
   for (; r + 3 <= R; r += 3) {
     const float *xa = x + r * xr, *xb = xa + xr, *xc = xb + xr;
     float *ya = out + r * ldo, *yb = ya + ldo, *yc = yb + ldo;
     int n = 0;
-    for (; n < N12; n += 12) {
-      v128_t a0 = LD(ya + n), a1 = LD(ya + n + 4), a2 = LD(ya + n + 8);
-      v128_t b0 = LD(yb + n), b1 = LD(yb + n + 4), b2 = LD(yb + n + 8);
-      v128_t c0 = LD(yc + n), c1 = LD(yc + n + 4), c2 = LD(yc + n + 8);
+    for (; n < N12; n += 3 * VL) {
+      vf a0 = LD(ya + n), a1 = LD(ya + n + VL), a2 = LD(ya + n + 2 * VL);
+      vf b0 = LD(yb + n), b1 = LD(yb + n + VL), b2 = LD(yb + n + 2 * VL);
+      vf c0 = LD(yc + n), c1 = LD(yc + n + VL), c2 = LD(yc + n + 2 * VL);
       for (int k = 0; k < K; k++) {
         const float sa = xa[k * xk], sb = xb[k * xk], sc = xc[k * xk];
         if (sa == 0.0f && sb == 0.0f && sc == 0.0f) continue;
         const float *wk = w + k * ldw + n;
-        const v128_t w0 = LD(wk), w1 = LD(wk + 4), w2 = LD(wk + 8);
+        const vf w0 = LD(wk), w1 = LD(wk + VL), w2 = LD(wk + 2 * VL);
         ACC3(a, SPLAT(sa));
         ACC3(b, SPLAT(sb));
         ACC3(c, SPLAT(sc));
       }
-      ST(ya + n, a0); ST(ya + n + 4, a1); ST(ya + n + 8, a2);
-      ST(yb + n, b0); ST(yb + n + 4, b1); ST(yb + n + 8, b2);
-      ST(yc + n, c0); ST(yc + n + 4, c1); ST(yc + n + 8, c2);
+      ST(ya + n, a0); ST(ya + n + VL, a1); ST(ya + n + 2 * VL, a2);
+      ST(yb + n, b0); ST(yb + n + VL, b1); ST(yb + n + 2 * VL, b2);
+      ST(yc + n, c0); ST(yc + n + VL, c1); ST(yc + n + 2 * VL, c2);
     }
-    for (; n < N4; n += 4) {
-      v128_t a = LD(ya + n), b = LD(yb + n), c = LD(yc + n);
+    for (; n < N4; n += VL) {
+      vf a = LD(ya + n), b = LD(yb + n), c = LD(yc + n);
       for (int k = 0; k < K; k++) {
-        const v128_t wv = LD(w + k * ldw + n);
+        const vf wv = LD(w + k * ldw + n);
         MADD(a, SPLAT(xa[k * xk]), wv); MADD(b, SPLAT(xb[k * xk]), wv); MADD(c, SPLAT(xc[k * xk]), wv);
       }
       ST(ya + n, a); ST(yb + n, b); ST(yc + n, c);
@@ -218,8 +218,8 @@ static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk
     const float *xa = x + r * xr;
     float *ya = out + r * ldo;
     int n = 0;
-    for (; n < N4; n += 4) {
-      v128_t a = LD(ya + n);
+    for (; n < N4; n += VL) {
+      vf a = LD(ya + n);
       for (int k = 0; k < K; k++) MADD(a, SPLAT(xa[k * xk]), LD(w + k * ldw + n));
       ST(ya + n, a);
     }
@@ -247,11 +247,11 @@ static void backward_part(float *dinp, float *dweight, const float *dout, const 
 }
 
 static void bias_backward(float *dbias, const float *dout, int BT, int OC) {
-  const int OC4 = OC & ~3;
+  const int OC4 = OC & ~(VL - 1);
   for (int i = 0; i < BT; i++) {
     const float *g = dout + i * OC;
     int o = 0;
-    for (; o < OC4; o += 4) ST(dbias + o, wasm_f32x4_add(LD(dbias + o), LD(g + o)));
+    for (; o < OC4; o += VL) ST(dbias + o, VADD(LD(dbias + o), LD(g + o)));
     for (; o < OC; o++) dbias[o] += g[o];
   }
 }
@@ -261,7 +261,7 @@ static void bias_backward(float *dbias, const float *dout, int BT, int OC) {
  * dbias += column sums. The share [r0,r1) x [o0,o1) of it (kernels/wasm/pool.ts runs two shares at
  * once; the whole call is the share [0,BT) x [0,OC)).
  */
-__attribute__((export_name("matmul_backward_part")))
+EXPORT(matmul_backward_part)
 void matmul_backward_part(float *dinp, float *dweight, float *dbias, int hasBias, const float *dout,
                           const float *inp, const float *weight, int BT, int C, int OC, int r0, int r1, int o0, int o1) {
   backward_part(dinp, dweight, dout, inp, weight, BT, C, OC, r0, r1, o0, o1);

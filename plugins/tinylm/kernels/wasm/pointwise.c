@@ -14,53 +14,53 @@
  * float tanh is ±1), with the coefficients of Eigen's ptanh_float (also in ONNX Runtime's MLAS
  * tanh and XLA): one division and 11 multiply-adds, cheaper in wasm than e^{2u} through vexp.
  */
-static inline v128_t vtanh(v128_t u) {
-  u = wasm_f32x4_min(wasm_f32x4_max(u, SPLAT(-7.90531110763549805f)), SPLAT(7.90531110763549805f));
-  const v128_t u2 = wasm_f32x4_mul(u, u);
-  v128_t p = SPLAT(-2.76076847742355e-16f);
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, u2), SPLAT(2.00018790482477e-13f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, u2), SPLAT(-8.60467152213735e-11f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, u2), SPLAT(5.12229709037114e-08f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, u2), SPLAT(1.48572235717979e-05f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, u2), SPLAT(6.37261928875436e-04f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, u2), SPLAT(4.89352455891786e-03f));
-  p = wasm_f32x4_mul(p, u);
-  v128_t q = SPLAT(1.19825839466702e-06f);
-  q = wasm_f32x4_add(wasm_f32x4_mul(q, u2), SPLAT(1.18534705686654e-04f));
-  q = wasm_f32x4_add(wasm_f32x4_mul(q, u2), SPLAT(2.26843463243900e-03f));
-  q = wasm_f32x4_add(wasm_f32x4_mul(q, u2), SPLAT(4.89352518554385e-03f));
-  return wasm_f32x4_div(p, q);
+static inline vf vtanh(vf u) {
+  u = VMIN(VMAX(u, SPLAT(-7.90531110763549805f)), SPLAT(7.90531110763549805f));
+  const vf u2 = VMUL(u, u);
+  vf p = SPLAT(-2.76076847742355e-16f);
+  p = VADD(VMUL(p, u2), SPLAT(2.00018790482477e-13f));
+  p = VADD(VMUL(p, u2), SPLAT(-8.60467152213735e-11f));
+  p = VADD(VMUL(p, u2), SPLAT(5.12229709037114e-08f));
+  p = VADD(VMUL(p, u2), SPLAT(1.48572235717979e-05f));
+  p = VADD(VMUL(p, u2), SPLAT(6.37261928875436e-04f));
+  p = VADD(VMUL(p, u2), SPLAT(4.89352455891786e-03f));
+  p = VMUL(p, u);
+  vf q = SPLAT(1.19825839466702e-06f);
+  q = VADD(VMUL(q, u2), SPLAT(1.18534705686654e-04f));
+  q = VADD(VMUL(q, u2), SPLAT(2.26843463243900e-03f));
+  q = VADD(VMUL(q, u2), SPLAT(4.89352518554385e-03f));
+  return VDIV(p, q);
 }
 
-static inline v128_t vgelu(v128_t x) {
-  const v128_t x3 = wasm_f32x4_mul(wasm_f32x4_mul(x, x), x);
-  const v128_t u = wasm_f32x4_mul(SPLAT(GELU_S), wasm_f32x4_add(x, wasm_f32x4_mul(SPLAT(GELU_A), x3)));
-  return wasm_f32x4_mul(wasm_f32x4_mul(SPLAT(0.5f), x), wasm_f32x4_add(SPLAT(1.0f), vtanh(u)));
+static inline vf vgelu(vf x) {
+  const vf x3 = VMUL(VMUL(x, x), x);
+  const vf u = VMUL(SPLAT(GELU_S), VADD(x, VMUL(SPLAT(GELU_A), x3)));
+  return VMUL(VMUL(SPLAT(0.5f), x), VADD(SPLAT(1.0f), vtanh(u)));
 }
 
 /* gelu'(x) */
-static inline v128_t vdgelu(v128_t x) {
-  const v128_t xx = wasm_f32x4_mul(x, x);
-  const v128_t u = wasm_f32x4_mul(SPLAT(GELU_S), wasm_f32x4_add(x, wasm_f32x4_mul(SPLAT(GELU_A), wasm_f32x4_mul(xx, x))));
-  const v128_t th = vtanh(u);
-  const v128_t sech2 = wasm_f32x4_sub(SPLAT(1.0f), wasm_f32x4_mul(th, th));
-  const v128_t left = wasm_f32x4_mul(SPLAT(0.5f), wasm_f32x4_add(SPLAT(1.0f), th));
-  const v128_t du = wasm_f32x4_mul(SPLAT(GELU_S), wasm_f32x4_add(SPLAT(1.0f), wasm_f32x4_mul(SPLAT(3.0f * GELU_A), xx)));
-  return wasm_f32x4_add(left, wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_mul(SPLAT(0.5f), x), sech2), du));
+static inline vf vdgelu(vf x) {
+  const vf xx = VMUL(x, x);
+  const vf u = VMUL(SPLAT(GELU_S), VADD(x, VMUL(SPLAT(GELU_A), VMUL(xx, x))));
+  const vf th = vtanh(u);
+  const vf sech2 = VSUB(SPLAT(1.0f), VMUL(th, th));
+  const vf left = VMUL(SPLAT(0.5f), VADD(SPLAT(1.0f), th));
+  const vf du = VMUL(SPLAT(GELU_S), VADD(SPLAT(1.0f), VMUL(SPLAT(3.0f * GELU_A), xx)));
+  return VADD(left, VMUL(VMUL(VMUL(SPLAT(0.5f), x), sech2), du));
 }
 
-__attribute__((export_name("gelu_forward")))
+EXPORT(gelu_forward)
 void gelu_forward(float *out, const float *inp, int N) {
   int i = 0;
-  for (; i + 4 <= N; i += 4) ST(out + i, vgelu(LD(inp + i)));
-  for (; i < N; i++) out[i] = wasm_f32x4_extract_lane(vgelu(SPLAT(inp[i])), 0);
+  for (; i + VL <= N; i += VL) ST(out + i, vgelu(LD(inp + i)));
+  for (; i < N; i++) out[i] = LANE0(vgelu(SPLAT(inp[i])));
 }
 
-__attribute__((export_name("gelu_backward")))
+EXPORT(gelu_backward)
 void gelu_backward(float *dinp, const float *inp, const float *dout, int N) {
   int i = 0;
-  for (; i + 4 <= N; i += 4) ST(dinp + i, wasm_f32x4_add(LD(dinp + i), wasm_f32x4_mul(vdgelu(LD(inp + i)), LD(dout + i))));
-  for (; i < N; i++) dinp[i] += wasm_f32x4_extract_lane(vdgelu(SPLAT(inp[i])), 0) * dout[i];
+  for (; i + VL <= N; i += VL) ST(dinp + i, VADD(LD(dinp + i), VMUL(vdgelu(LD(inp + i)), LD(dout + i))));
+  for (; i < N; i++) dinp[i] += LANE0(vdgelu(SPLAT(inp[i]))) * dout[i];
 }
 
 /*
@@ -70,32 +70,32 @@ void gelu_backward(float *dinp, const float *inp, const float *dout, int N) {
 #define LN_EPS 1e-5f
 
 static inline float row_sum(const float *x, int C4, int C) {
-  v128_t acc = SPLAT(0.0f);
-  for (int i = 0; i < C4; i += 4) acc = wasm_f32x4_add(acc, LD(x + i));
+  vf acc = SPLAT(0.0f);
+  for (int i = 0; i < C4; i += VL) acc = VADD(acc, LD(x + i));
   float s = hsum(acc);
   for (int i = C4; i < C; i++) s += x[i];
   return s;
 }
 
-__attribute__((export_name("layernorm_forward")))
+EXPORT(layernorm_forward)
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight, const float *bias, int N, int C) {
-  const int C4 = C & ~3;
+  const int C4 = C & ~(VL - 1);
   for (int n = 0; n < N; n++) {
     const float *x = inp + n * C;
     float *y = out + n * C;
     const float m = row_sum(x, C4, C) / (float)C;
-    const v128_t vm = SPLAT(m);
-    v128_t acc = SPLAT(0.0f);
+    const vf vm = SPLAT(m);
+    vf acc = SPLAT(0.0f);
     int i = 0;
-    for (; i < C4; i += 4) {
-      const v128_t d = wasm_f32x4_sub(LD(x + i), vm);
+    for (; i < C4; i += VL) {
+      const vf d = VSUB(LD(x + i), vm);
       MADD(acc, d, d);
     }
     float v = hsum(acc);
     for (; i < C; i++) v += (x[i] - m) * (x[i] - m);
     const float s = 1.0f / __builtin_sqrtf(v / (float)C + LN_EPS);
-    const v128_t vs = SPLAT(s);
-    for (i = 0; i < C4; i += 4) ST(y + i, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_sub(LD(x + i), vm), vs), LD(weight + i)), LD(bias + i)));
+    const vf vs = SPLAT(s);
+    for (i = 0; i < C4; i += VL) ST(y + i, VADD(VMUL(VMUL(VSUB(LD(x + i), vm), vs), LD(weight + i)), LD(bias + i)));
     for (; i < C; i++) y[i] = (x[i] - m) * s * weight[i] + bias[i];
     mean[n] = m;
     rstd[n] = s;
@@ -103,21 +103,21 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
 }
 
 /* dinp (N,C) +=, dweight (C) +=, dbias (C) += */
-__attribute__((export_name("layernorm_backward")))
+EXPORT(layernorm_backward)
 void layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp, const float *weight, const float *mean, const float *rstd, int N, int C) {
-  const int C4 = C & ~3;
+  const int C4 = C & ~(VL - 1);
   for (int n = 0; n < N; n++) {
     const float *x = inp + n * C, *g = dout + n * C;
     float *dx = dinp + n * C;
     const float m = mean[n], s = rstd[n];
-    const v128_t vm = SPLAT(m), vs = SPLAT(s);
+    const vf vm = SPLAT(m), vs = SPLAT(s);
     /* the two reductions of the LayerNorm gradient: mean of dnorm and of dnorm * norm */
-    v128_t a1 = SPLAT(0.0f), a2 = SPLAT(0.0f);
+    vf a1 = SPLAT(0.0f), a2 = SPLAT(0.0f);
     int i = 0;
-    for (; i < C4; i += 4) {
-      const v128_t norm = wasm_f32x4_mul(wasm_f32x4_sub(LD(x + i), vm), vs);
-      const v128_t dn = wasm_f32x4_mul(LD(weight + i), LD(g + i));
-      a1 = wasm_f32x4_add(a1, dn);
+    for (; i < C4; i += VL) {
+      const vf norm = VMUL(VSUB(LD(x + i), vm), vs);
+      const vf dn = VMUL(LD(weight + i), LD(g + i));
+      a1 = VADD(a1, dn);
       MADD(a2, dn, norm);
     }
     float s1 = hsum(a1), s2 = hsum(a2);
@@ -128,14 +128,14 @@ void layernorm_backward(float *dinp, float *dweight, float *dbias, const float *
     }
     s1 /= (float)C;
     s2 /= (float)C;
-    const v128_t v1 = SPLAT(s1), v2 = SPLAT(s2);
-    for (i = 0; i < C4; i += 4) {
-      const v128_t d = LD(g + i);
-      const v128_t norm = wasm_f32x4_mul(wasm_f32x4_sub(LD(x + i), vm), vs);
-      const v128_t dn = wasm_f32x4_mul(LD(weight + i), d);
-      ST(dbias + i, wasm_f32x4_add(LD(dbias + i), d));
-      ST(dweight + i, wasm_f32x4_add(LD(dweight + i), wasm_f32x4_mul(norm, d)));
-      ST(dx + i, wasm_f32x4_add(LD(dx + i), wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_sub(dn, v1), wasm_f32x4_mul(norm, v2)), vs)));
+    const vf v1 = SPLAT(s1), v2 = SPLAT(s2);
+    for (i = 0; i < C4; i += VL) {
+      const vf d = LD(g + i);
+      const vf norm = VMUL(VSUB(LD(x + i), vm), vs);
+      const vf dn = VMUL(LD(weight + i), d);
+      ST(dbias + i, VADD(LD(dbias + i), d));
+      ST(dweight + i, VADD(LD(dweight + i), VMUL(norm, d)));
+      ST(dx + i, VADD(LD(dx + i), VMUL(VSUB(VSUB(dn, v1), VMUL(norm, v2)), vs)));
     }
     for (; i < C; i++) {
       const float d = g[i], norm = (x[i] - m) * s, dn = weight[i] * d;

@@ -34,7 +34,10 @@ export const POOL_OPS = [
 ] as const
 export type PoolOp = (typeof POOL_OPS)[number]
 
+/** The worker's kernels: the wasm module's bytes, or the native library's build for an instruction set. */
+export type PoolBackend = { readonly kind: "wasm"; readonly bytes: Uint8Array } | { readonly kind: "native"; readonly isa: string }
+
 export type WorkerMessage =
-  | { readonly type: "init"; readonly control: SharedArrayBuffer; readonly bytes: Uint8Array }
+  | { readonly type: "init"; readonly control: SharedArrayBuffer; readonly backend: PoolBackend }
   | { readonly type: "attach"; readonly id: number; readonly memory: WebAssembly.Memory }
   | { readonly type: "detach"; readonly id: number }

@@ -1,6 +1,7 @@
 /**
- * A second thread for the WASM kernels (issue 4 allows "splitting work across the two cores with
- * workers and shared memory"). One Worker instantiates the same module on the same shared arena
+ * A second thread for the fast kernels, WASM or native (issue 4 allows "splitting work across the
+ * two cores with workers and shared memory"). One Worker per backend runs the same kernels (the
+ * same wasm module, or the same native library and instruction set) on the same shared arena
  * memories; a large kernel call is split in two: the worker runs one share while the calling
  * thread runs the other, then the caller waits for it. Splits never change a result: every output
  * is computed by the same instructions in the same order as in the one-thread call (see the split
@@ -12,7 +13,7 @@
 import { availableParallelism } from "node:os"
 import { UsageError } from "../../../../core/errors.ts"
 import { noteRuntime } from "../../../../core/runtime.ts"
-import { ACK, ARGS, CONTROL_WORDS, DONE, FAILED, MEM, OP, POOL_OPS, type PoolOp, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
+import { ACK, ARGS, CONTROL_WORDS, DONE, FAILED, MEM, OP, POOL_OPS, type PoolBackend, type PoolOp, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
 
 const SPIN = 200000
 const START_TIMEOUT_MS = 30000
@@ -29,12 +30,12 @@ export class KernelPool {
   /** Whether the worker sits in its job loop (after its first attach). */
   private looping = false
 
-  constructor(bytes: Uint8Array) {
+  constructor(backend: PoolBackend) {
     const sab = new SharedArrayBuffer(CONTROL_WORDS * 4)
     this.ctl = new Int32Array(sab)
     this.worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" })
     ;(this.worker as unknown as { unref(): void }).unref()
-    this.post({ type: "init", control: sab, bytes })
+    this.post({ type: "init", control: sab, backend })
     // an arena that is garbage-collected leaves the worker too
     this.finalizer = new FinalizationRegistry((id) => this.detach(id))
   }
@@ -100,12 +101,12 @@ export class KernelPool {
 
   join(): void {
     this.waitFor(DONE, this.seq)
-    if (Atomics.load(this.ctl, FAILED) !== 0) throw new Error("tinylm: a kernel failed on the worker thread (a wasm trap); run with RAGEN_THREADS=1 to see it on the main thread")
+    if (Atomics.load(this.ctl, FAILED) !== 0) throw new Error("tinylm: a kernel failed on the worker thread (a wasm trap, or the native library did not load there); run with RAGEN_THREADS=1 to see it on the main thread")
   }
 }
 
 let threads: number | undefined
-let pool: KernelPool | undefined
+const pools = new Map<string, KernelPool>()
 
 /** Threads for the kernels (1 or 2), from RAGEN_THREADS or the default; chosen once per process. */
 export const kernelThreads = (): number => {
@@ -120,11 +121,24 @@ export const kernelThreads = (): number => {
   return threads
 }
 
-/** Kernel jobs the process's pool has run (0 without a pool). */
-export const kernelPoolJobs = (): number => pool?.jobs ?? 0
+/** Kernel jobs the process's pools have run (0 without a pool). */
+export const kernelPoolJobs = (): number => {
+  let n = 0
+  for (const p of pools.values()) n += p.jobs
+  return n
+}
 
-/** The process's kernel pool, or undefined when running on one thread. */
-export const kernelPool = (bytes: () => Uint8Array): KernelPool | undefined => {
+/** What a pool's worker runs: the wasm module (bytes made on first use) or one native build. */
+export type PoolInit = { readonly kind: "wasm"; readonly bytes: () => Uint8Array } | { readonly kind: "native"; readonly isa: string }
+
+/** The process's kernel pool for this backend, or undefined when running on one thread. */
+export const kernelPool = (init: PoolInit): KernelPool | undefined => {
   if (kernelThreads() < 2) return undefined
-  return (pool ??= new KernelPool(bytes()))
+  const key = init.kind === "wasm" ? "wasm" : `native:${init.isa}`
+  let pool = pools.get(key)
+  if (pool === undefined) {
+    pool = new KernelPool(init.kind === "wasm" ? { kind: "wasm", bytes: init.bytes() } : init)
+    pools.set(key, pool)
+  }
+  return pool
 }

@@ -1,45 +1,129 @@
 /*
- * Shared helpers of the WASM SIMD kernels: f32x4 load/store/multiply-add and a vector exp.
- * No libc: everything here is wasm instructions.
+ * The portable SIMD layer under the C kernels: one source, two targets.
+ *   - WASM (build.ts, --target=wasm32 -msimd128): vf is v128_t, VL = 4, and every macro expands to
+ *     the wasm_f32x4 intrinsic the kernels were first written with, so the module's bytes (and
+ *     numbers) do not depend on this layer.
+ *   - native x86-64 (../native/build.ts): vf is a clang vector of VL floats (4 SSE2, 8 AVX2,
+ *     16 AVX-512, set by -DVL with the matching -m flags); MADD and every a*b+c expression are
+ *     contracted to fused multiply-adds where the target has them (-ffp-contract=on).
+ * Kernels use only: vf, VL, LD/ST (unaligned), SPLAT, VADD/VSUB/VMUL/VDIV/VMIN/VMAX, MADD, LANE0,
+ * hsum/hmax (fixed reduction order), vexp/sexp, EXPORT(name).
+ * No libc either way.
  */
 #ifndef TINYLM_SIMD_H
 #define TINYLM_SIMD_H
+
+#ifdef __wasm__
 #include <wasm_simd128.h>
 
+typedef v128_t vf;
+#define VL 4
 #define LD(p) wasm_v128_load(p)
 #define ST(p, v) wasm_v128_store(p, v)
 #define SPLAT(x) wasm_f32x4_splat(x)
-#define MADD(acc, a, b) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(a, b))
+#define VADD(a, b) wasm_f32x4_add(a, b)
+#define VSUB(a, b) wasm_f32x4_sub(a, b)
+#define VMUL(a, b) wasm_f32x4_mul(a, b)
+#define VDIV(a, b) wasm_f32x4_div(a, b)
+#define VMIN(a, b) wasm_f32x4_min(a, b)
+#define VMAX(a, b) wasm_f32x4_max(a, b)
+#define LANE0(v) wasm_f32x4_extract_lane(v, 0)
+/* round to nearest (even) and 2^n for integral n in range (vexp) */
+#define VROUND(x) wasm_f32x4_nearest(x)
+#define VEXP2I(n) wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23)
+/* a kernel the module exports under its own name */
+#define EXPORT(name) __attribute__((export_name(#name)))
 
 /* fixed order (l0 + l1) + (l2 + l3) */
-static inline float hsum(v128_t v) {
+static inline float hsum(vf v) {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
 }
 
+static inline float hmax(vf v) {
+  float max = wasm_f32x4_extract_lane(v, 0);
+  for (int k = 1; k < 4; k++) {
+    const float x = k == 1 ? wasm_f32x4_extract_lane(v, 1) : k == 2 ? wasm_f32x4_extract_lane(v, 2) : wasm_f32x4_extract_lane(v, 3);
+    if (x > max) max = x;
+  }
+  return max;
+}
+
+#else /* native: clang vector extensions */
+
+#ifndef VL
+#define VL 4
+#endif
+typedef float vf __attribute__((vector_size(VL * 4)));
+/* the same vector at 4-byte alignment: loads and stores of arena views need not be aligned */
+typedef float vfu __attribute__((vector_size(VL * 4), aligned(4)));
+typedef int vi __attribute__((vector_size(VL * 4)));
+typedef float vf4 __attribute__((vector_size(16)));
+#define LD(p) (*(const vfu *)(p))
+#define ST(p, v) (*(vfu *)(p) = (v))
+/* x − (+0) is x for every x (−0 included), and folds away: a splat */
+#define SPLAT(x) ((float)(x) - (vf){})
+#define VADD(a, b) ((a) + (b))
+#define VSUB(a, b) ((a) - (b))
+#define VMUL(a, b) ((a) * (b))
+#define VDIV(a, b) ((a) / (b))
+#define VMIN(a, b) __builtin_elementwise_min(a, b)
+#define VMAX(a, b) __builtin_elementwise_max(a, b)
+#define LANE0(v) ((v)[0])
+/* |x| < 2^22: adding and taking away 1.5·2^23 rounds to the nearest integer (ties to even) */
+#define VROUND(x) (((x) + 12582912.0f) - 12582912.0f)
+#define VEXP2I(n) ((vf)((__builtin_convertvector(n, vi) + 127) << 23))
+/* kernels are internal to each ISA's unit; ../native/exports.c wraps them for the FFI */
+#define EXPORT(name) static
+
+/* 4 lanes in the fixed order (l0 + l1) + (l2 + l3), as the wasm build */
+static inline float hsum4(vf4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+
+/* wider vectors fold in halves first (lane i + lane i + VL/2), then as 4 lanes: a fixed order */
+static inline float hsum(vf v) {
+#if VL == 16
+  typedef float vf8 __attribute__((vector_size(32)));
+  const vf8 h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) + __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  return hsum4(__builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7));
+#elif VL == 8
+  return hsum4(__builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7));
+#else
+  return hsum4(v);
+#endif
+}
+
+static inline float hmax(vf v) {
+  float max = v[0];
+  for (int k = 1; k < VL; k++) if (v[k] > max) max = v[k];
+  return max;
+}
+#endif
+
+#define MADD(acc, a, b) acc = VADD(acc, VMUL(a, b))
+
 /*
- * exp(x), 4 lanes. Cephes expf (S. Moshier, cephes/single/expf.c): x = n ln2 + r with ln2 split in
+ * exp(x), VL lanes. Cephes expf (S. Moshier, cephes/single/expf.c): x = n ln2 + r with ln2 split in
  * two (C1 + C2) for an exact reduction, degree-5 polynomial for e^r on |r| ≤ ln2/2, times 2^n built
  * in the exponent bits. Input clamped to [-87.3, 88.3] so 2^n stays a normal float (exp of very
  * negative x gives ~1e-38, not 0: the callers only use it after subtracting a max). Rel. error ~2e-7.
  */
-static inline v128_t vexp(v128_t x) {
-  x = wasm_f32x4_min(wasm_f32x4_max(x, SPLAT(-87.3f)), SPLAT(88.3f));
-  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, SPLAT(1.44269504088896341f)));
-  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, SPLAT(0.693359375f)));
-  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, SPLAT(-2.12194440e-4f)));
-  v128_t p = SPLAT(1.9875691500e-4f);
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), SPLAT(1.3981999507e-3f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), SPLAT(8.3334519073e-3f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), SPLAT(4.1665795894e-2f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), SPLAT(1.6666665459e-1f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), SPLAT(5.0000001201e-1f));
-  p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r), SPLAT(1.0f));
-  const v128_t e = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
-  return wasm_f32x4_mul(p, e);
+static inline vf vexp(vf x) {
+  x = VMIN(VMAX(x, SPLAT(-87.3f)), SPLAT(88.3f));
+  const vf n = VROUND(VMUL(x, SPLAT(1.44269504088896341f)));
+  vf r = VSUB(x, VMUL(n, SPLAT(0.693359375f)));
+  r = VSUB(r, VMUL(n, SPLAT(-2.12194440e-4f)));
+  vf p = SPLAT(1.9875691500e-4f);
+  p = VADD(VMUL(p, r), SPLAT(1.3981999507e-3f));
+  p = VADD(VMUL(p, r), SPLAT(8.3334519073e-3f));
+  p = VADD(VMUL(p, r), SPLAT(4.1665795894e-2f));
+  p = VADD(VMUL(p, r), SPLAT(1.6666665459e-1f));
+  p = VADD(VMUL(p, r), SPLAT(5.0000001201e-1f));
+  p = VADD(VADD(VMUL(VMUL(p, r), r), r), SPLAT(1.0f));
+  const vf e = VEXP2I(n);
+  return VMUL(p, e);
 }
 
 /* one lane of vexp, bit-identical to the vector lanes (for loop tails) */
-static inline float sexp(float x) { return wasm_f32x4_extract_lane(vexp(SPLAT(x)), 0); }
+static inline float sexp(float x) { return LANE0(vexp(SPLAT(x))); }
 
 #endif

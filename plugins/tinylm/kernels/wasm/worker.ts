@@ -1,14 +1,16 @@
 /**
- * The kernel pool's worker thread: instantiates the WASM kernels on every arena memory the
- * calling thread attaches, then waits on the control block (pool-protocol.ts) and runs the share
+ * The kernel pool's worker thread: instantiates the WASM kernels (or binds the native library's
+ * build) on every arena memory the calling thread attaches, then waits on the control block (pool-protocol.ts) and runs the share
  * of a kernel call it is given. It spins briefly before blocking, because the next job usually
  * follows within microseconds (the next layer's kernel).
  */
-import { ACK, ARGS, DONE, FAILED, MEM, OP, POOL_OPS, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
+import { bindNative, type NativeIsa, nativeStatus } from "../native/ffi.ts"
+import { ACK, ARGS, DONE, FAILED, MEM, OP, POOL_OPS, type PoolBackend, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
 
 type Fn = (...args: number[]) => void
 const instances = new Map<number, Record<string, Fn>>()
 let control: Int32Array | undefined
+let backend: PoolBackend | undefined
 let module: WebAssembly.Module | undefined
 let last = 0
 const SPIN = 20000
@@ -42,12 +44,18 @@ self.onmessage = (e: MessageEvent<WorkerMessage>): void => {
   const m = e.data
   if (m.type === "init") {
     control = new Int32Array(m.control)
-    module = new WebAssembly.Module(m.bytes as Uint8Array<ArrayBuffer>)
+    backend = m.backend
+    if (backend.kind === "wasm") module = new WebAssembly.Module(backend.bytes as Uint8Array<ArrayBuffer>)
     return
   }
   const ctl = control!
   if (m.type === "attach") {
-    instances.set(m.id, new WebAssembly.Instance(module!, { env: { memory: m.memory } }).exports as unknown as Record<string, Fn>)
+    if (backend!.kind === "wasm") instances.set(m.id, new WebAssembly.Instance(module!, { env: { memory: m.memory } }).exports as unknown as Record<string, Fn>)
+    else {
+      // the calling thread opened the same library, so it loads here too; if not, jobs fail loudly (FAILED)
+      const st = nativeStatus()
+      if (st.ok) instances.set(m.id, bindNative(st.lib, backend!.isa as NativeIsa, m.memory) as unknown as Record<string, Fn>)
+    }
     Atomics.store(ctl, ACK, m.id)
     Atomics.notify(ctl, ACK)
   } else instances.delete(m.id)

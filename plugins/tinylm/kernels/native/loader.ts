@@ -1,0 +1,45 @@
+/**
+ * The native kernels as a fast backend (../fast.ts): one build of the library (avx512, avx2 or
+ * sse2; by default the best this CPU runs) bound to each arena memory, with its own kernel pool.
+ */
+import { type Attached, type FastBackend, fastKernels } from "../fast.ts"
+import type { Kernels } from "../dispatch.ts"
+import { kernelPool } from "../wasm/pool.ts"
+import { bindNative, type NativeIsa, nativeStatus } from "./ffi.ts"
+
+const backends = new Map<NativeIsa, { backend: FastBackend; kernels: Kernels }>()
+
+/**
+ * Split thresholds for the native kernels, re-measured (benchmarks/tinylm-trainer-shapes.ts, docs/kernels.md):
+ * a kernel call runs 3–5× faster than in wasm while a job round trip costs the same, so a call must be
+ * larger before two threads pay.
+ */
+export const NATIVE_SPLIT_MATMUL = 1 << 21
+export const NATIVE_SPLIT_POINTWISE = 1 << 17
+
+const entry = (isa: NativeIsa) => {
+  let e = backends.get(isa)
+  if (!e) {
+    const backend: FastBackend = {
+      attached: new WeakMap<ArrayBufferLike, Attached>(),
+      pool: () => kernelPool({ kind: "native", isa }),
+      splitMatmul: NATIVE_SPLIT_MATMUL,
+      splitPointwise: NATIVE_SPLIT_POINTWISE
+    }
+    e = { backend, kernels: fastKernels(backend) }
+    backends.set(isa, e)
+  }
+  return e
+}
+
+/** The kernels of build `isa` (views of memories not attached to it run the JS reference). */
+export const nativeKernelsFor = (isa: NativeIsa): Kernels => entry(isa).kernels
+
+/** Bind build `isa` to `memory` (idempotent); false when the library is not loaded here. */
+export const attachNative = (memory: WebAssembly.Memory, isa: NativeIsa): boolean => {
+  const st = nativeStatus()
+  if (!st.ok) return false
+  const attached = entry(isa).backend.attached
+  if (!attached.has(memory.buffer)) attached.set(memory.buffer, { ex: bindNative(st.lib, isa, memory), memory })
+  return true
+}
