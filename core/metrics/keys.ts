@@ -102,12 +102,13 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
   },
   {
     title: "filter/*",
-    about: "What the filter kept of the first (pre-redraw) batch and the reward spread (RV: unbiased std of a group's returns) of its P groups (the paper's Table 8), every step.",
+    about: "What the filter kept of the first (pre-redraw) batch and the reward spread (RV) of its P groups (the paper's Table 8), every step. RV is the filter's own score of a group's returns: the unbiased std, or the variance for a filter that ranks by it (`Filter.scoreMetric`).",
     keys: [
       { key: "filter/kept_groups", meaning: "groups with at least one kept trajectory (0–P)" },
       { key: "filter/kept_ratio", meaning: "`filter/kept_groups` / P (0–1)" },
       { key: "filter/kept_trajectories", meaning: "kept trajectories (0–P·G)" },
       { key: "filter/zero_variance_groups", meaning: "groups whose reward spread is ≤ 1e-10 (0–P)" },
+      { key: "filter/dropped_nonzero", meaning: "groups with reward spread > 1e-10 that the filter dropped: advantages withheld from the update (0–P)" },
       { key: "filter/empty", meaning: "1 when the filter kept nothing of the first batch, else 0" },
       { key: "filter/rv_mean", meaning: "mean RV over the P groups (return units)" },
       { key: "filter/rv_std", meaning: "population std of RV over the P groups (return units)" },
@@ -128,8 +129,10 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
       { key: "mi/<scope>/recall_at_2", meaning: "own prompt in the row's top 2 (0–1; chance 2/N)" },
       { key: "mi/<scope>/recall_at_4", meaning: "own prompt in the row's top 4 (0–1; chance 4/N)" },
       { key: "mi/<scope>/recall_at_8", meaning: "own prompt in the row's top 8 (0–1; chance 8/N)" },
-      { key: "mi/<scope>/chance", meaning: "1/N" },
-      { key: "mi/<scope>/retrieval_above_chance", meaning: "retrieval_acc − 1/N" },
+      { key: "mi/<scope>/retrieval_acc_argmax", meaning: "Retrieval-Acc as the reference counts it: torch.argmax, a tie goes to the lowest column (0–1)" },
+      { key: "mi/<scope>/chance", meaning: "chance of retrieval_acc: mean over rows of c/N, c = columns holding the row's own prompt (1/N without duplicate prompts)" },
+      { key: "mi/<scope>/retrieval_above_chance", meaning: "retrieval_acc − chance" },
+      { key: "mi/<scope>/valid_rate", meaning: "share of the sampled turns (first turns, or all turns) whose response parsed with non-empty reasoning; only those are scored (0–1)" },
       { key: "mi/<scope>/mi_est", meaning: "MI-Est: mean(matched − marginal) on per-token means (nats/token, ≤ log N)" },
       { key: "mi/<scope>/mi_seq_est", meaning: "MI-Seq-Est: the same on sequence sums (nats/sequence, ≤ log N)" },
       { key: "mi/<scope>/mi_upper_bound", meaning: "log N (nats)" },
@@ -137,7 +140,7 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
       { key: "mi/<scope>/mi_zscore_ema", meaning: "the same with an EMA of that std (decay 0.9), kept across steps and checkpoints (unitless)" },
       { key: "mi/<scope>/h_z_given_x", meaning: "H(Z|X) ≈ −mean(matched) (nats/token, ≥ 0)" },
       { key: "mi/<scope>/h_z", meaning: "H(Z) ≈ −mean(marginal) (nats/token, ≥ 0)" },
-      { key: "mi/<scope>/regime", meaning: "0 diverse, 1 template collapse, 2 compressed, 3 low-entropy collapse (thresholds: H(Z|X) 0.1 nats/token, MI-Seq-Est/log N 0.5)" },
+      { key: "mi/<scope>/regime", meaning: "0 diverse, 1 template collapse, 2 compressed, 3 low-entropy collapse (thresholds: H(Z|X) 0.1 nats/token, MI-Seq-Est/log N 0.5; fact accuracy below 0.5 reads as MI low)" },
       { key: "mi/<scope>/rows", meaning: "reasoning rows R of the cross-score matrix" },
       { key: "mi/<scope>/cols", meaning: "prompt columns N of the cross-score matrix" }
     ]

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { type MiEma, type MiInput, miMetrics, miProxies } from "../../core/diagnostics/mi.ts"
+import { classifyRegime, type MiEma, type MiInput, miMetrics, miProxies } from "../../core/diagnostics/mi.ts"
 
 /** R×N input from a row function; sum = tokenMean × len (len tokens per row). */
 const matrix = (R: number, N: number, f: (r: number, j: number) => number, column: (r: number) => number, len = 10, signature?: string[]): MiInput => {
@@ -70,6 +70,31 @@ describe("MI proxies", () => {
     expect(miProxies({ ...input, signature: ["a", "a", "b"] }).retrievalAcc).toBe(1)
   })
 
+  test("duplicate signatures: chance is mean c/N as the reference's; a collapsed L scores exactly chance", () => {
+    // N = 4 columns, columns 0 and 1 the same prompt: rows of prompt "a" have c = 2, the others c = 1.
+    const sig = ["a", "a", "b", "c"]
+    const p = miProxies(matrix(4, 4, () => -2, (r) => r, 10, sig))
+    expect(p.chance).toBeCloseTo((2 / 4 + 2 / 4 + 1 / 4 + 1 / 4) / 4, 14)
+    expect(p.retrievalAcc).toBeCloseTo(p.chance, 14)
+    // chance@2 = 1 − C(4 − c, 2)/C(4, 2): c = 2 → 5/6, c = 1 → 1/2; the reference's min(1, 2c/N) would say 1 and 1/2.
+    expect(p.chanceAt2).toBeCloseTo((5 / 6 + 5 / 6 + 1 / 2 + 1 / 2) / 4, 14)
+    expect(p.recallAt2).toBeCloseTo(p.chanceAt2, 14)
+    expect(p.chanceAt4).toBe(1)
+  })
+
+  test("ties: ours breaks them uniformly, the reference's argmax gives them to the lowest column", () => {
+    // Row 0 (own 1) ties columns 0 and 1; row 1 (own 0) ties columns 0 and 1; row 2 (own 2) is clear.
+    const tm = Float64Array.from([-1, -1, -5, -1, -1, -5, -5, -5, -1])
+    const p = miProxies({ tokenMean: tm, sum: tm, rows: 3, cols: 3, column: Int32Array.from([1, 0, 2]) })
+    expect(p.retrievalAcc).toBeCloseTo((0.5 + 0.5 + 1) / 3, 14)
+    expect(p.retrievalAccArgmax).toBeCloseTo((0 + 1 + 1) / 3, 14)
+    // Two own columns tied with one other: P(top 1 is own) = 1 − C(1,1)/C(3,1) = 2/3.
+    const two = Float64Array.from([-1, -1, -1])
+    const q = miProxies({ tokenMean: two, sum: two, rows: 1, cols: 3, column: Int32Array.from([0]), signature: ["a", "a", "b"] })
+    expect(q.retrievalAcc).toBeCloseTo(2 / 3, 14)
+    expect(q.retrievalAccArgmax).toBe(1)
+  })
+
   test("ties with other prompts get fractional credit (uniform tie-break)", () => {
     const tm = Float64Array.from([-1, -1, -1, -3])
     const p = miProxies({ tokenMean: tm, sum: tm, rows: 1, cols: 4, column: Int32Array.from([0]) })
@@ -82,8 +107,8 @@ describe("MI proxies", () => {
     const p = miProxies(matrix(8, 4, (r, j) => -1e4 - (j === r % 4 ? 0 : 1), (r) => r % 4, 1000))
     for (const v of Object.values(p)) if (typeof v === "number") expect(Number.isFinite(v)).toBe(true)
     expect(p.retrievalAcc).toBe(1)
-    expect(p.miEst).toBeGreaterThan(0)
-    expect(p.miEst).toBeLessThan(Math.log(4))
+    // Own −1e4, others −1e4 − 1: MI-Est = log 4 − log(1 + 3e⁻¹) exactly, unaffected by the offset.
+    expect(p.miEst).toBeCloseTo(Math.log(4) - Math.log(1 + 3 * Math.exp(-1)), 9)
   })
 
   test("the EMA of σ carries across calls (decay 0.9)", () => {
@@ -113,6 +138,20 @@ describe("MI proxies", () => {
     expect(m["mi/first_turn/mi_est"]).toBeCloseTo(0, 12)
     expect(m["mi/first_turn/regime"]).toBe(1)
     expect(Object.keys(m).every((k) => k.startsWith("mi/first_turn/"))).toBe(true)
-    expect(Object.keys(m).length).toBe(16)
+    expect(Object.keys(m).length).toBe(17)
+    expect(m["mi/first_turn/retrieval_acc_argmax"]).toBe(0.5)
+  })
+
+  test("regime: DESIGN.md §10's collapse (H(Z|X) 0.18, MI-Seq-Est 2.07 at N = 8, fact accuracy 0.16) is template collapse", () => {
+    expect(classifyRegime(0.18, 2.07, 8)).toBe("diverse")
+    expect(classifyRegime(0.18, 2.07, 8, undefined, { factAccuracy: 0.16 })).toBe("template-collapse")
+    expect(classifyRegime(0.18, 2.07, 8, undefined, { factAccuracy: 0.99 })).toBe("diverse")
+    expect(classifyRegime(0.015, 2.07, 8, undefined, { factAccuracy: 0.16 })).toBe("low-entropy-collapse")
+    expect(classifyRegime(0.015, 2.07, 8, undefined, { factAccuracy: 0.99 })).toBe("compressed")
+    expect(classifyRegime(0.18, 2.07, 8, { hZGivenX: 0.1, miFraction: 0.5, factAccuracy: 0.1 }, { factAccuracy: 0.16 })).toBe("diverse")
+    // Through miProxies: a separable matrix with high H(Z|X) and the batch's fact accuracy.
+    const sep = matrix(16, 8, (r, j) => (j === r % 8 ? -0.18 : -1e4), (r) => r % 8)
+    expect(miProxies(sep).regime).toBe("diverse")
+    expect(miProxies(sep, undefined, 0.9, undefined, { factAccuracy: 0.16 }).regime).toBe("template-collapse")
   })
 })
