@@ -1,0 +1,72 @@
+/**
+ * The "webgpu" plugin (issue 18): CrossScorers running the tinylm forward pass in WGSL.
+ *   scorer: webgpu  the GPU or a one-line UsageError naming every backend's reason;
+ *   scorer: auto    the GPU when an adapter is found, else the CPU scorer; logs its choice.
+ * Both fall back to the CPU scorer with one warning when the device is lost or out of memory.
+ */
+import { Effect, Schema } from "effect"
+import { definePlugin } from "../../core/contracts/index.ts"
+import type { Policy, ScorerSpec } from "../../core/contracts/index.ts"
+import { UsageError } from "../../core/errors.ts"
+import { noteRuntime } from "../../core/runtime.ts"
+import { makeCpuScorer } from "../scorers/cpu.ts"
+import { makeWebGpuScorer, openBackend, tinylmView, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
+
+const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
+
+export const WebGpuOptions = Schema.Struct({
+  /** Where the forward runs: auto (navigator.gpu, then Dawn, then a Deno child), or one of them only. */
+  backend: dflt(Schema.Literals(["auto", "navigator", "dawn", "deno"]), "auto"),
+  /** Positions per GPU chunk (lowered to fit the device's storage-buffer limit). */
+  maxPositions: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(256)), 16384),
+  /** Requests per policy.score call when scoring falls back to the CPU. */
+  batchSize: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), 64),
+  /** Deno binary for the child backend (default node_modules/.bin/deno, or $RAGEN_DENO). */
+  deno: Schema.optional(Schema.String)
+})
+export type WebGpuOptions = typeof WebGpuOptions.Type
+
+const log = (line: string) => console.error(line)
+
+/** The GPU scorer, or the reasons there is none. */
+const tryGpu = async (o: WebGpuScorerOptions, policy: Policy): Promise<WebGpuScorer | { reasons: string[] }> => {
+  const view = tinylmView(policy)
+  if ("reason" in view) return { reasons: [view.reason] }
+  const { backend, reasons } = await openBackend(o.backend, o)
+  if (!backend) return { reasons }
+  const s = makeWebGpuScorer(policy, view, backend, o)
+  noteRuntime("scorer", `webgpu: ${s.backendName()}`)
+  return s
+}
+
+export const webgpuScorerSpec: ScorerSpec<WebGpuOptions> = {
+  id: "webgpu",
+  description: "Cross-scores on WebGPU (WGSL forward of the tinylm policy): navigator.gpu, Dawn, or a Deno child",
+  options: WebGpuOptions,
+  make: async (o, policy) => {
+    const s = await tryGpu(o, policy)
+    if ("reasons" in s) {
+      throw new UsageError({ field: "scorer", message: `scorer webgpu: no WebGPU device (${s.reasons.join("; ")}); use scorer: auto (falls back to the CPU) or scorer: cpu` })
+    }
+    log(`scorer webgpu: ${s.backendName()}`)
+    return s
+  }
+}
+
+export const autoScorerSpec: ScorerSpec<WebGpuOptions> = {
+  id: "auto",
+  description: "WebGPU cross-scoring when an adapter is found, else the CPU scorer (logs which and why)",
+  options: WebGpuOptions,
+  make: async (o, policy) => {
+    const s = await tryGpu(o, policy)
+    if ("reasons" in s) {
+      noteRuntime("scorer", "cpu (auto)")
+      log(`scorer auto: cpu, because ${s.reasons.join("; ")}`)
+      return makeCpuScorer(policy, { batchSize: o.batchSize })
+    }
+    log(`scorer auto: webgpu, ${s.backendName()}`)
+    return s
+  }
+}
+
+export default definePlugin({ name: "webgpu", version: "0.1.0", scorers: [webgpuScorerSpec, autoScorerSpec] })

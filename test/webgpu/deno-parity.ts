@@ -1,0 +1,67 @@
+/**
+ * Run by test/webgpu/parity.test.ts as `deno run -A test/webgpu/deno-parity.ts`: real WebGPU
+ * (Deno's navigator.gpu; Mesa lavapipe on a machine without a GPU). Prints one JSON line:
+ * {skip} when there is no adapter, else per-kernel errors, whole-model errors (token log-probs,
+ * sums, per-token means, against the CPU policy), MI-proxy differences, and the device-loss
+ * fallback's outcome. The Bun test asserts on it.
+ */
+import { miProxies } from "../../core/diagnostics/mi.ts"
+import { makeCpuScorer } from "../../plugins/scorers/cpu.ts"
+import { requestDevice } from "../../plugins/webgpu/adapter.ts"
+import { InProcessBackend } from "../../plugins/webgpu/backend.ts"
+import { Pipelines } from "../../plugins/webgpu/engine.ts"
+import { scoreRow } from "../../plugins/webgpu/layout.ts"
+import { defaultWebGpuOptions, makeWebGpuScorer, tinylmView } from "../../plugins/webgpu/scorer.ts"
+import { fixtureBatch, fixturePolicy } from "./fixture.ts"
+import { compare, type ErrorReport, kernelParity } from "./kernel-parity.ts"
+
+const print = (x: unknown) => console.log(JSON.stringify(x))
+const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu
+const got = gpu ? await requestDevice(gpu, "navigator.gpu") : { reason: "no navigator.gpu" }
+if ("reason" in got) {
+  print({ skip: got.reason })
+} else {
+  const kernels = await kernelParity(got.device, await Pipelines.create(got.device))
+  const policy = fixturePolicy()
+  const view = tinylmView(policy)
+  if ("reason" in view) throw new Error(view.reason)
+  const warnings: string[] = []
+  const backend = new InProcessBackend(got, { maxPositions: 1024 }) // small chunks: several per call
+  const gpuScorer = makeWebGpuScorer(policy, view, backend, defaultWebGpuOptions, (l) => warnings.push(l))
+  const cpuScorer = makeCpuScorer(policy)
+  const batch = fixtureBatch(12, 6)
+
+  // token log-probs of every (reasoning, prompt) pair against policy.score (the CPU forward)
+  const pairs = batch.reasonings.filter((r) => r.length > 0).flatMap((r) => batch.prompts.map((p) => ({ prompt: p, continuation: r })))
+  const cpuTok = await policy.score(pairs)
+  const rows = pairs.map((q, i) => scoreRow(view.encodePrompt(q.prompt), cpuTok[i]!.tokens as Int32Array, view.config.ctx, view.sharePrefix))
+  const g = await gpuScorer.scoreRows(rows)
+  const flat = (xs: ArrayLike<number>[]) => Float64Array.from(xs.flatMap((x) => Array.from(x)))
+  const tokenLogprobs = compare(flat(g.tokens), flat(cpuTok.map((c, i) => c.logprobs.subarray(0, rows[i]!.scored))))
+
+  const Lc = await cpuScorer.score(batch.reasonings, batch.prompts)
+  const Lg = await gpuScorer.score(batch.reasonings, batch.prompts)
+  const sum = compare(Lg.sum, Lc.sum), tokenMean = compare(Lg.tokenMean, Lc.tokenMean)
+  const mi = (L: typeof Lc) => miProxies({ tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column: batch.column, signature: batch.prompts }, {})
+  const mc = mi(Lc), mg = mi(Lg)
+  const miDiff: Record<string, ErrorReport> = {}
+  for (const [k, v] of Object.entries(mc)) if (typeof v === "number") miDiff[k] = compare([(mg as unknown as Record<string, number>)[k]!], [v])
+  const weightsAgain = await backend.setWeights(view.config, view.params, view.version()) // same version: no upload
+
+  // device loss: one warning, then the CPU scorer's exact numbers
+  const backendBefore = gpuScorer.backendName()
+  await gpuScorer.loseDevice()
+  const Lf = await gpuScorer.score(batch.reasonings, batch.prompts)
+  await gpuScorer.score(batch.reasonings.slice(0, 3), batch.prompts) // no second warning
+  const fallbackExact = Lf.sum.every((x, i) => x === Lc.sum[i]) && Lf.tokenMean.every((x, i) => x === Lc.tokenMean[i])
+  print({
+    adapter: got.adapter,
+    backend: backendBefore,
+    kernels,
+    model: { tokenLogprobs, sum, tokenMean, pairs: pairs.length, shape: { rows: Lc.rows, cols: Lc.cols } },
+    mi: miDiff,
+    regimes: [mc.regime, mg.regime],
+    reupload: weightsAgain,
+    fallback: { exact: fallbackExact, warnings, backend: gpuScorer.backendName() }
+  })
+}

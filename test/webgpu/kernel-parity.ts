@@ -1,0 +1,174 @@
+/**
+ * Each WGSL kernel against its CPU twin (plugins/tinylm/kernels/*.ts, the plain JS reference)
+ * on random inputs with awkward sizes (not multiples of the tiles), reporting the max absolute
+ * and relative error. Runs wherever a GPUDevice exists (Deno on lavapipe in the tests).
+ * Relative error: |gpu − cpu| / max(|cpu|, 1e-3) (the floor keeps near-zero outputs from
+ * dominating; the absolute error covers those).
+ */
+import { Rng } from "../../core/rng.ts"
+import { attentionForward, attentionForwardPrefixed } from "../../plugins/tinylm/kernels/attention.ts"
+import { encoderForward } from "../../plugins/tinylm/kernels/encoder.ts"
+import { geluForward } from "../../plugins/tinylm/kernels/gelu.ts"
+import { headForward } from "../../plugins/tinylm/kernels/head.ts"
+import { layernormForward } from "../../plugins/tinylm/kernels/layernorm.ts"
+import { matmulForward } from "../../plugins/tinylm/kernels/matmul.ts"
+import { residualForward } from "../../plugins/tinylm/kernels/residual.ts"
+import { groupsFor, type Pipelines, runKernel } from "../../plugins/webgpu/engine.ts"
+
+export interface ErrorReport {
+  readonly maxAbs: number
+  readonly maxRel: number
+  readonly n: number
+}
+
+export const compare = (gpu: ArrayLike<number>, cpu: ArrayLike<number>): ErrorReport => {
+  let maxAbs = 0, maxRel = 0
+  if (gpu.length !== cpu.length) throw new Error(`length ${gpu.length} vs ${cpu.length}`)
+  for (let i = 0; i < cpu.length; i++) {
+    const g = gpu[i]!, c = cpu[i]!
+    const d = Math.abs(g - c)
+    if (!Number.isFinite(g) || !(d <= Infinity)) return { maxAbs: Infinity, maxRel: Infinity, n: cpu.length }
+    maxAbs = Math.max(maxAbs, d)
+    maxRel = Math.max(maxRel, d / Math.max(Math.abs(c), 1e-3))
+  }
+  return { maxAbs, maxRel, n: cpu.length }
+}
+
+const randn = (n: number, rng: Rng, s = 1): Float32Array => {
+  const x = new Float32Array(n)
+  for (let i = 0; i < n; i++) x[i] = rng.normal() * s
+  return x
+}
+
+/** Tolerances stated per kernel (float32 on the GPU against float64 sums on the CPU). */
+export const KERNEL_TOLERANCE = { abs: 1e-5, rel: 2e-3 } as const
+
+export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise<Record<string, ErrorReport>> => {
+  const rng = new Rng(7)
+  const out: Record<string, ErrorReport> = {}
+
+  // matmul: m=100, k=72, n=200 with bias, and the head's shape without bias
+  for (const [m, k, n, bias] of [[100, 72, 200, true], [37, 64, 80, false]] as const) {
+    const inp = randn(m * k, rng), W = randn(n * k, rng, 0.2), b = randn(n, rng)
+    const ref = new Float32Array(m * n)
+    matmulForward(ref, inp, W, bias ? b : null, m, k, n)
+    const w = new Float32Array(n * k + n)
+    w.set(W, 0)
+    w.set(b, n * k)
+    const a = new Float32Array(m * k + m * n)
+    a.set(inp, 0)
+    const got = await runKernel(device, pipes, "matmul", { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: bias ? 1 : 0 }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
+    out[`matmul ${m}x${k}x${n}${bias ? " +bias" : ""}`] = compare(got.subarray(m * k), ref)
+  }
+
+  // layernorm: plain, and gathered rows (usemap)
+  {
+    const N = 45, C = 72
+    const inp = randn(N * C, rng, 3), wt = randn(C, rng), bs = randn(C, rng)
+    const ref = new Float32Array(N * C)
+    layernormForward(ref, new Float32Array(N), new Float32Array(N), inp, wt, bs, N, C)
+    const w = new Float32Array(2 * C)
+    w.set(wt, 0)
+    w.set(bs, C)
+    const a = new Float32Array(2 * N * C)
+    a.set(inp, 0)
+    const got = await runKernel(device, pipes, "layernorm", { rows: N, c: C, inp: 0, out: N * C, wt: 0, bs: C, map: 0, usemap: 0 }, groupsFor("layernorm", N), w, a, new Int32Array(4))
+    out[`layernorm ${N}x${C}`] = compare(got.subarray(N * C), ref)
+    const map = Int32Array.from([44, 3, 3, 17, 0])
+    const refMap = new Float32Array(map.length * C)
+    map.forEach((r, i) => refMap.set(ref.subarray(r * C, (r + 1) * C), i * C))
+    const got2 = await runKernel(device, pipes, "layernorm", { rows: map.length, c: C, inp: 0, out: N * C, wt: 0, bs: C, map: 0, usemap: 1 }, groupsFor("layernorm", map.length), w, a, map)
+    out[`layernorm gathered ${map.length}x${C}`] = compare(got2.subarray(N * C, N * C + map.length * C), refMap)
+  }
+
+  // encoder: 2 prefix rows of Tp=5, then 3 rows of Tb=4 with position offsets
+  {
+    const C = 12, V = 20, ctx = 16, Bp = 2, Tp = 5, B = 3, Tb = 4
+    const Np = Bp * Tp, N = Np + B * Tb
+    const wte = randn(V * C, rng), wpe = randn(ctx * C, rng)
+    const tok = Int32Array.from({ length: N }, () => rng.int(V))
+    const posOff = Int32Array.from([5, 3, 14]) // the last one runs past ctx: clamped
+    const ref = new Float32Array(N * C)
+    encoderForward(ref, tok, wte, wpe, Bp, Tp, C)
+    encoderForward(ref.subarray(Np * C), tok.subarray(Np), wte, wpe, B, Tb, C, posOff)
+    const w = new Float32Array(V * C + ctx * C)
+    w.set(wte, 0)
+    w.set(wpe, V * C)
+    const ids = new Int32Array(N + B)
+    ids.set(tok, 0)
+    ids.set(posOff, N)
+    const got = await runKernel(device, pipes, "encoder", { n: N, np: Np, tp: Tp, tb: Tb, c: C, wte: 0, wpe: V * C, last: ctx - 1, out: 0, tok: 0, posoff: N }, groupsFor("encoder", N * C), w, new Float32Array(N * C), ids)
+    out[`encoder ${Bp}x${Tp}+${B}x${Tb}x${C}`] = compare(got, ref)
+  }
+
+  // attention: 2 prefix rows (lengths 6, 4 of Tp=6), 4 rows of Tb=5 (one without a prefix, one padded)
+  {
+    const C = 32, NH = 4, Bp = 2, Tp = 6, B = 4, Tb = 5
+    const Np = Bp * Tp, N = Np + B * Tb
+    const qkv = randn(N * 3 * C, rng)
+    const plens = Int32Array.from([6, 4]), lens = Int32Array.from([5, 3, 5, 2])
+    const pref = Int32Array.from([0, 6, 6, 4, 0, 6, 0, 0]) // row 3: no prefix
+    const ref = new Float32Array(N * C)
+    const att = new Float32Array(Math.max(Bp * NH * Tp * Tp, B * NH * Tb * (Tp + Tb)))
+    attentionForward(ref, att, qkv.subarray(0, Np * 3 * C), plens, Bp, Tp, C, NH)
+    attentionForwardPrefixed(ref.subarray(Np * C), att, qkv.subarray(Np * 3 * C), lens, B, Tb, C, NH, qkv.subarray(0, Np * 3 * C), pref, Tp + Tb)
+    const ids = new Int32Array(B + Bp + 2 * B)
+    ids.set(lens, 0)
+    ids.set(plens, B)
+    ids.set(pref, B + Bp)
+    const a = new Float32Array(N * 3 * C + N * C)
+    a.set(qkv, 0)
+    const got = await runKernel(device, pipes, "attention", { np: Np, tp: Tp, tb: Tb, total: N, c: C, nh: NH, qkv: 0, out: N * 3 * C, lens: 0, plens: B, pref: B + Bp }, groupsFor("attention", N * NH), new Float32Array(4), a, ids)
+    out[`attention prefixed ${Bp}x${Tp}+${B}x${Tb} C${C} NH${NH}`] = compare(got.subarray(N * 3 * C), ref)
+  }
+
+  // gelu (in place) over a wide range, residual
+  {
+    const n = 1000
+    const x = randn(n, rng, 4)
+    x[0] = 30
+    x[1] = -30
+    const ref = new Float32Array(n)
+    geluForward(ref, x, n)
+    const got = await runKernel(device, pipes, "gelu", { n, x: 0 }, groupsFor("gelu", n), new Float32Array(4), x.slice(), new Int32Array(4))
+    out[`gelu ${n}`] = compare(got, ref)
+    const y = randn(n, rng)
+    const refR = new Float32Array(n)
+    residualForward(refR, x, y, n)
+    const a = new Float32Array(3 * n)
+    a.set(x, 0)
+    a.set(y, n)
+    const gotR = await runKernel(device, pipes, "residual", { n, out: 2 * n, x: 0, y: n }, groupsFor("residual", n), new Float32Array(4), a, new Int32Array(4))
+    out[`residual ${n}`] = compare(gotR.subarray(2 * n), refR)
+  }
+
+  // head: log-softmax over V real entries of Vp, gather of the target
+  {
+    const M = 9, V = 300, Vp = 304
+    const logits = randn(M * Vp, rng, 3)
+    const tgt = Int32Array.from({ length: M }, () => rng.int(V))
+    const lp = new Float32Array(M)
+    headForward(new Float32Array(M * Vp), lp, new Float32Array(M), logits, tgt, M, V, Vp)
+    const a = new Float32Array(M * Vp + M)
+    a.set(logits, 0)
+    const got = await runKernel(device, pipes, "head", { m: M, v: V, vp: Vp, logits: 0, lp: M * Vp, tgt: 0 }, groupsFor("head", M), new Float32Array(4), a, tgt)
+    out[`head log-softmax+gather ${M}x${V}`] = compare(got.subarray(M * Vp), lp)
+  }
+
+  // reduce: per-row sum and per-token mean (over the whole continuation; 0 for an empty one)
+  {
+    const lp = randn(20, rng)
+    const start = [0, 5, 12, 12], scored = [5, 7, 0, 8], total = [5, 9, 0, 8]
+    const ref: number[] = []
+    for (let r = 0; r < 4; r++) {
+      let s = 0
+      for (let j = 0; j < scored[r]!; j++) s += lp[start[r]! + j]!
+      ref.push(s, total[r]! > 0 ? s / total[r]! : 0)
+    }
+    const a = new Float32Array(20 + 8)
+    a.set(lp, 0)
+    const got = await runKernel(device, pipes, "reduce", { rows: 4, lp: 0, start: 0, scored: 4, total: 8, out: 20 }, groupsFor("reduce", 4), new Float32Array(4), a, Int32Array.from([...start, ...scored, ...total]))
+    out["reduce sum+mean 4 rows"] = compare(got.subarray(20), ref)
+  }
+  return out
+}
