@@ -27,8 +27,8 @@ describe("correlate (analyze's core)", () => {
     const [row] = correlate(runs, ["m"], { step: 1, resamples: 200, seed: 1 })
     expect(row!.n).toBe(4)
     expect(row!.rho).toBeCloseTo(0.8, 12)
-    expect(row!.lo).toBeLessThanOrEqual(0.8)
-    expect(row!.hi).toBeGreaterThanOrEqual(0.8)
+    // Four runs: resamples often repeat a run, so the 95% interval spans the whole range.
+    expect([row!.lo, row!.hi]).toEqual([-1, 1])
     const [all] = correlate(runs, ["m"], { resamples: 200, seed: 1 })
     expect(all!.n).toBe(5)
     expect([all!.stepMin, all!.stepMax]).toEqual([1, 7])

@@ -65,6 +65,11 @@ describe("CPU CrossScorer", () => {
     const scores = await s.score(["aa", "bb", "cc", "ab"], prompts)
     const p = miProxies({ ...scores, column: Int32Array.from([0, 1, 2, 0]) })
     expect(p.retrievalAcc).toBeCloseTo(0.75 + 0.25 / 2, 12)
-    expect(p.miEst).toBeGreaterThan(0)
+    // Per-token means: own −0.1 (float32) vs −2 for "aa", "bb", "cc"; "ab" scores −1.05, −1.05, −2.
+    const hi = Math.fround(-0.1)
+    const lme = (xs: number[]) => Math.log(xs.reduce((a, x) => a + Math.exp(x), 0) / xs.length)
+    const clear = hi - lme([hi, -2, -2])
+    const mixed = (hi - 2) / 2 - lme([(hi - 2) / 2, (hi - 2) / 2, -2])
+    expect(p.miEst).toBeCloseTo((3 * clear + mixed) / 4, 12)
   })
 })
