@@ -29,7 +29,7 @@ static inline vf vtanh(vf u) {
   q = VADD(VMUL(q, u2), SPLAT(1.18534705686654e-04f));
   q = VADD(VMUL(q, u2), SPLAT(2.26843463243900e-03f));
   q = VADD(VMUL(q, u2), SPLAT(4.89352518554385e-03f));
-  return VDIV(p, q);
+  return VSAT1(VDIV(p, q), u, 7.90531110763549805f);
 }
 
 static inline vf vgelu(vf x) {

@@ -33,6 +33,8 @@ typedef v128_t vf;
 #define VEXP2I(n) wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23)
 /* a kernel the module exports under its own name */
 #define EXPORT(name) __attribute__((export_name(#name)))
+/* see the native definition; wasm's rounding already lands on ±1 there */
+#define VSAT1(t, x, c) (t)
 
 /* fixed order (l0 + l1) + (l2 + l3) */
 static inline float hsum(vf v) {
@@ -73,8 +75,19 @@ typedef float vf4 __attribute__((vector_size(16)));
 /* |x| < 2^22: adding and taking away 1.5·2^23 rounds to the nearest integer (ties to even) */
 #define VROUND(x) (((x) + 12582912.0f) - 12582912.0f)
 #define VEXP2I(n) ((vf)((__builtin_convertvector(n, vi) + 127) << 23))
-/* kernels are internal to each ISA's unit; ../native/exports.c wraps them for the FFI */
+/* kernels are internal to each ISA's unit; ../native/kernels.c wraps them for the FFI */
 #define EXPORT(name) static
+/*
+ * t, but exactly ±1 (the sign of x) where |x| ≥ c: tanh's rational form evaluated with fused
+ * multiply-adds stops a few ulps short of 1 at the clamp, and GELU's derivative multiplies
+ * 1 − tanh² by x³ there (wasm's unfused rounding lands on ±1)
+ */
+static inline vf vsat1(vf t, vf x, float c) {
+  const vi big = __builtin_elementwise_abs(x) >= c;
+  const vi one = ((vi)x & (int)0x80000000) | (vi)SPLAT(1.0f);
+  return (vf)(((vi)t & ~big) | (one & big));
+}
+#define VSAT1(t, x, c) vsat1(t, x, c)
 
 /* 4 lanes in the fixed order (l0 + l1) + (l2 + l3), as the wasm build */
 static inline float hsum4(vf4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
