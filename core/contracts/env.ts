@@ -7,7 +7,12 @@
  *   next observation says that no valid action was taken. The format penalty is applied
  *   by the rollout layer, not by the env. Any string (empty, 1 MB, binary) must not throw.
  * - `terminated`: the task ended (success or failure state); `truncated`: the action
- *   budget ran out. The env counts steps (valid or not) and truncates at `actionBudget`.
+ *   budget ran out. The budget is applied once by the harness, as Gymnasium's TimeLimit
+ *   wrapper (core/env/time-limit.ts: `withTimeLimit(spec.make(options), spec.actionBudget)`);
+ *   envs do not count steps and leave `truncated` false.
+ * - Observations and instructions are plain text any LLM can read (numbers written as
+ *   numbers, grids as RAGEN renders them); shaping text for one model's tokenizer is that
+ *   policy plugin's business (plugins/tinylm/tokenizer.ts).
  */
 import type { Schema } from "effect"
 import type { Rng } from "../rng.ts"
@@ -47,6 +52,8 @@ export interface TeacherOptions {
   readonly epsilon: number
   /** Reasoning noise in [0,1]: how much wording and order of the reasoning vary. */
   readonly reasoningNoise: number
+  /** Actions left in the episode's budget (filled in by the time-limit wrapper); teachers that plan under uncertainty use it. */
+  readonly stepsLeft?: number
 }
 
 export interface ReasoningGrade {
@@ -76,7 +83,7 @@ export interface Env<State = unknown> {
   gradeReasoning(state: State, reasoning: string, action: string): ReasoningGrade
   /** A uniformly random valid action for the current state (random-policy baselines, benchmarks). */
   randomAction(rng: Rng): string
-  /** Whether the episode has ended (terminated or truncated). */
+  /** Whether the episode has ended (terminated; or truncated, for the time-limit wrapper). */
   readonly done: boolean
 }
 
@@ -88,7 +95,7 @@ export interface EnvSpec<Options = any> {
   readonly options: Schema.Codec<Options, any>
   /** Max turns per episode (the rollout's turn limit). */
   readonly maxTurns: number
-  /** Per-trajectory action budget (DESIGN.md §3). */
+  /** Per-trajectory action budget (DESIGN.md §3), applied by the harness's time-limit wrapper. */
   readonly actionBudget: number
   /** Whether the default per-turn prompt is the current state only (grid envs, single-turn tasks). */
   readonly markov: boolean

@@ -13,6 +13,7 @@
  * Plain synchronous code around the one async sample call per turn.
  */
 import type { Completion, Env, EnvSpec, Policy, ReasoningGrade } from "../contracts/index.ts"
+import { withTimeLimit } from "../env/time-limit.ts"
 import { buildPrompt, formatCompletion, parseResponse, THINK_OPEN } from "../prompt.ts"
 import type { Rng } from "../rng.ts"
 
@@ -33,6 +34,8 @@ export interface RolloutSettings {
   readonly topP: number
   readonly minP: number
   readonly formatPenalty: number
+  /** Actions per trajectory before truncation (the time-limit wrapper); default: the spec's actionBudget. */
+  readonly actionBudget?: number
 }
 
 export interface TurnRecord {
@@ -90,7 +93,8 @@ export const rollout = async (
   const trajectories: Trajectory[] = []
   for (let g = 0; g < seeds.length; g++) {
     for (let k = 0; k < G; k++) {
-      const env = s.spec.make(s.envOptions)
+      // The budget is the harness's (Gymnasium's TimeLimit), not each env's.
+      const env = withTimeLimit(s.spec.make(s.envOptions), s.actionBudget ?? s.spec.actionBudget)
       obs.push(env.resetAsync ? await env.resetAsync(seeds[g]!) : env.reset(seeds[g]!))
       envs.push(env)
       history.push([])

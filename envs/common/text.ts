@@ -1,9 +1,9 @@
 /**
- * Word splitting that matches the word-level tokenizer (plugins/tinylm): whitespace separates
- * words and each of `< > / [ ] ( ) , . : ?` is a word of its own. Used to build vocabularies
- * and to read reasoning text.
+ * Word splitting for vocabularies and for reading reasoning text: whitespace separates words and
+ * each of `< > / [ ] ( ) , . : ; ?` is a word of its own (as the tiny model's word-level tokenizer,
+ * plugins/tinylm/tokenizer.ts, splits them, so a vocabulary built here covers its words).
  */
-const SPECIAL = /([<>\/\[\](),.:?])/g
+const SPECIAL = /([<>\/\[\](),.:;?])/g
 
 export const splitWords = (text: string): string[] => text.replace(SPECIAL, " $1 ").split(/\s+/).filter((w) => w.length > 0)
 

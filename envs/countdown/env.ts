@@ -3,16 +3,18 @@
  *
  * Description: 3–4 numbers and a target (TinyZero/RAGEN's "Countdown-Tasks-3to4" shape: numbers
  *   1..99, targets up to 100); every instance is generated with a solution (generator.ts).
- * Observation: "numbers 3 , 5 , 7 target 2 2" — numbers digit by digit so a word-level tokenizer
- *   needs only the ten digits; list items separated by ",".
- * Action: an expression over + - * / (also x × ÷ −) and parentheses, integers digit-joined
- *   ("2 5" = 25); parsed by our recursive-descent parser (expression.ts), never `eval`.
+ * Observation: "numbers 64, 76, 62, 72 target 22" — plain numbers. RAGEN's text is
+ *   "Target: 22, nums: [64, 76, 62, 72]" (ragen/env/countdown/env.py `reset`); we keep the
+ *   numbers first and one word per list so that the teacher's scratchpad keeps the fixed token
+ *   positions the tiny model relies on (teacher.ts ALIGN).
+ * Action: an expression over + - * / (also x × ÷ −) and parentheses, e.g. "76 - 64 + 72 - 62";
+ *   parsed by our recursive-descent parser (expression.ts), never `eval`.
  * Rewards (DESIGN.md §7, RAGEN's countdown reward): 1 if the expression uses exactly the given
  *   numbers (as a multiset) and equals the target exactly (rational arithmetic); 0.1 if the numbers
  *   are right but the value is not (division by zero included); 0 otherwise.
  * Episode end: single action (budget 1). A parsed expression terminates the episode (success iff
- *   reward 1); text that does not parse is invalid (not applied) and, with the budget spent,
- *   truncates the episode.
+ *   reward 1); text that does not parse is invalid (not applied); the harness truncates at the
+ *   budget (core/env/time-limit.ts).
  * Arguments: minCount 3, maxCount 4, maxNumber 99, maxTarget 100.
  * Version history: v1 — first version.
  */
@@ -44,7 +46,7 @@ export const MAX_TURNS = 5
 export const ACTION_BUDGET = 1
 const INVALID_LINE = "no valid action was taken"
 
-const problemText = (i: Instance) => `numbers ${i.numbers.map(spell).join(" , ")} target ${spell(i.target)}`
+const problemText = (i: Instance) => `numbers ${i.numbers.map(spell).join(", ")} target ${spell(i.target)}`
 
 export interface Scored {
   readonly valid: boolean
@@ -78,30 +80,25 @@ const randomExpr = (numbers: ReadonlyArray<number>, rng: Rng): Expr => {
 class CountdownEnv implements Env<CountdownState> {
   readonly id = "countdown-v1"
   private inst!: Instance
-  private steps = 0
   private terminated = false
-  private truncated = false
 
   constructor(private readonly options: CountdownOptions) {
     this.reset(0)
   }
 
   get done(): boolean {
-    return this.terminated || this.truncated
+    return this.terminated
   }
 
   reset(seed: number): string {
     this.inst = generate(derive(seed, "countdown"), this.options)
-    this.steps = 0
     this.terminated = false
-    this.truncated = false
     return problemText(this.inst)
   }
 
   step(action: string): StepResult {
     const s = scoreAnswer(this.inst, typeof action === "string" ? action : "")
-    if (this.done) return { observation: problemText(this.inst), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: s.valid, effective: false } }
-    this.steps++
+    if (this.done) return { observation: problemText(this.inst), reward: 0, terminated: true, truncated: false, info: { success: false, valid: s.valid, effective: false } }
     let observation: string
     if (s.valid) {
       this.terminated = true
@@ -110,12 +107,11 @@ class CountdownEnv implements Env<CountdownState> {
     } else {
       observation = `${INVALID_LINE}\n${problemText(this.inst)}`
     }
-    if (!this.terminated && this.steps >= ACTION_BUDGET) this.truncated = true
     return {
       observation,
       reward: s.reward,
       terminated: this.terminated,
-      truncated: this.truncated,
+      truncated: false,
       info: { success: s.reward === 1, valid: s.valid, effective: s.valid, numbersRight: s.numbersRight, value: s.value }
     }
   }
@@ -140,10 +136,9 @@ class CountdownEnv implements Env<CountdownState> {
 
 const instructions = (_o: CountdownOptions): string =>
   [
-    "Countdown : use each given number exactly once with + - * / and ( ) to reach the target .",
-    "Numbers are written digit by digit : 2 5 is twenty five .",
-    "Answer with the expression only , for example ( 3 + 5 ) * 7 .",
-    "Reward 1 if it equals the target , 0.1 if the numbers are right but the value is wrong , else 0 ."
+    "Countdown: use each given number exactly once with + - * / and ( ) to reach the target.",
+    "Answer with the expression only, for example (3 + 5) * 7.",
+    "Reward 1 if it equals the target, 0.1 if the numbers are right but the value is wrong, else 0."
   ].join("\n")
 
 export const countdownSpec: EnvSpec<CountdownOptions> = {

@@ -2,9 +2,9 @@
  * Countdown's expression parser (recursive descent; never `eval`):
  *   expr := term (("+" | "-") term)* ;  term := factor (("*" | "/") factor)* ;
  *   factor := integer | "(" expr ")"
- * Accepted operator spellings: + ; - − – ; * x X × · ; / ÷ : . Digits separated only by spaces
- * join into one integer ("2 5" is 25): that is how observations write numbers for a word-level
- * tokenizer, and two integers side by side are otherwise a syntax error anyway. No unary minus.
+ * Accepted operator spellings: + ; - − – ; * x X × · ; / ÷ . Integers are written as numbers
+ * ("25"); two integers side by side ("2 5") are a syntax error, as in RAGEN's reward (Python's
+ * eval of the answer). No unary minus.
  * Values are exact rationals; division by zero makes the value undefined (the parse still stands).
  */
 import { apply, ofInt, type Op, type Rational } from "./rational.ts"
@@ -24,7 +24,6 @@ type Token = { t: "num"; v: number } | { t: "op"; v: Op } | { t: "(" } | { t: ")
 const tokenize = (text: string): Token[] | undefined => {
   const out: Token[] = []
   let i = 0
-  let lastWasNum = false
   while (i < text.length) {
     const ch = text[i]!
     if (ch === " " || ch === "\t" || ch === "\n" || ch === "\r") {
@@ -35,21 +34,11 @@ const tokenize = (text: string): Token[] | undefined => {
       let j = i
       while (j < text.length && text[j]! >= "0" && text[j]! <= "9") j++
       const digits = text.slice(i, j)
-      // Digit-by-digit encoding: "2 5" continues the previous integer.
-      if (lastWasNum) {
-        const prev = out[out.length - 1] as { t: "num"; v: number }
-        const joined = String(prev.v) + digits
-        if (joined.length > MAX_INT_DIGITS) return undefined
-        prev.v = Number(joined)
-      } else {
-        if (digits.length > MAX_INT_DIGITS) return undefined
-        out.push({ t: "num", v: Number(digits) })
-      }
-      lastWasNum = true
+      if (digits.length > MAX_INT_DIGITS || out[out.length - 1]?.t === "num") return undefined
+      out.push({ t: "num", v: Number(digits) })
       i = j
       continue
     }
-    lastWasNum = false
     if (ch === "(" || ch === ")") out.push({ t: ch })
     else if (OPS[ch] !== undefined) out.push({ t: "op", v: OPS[ch]! })
     else return undefined
@@ -128,24 +117,24 @@ export const sameMultiset = (a: ReadonlyArray<number>, b: ReadonlyArray<number>)
   return x.every((v, i) => v === y[i])
 }
 
-/** Numbers written digit by digit, the observation and teacher encoding: 25 → "2 5". */
-export const spell = (k: number | bigint | string): string => {
-  const s = String(k)
-  const digits = (s.startsWith("-") ? s.slice(1) : s).split("").join(" ")
-  return s.startsWith("-") ? `- ${digits}` : digits
-}
+/**
+ * A number as observations, answers and teachers write it: plain decimal ("25"). (Until the
+ * model-agnostic text change numbers were spelled digit by digit for the tiny model; its
+ * tokenizer now splits digits itself: plugins/tinylm/tokenizer.ts.)
+ */
+export const spell = (k: number | bigint | string): string => String(k)
 
 const SYM: Record<Op, string> = { "+": "+", "-": "-", "*": "*", "/": "/" }
 const PREC: Record<Op, number> = { "+": 1, "-": 1, "*": 2, "/": 2 }
 
-/** Render with the fewest parentheses that keep the tree (left-assoc), numbers spelled digit by digit. */
+/** Render with the fewest parentheses that keep the tree (left-assoc): "(3 + 5) * 7". */
 export const render = (e: Expr): string => {
   if (e.kind === "num") return spell(e.value)
   const wrap = (c: Expr, right: boolean): string => {
     const s = render(c)
     if (c.kind === "num") return s
     const need = PREC[c.op] < PREC[e.op] || (right && PREC[c.op] === PREC[e.op] && (e.op === "-" || e.op === "/" || c.op === "-" || c.op === "/"))
-    return need ? `( ${s} )` : s
+    return need ? `(${s})` : s
   }
   return `${wrap(e.left, false)} ${SYM[e.op]} ${wrap(e.right, true)}`
 }

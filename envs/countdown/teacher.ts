@@ -13,14 +13,16 @@
  * Reasoning noise sums the numbers in a shuffled order and varies the connectives
  * ("," / "then" / "so") between equations that are not chained.
  *
- * Grading reads any text: numbers are runs of digits (spaces inside a run join, "2 5" = 25),
- * list separators are "," ";" "and"; "'" and "^" (borrow marks) are not read, so digits around
- * them join; a reasoning that starts with "rev" reads the numbers of its equations reversed
- * (readReasoning).
- *  - Facts: each number listed after "numbers"/"given" (true iff still unused in the given
- *    multiset), the number after "target" (true iff it is the target), each number after "neg"
- *    (true iff a given number, each once), and each equation "a op b = c" (true iff the
- *    arithmetic holds exactly and its operands are available; see gradeCountdown).
+ * Grading reads any text, the teacher's scratchpad and what an LLM writes freely ("To get 22
+ * from [64, 76, 62, 72]: 76 - 64 = 12, 12 + 72 = 84, 84 - 62 = 22", "So 76 - 64 + 72 - 62 = 22"):
+ * numbers are written as numbers ("1,000" too); list separators are "," ";" "and". A reasoning
+ * that starts with "rev" is the teacher's scratchpad: there digits written apart join ("4 6 0")
+ * and the numbers of its equations read reversed; "'" and "^" (borrow marks) are not read.
+ *  - Facts: each number listed after "numbers"/"nums"/"given"/"using" (true iff still unused in
+ *    the given multiset), the number after "target"/"goal"/"reach" (true iff it is the target),
+ *    each number after "neg" (true iff a given number, each once), and each equation
+ *    "<expression> = c" (true iff the arithmetic holds exactly and its operands are grounded;
+ *    see gradeCountdown).
  *    factAccuracy = true facts / stated facts (0 when none is stated).
  *  - Consistency: the value the reasoning reaches is Σ numbers − 2·Σ neg when it states a "neg"
  *    list, else the result of its last equation (or the stated target when it states no
@@ -28,7 +30,7 @@
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
-import { evaluate, parseExpression, render, spell, type Expr } from "./expression.ts"
+import { evaluate, leaves, parseExpression, render, spell, type Expr } from "./expression.ts"
 import type { Equation, Instance } from "./generator.ts"
 import { apply, eq, ofInt, type Op, type Rational } from "./rational.ts"
 
@@ -232,7 +234,7 @@ export const teachCountdown = (inst: Instance, options: TeacherOptions, rng: Rng
   const noisy = () => options.reasoningNoise > 0 && rng.bool(options.reasoningNoise)
   const tr = signTrace(noisy() ? { ...inst, numbers: shuffled(inst.numbers, rng) } : inst)
   const body = renderEquations(tr.equations, tr.fallbackAt, () => (noisy() ? (rng.bool() ? "then" : "so") : ","))
-  const negPart = tr.neg === undefined ? "" : ` neg${tr.neg.length > 0 ? " " : ""}${tr.neg.map((n) => spell(n)).join(" , ")}`
+  const negPart = tr.neg === undefined ? "" : ` neg${tr.neg.length > 0 ? " " : ""}${tr.neg.map((n) => spell(n)).join(", ")}`
   const reasoning = `rev ${filler(inst)}${body}${negPart}`
   const intendedAction = render(tr.solution)
   const action = options.epsilon > 0 && rng.bool(options.epsilon) ? randomAction(rng) : intendedAction
@@ -244,28 +246,77 @@ export const teachCountdown = (inst: Instance, options: TeacherOptions, rng: Rng
 
 const MAX_CHARS = 20_000
 const MAX_DIGITS = 13
-const TOKEN = /\d|[+\-−–*×÷\/=(),;:.]|[a-z]+/g
+// Numbers: a thousands-grouped number ("1,000") or a digit run; brackets are not read, so "[3, 5, 2]" is a plain list.
+const TOKEN = /\d{1,3}(?:,\d{3})+(?![\d,])|\d+|[+\-−–*×÷\/=(),;:.]|[a-z]+/g
 const OPWORD: Record<string, Op> = { "+": "+", "-": "-", "−": "-", "–": "-", "*": "*", "×": "*", x: "*", times: "*", plus: "+", minus: "-", "/": "/", "÷": "/" }
 const LIST_SEP = new Set([",", ";", "and"])
+const LIST_WORDS = new Set(["numbers", "nums", "given", "using"])
+const TARGET_WORDS = new Set(["target", "goal", "reach"])
 
 /** A number keeps its digits as written (`s`) so a scratchpad can read them reversed. */
 type Item = { k: "num"; v: number; s: string } | { k: "w"; v: string }
 
-/** Words and numbers of a text; digit runs (with spaces between digits) join into one number. */
+/**
+ * Words and numbers of a text. In a "rev" scratchpad (the teacher's format, digits written one
+ * by one) digit runs separated by spaces join into one number; elsewhere "2 5" is two numbers.
+ */
 export const readItems = (text: string): Item[] => {
   const raw = String(text).slice(0, MAX_CHARS).toLowerCase().match(TOKEN) ?? []
+  const scratch = raw[0] === "rev"
   const out: Item[] = []
-  let prevDigit = false
-  for (const w of raw) {
-    const digit = w.length === 1 && w >= "0" && w <= "9"
-    if (digit && prevDigit) {
+  let prevNum = false
+  for (const w0 of raw) {
+    const isNum = /^\d/.test(w0)
+    const w = isNum ? w0.replaceAll(",", "").slice(0, MAX_DIGITS) : w0
+    if (isNum && prevNum && scratch) {
       const last = out[out.length - 1] as { k: "num"; v: number; s: string }
       if (last.s.length < MAX_DIGITS) {
-        last.s += w
-        last.v = last.v * 10 + Number(w)
+        last.s = (last.s + w).slice(0, MAX_DIGITS)
+        last.v = Number(last.s)
       }
-    } else out.push(digit ? { k: "num", v: Number(w), s: w } : { k: "w", v: w })
-    prevDigit = digit
+    } else out.push(isNum ? { k: "num", v: Number(w), s: w } : { k: "w", v: w })
+    prevNum = isNum
+  }
+  return out
+}
+
+/** An equation whose left side is any expression: "76 - 64 + 72 - 62 = 22". */
+export interface ExprEquation {
+  /** Index of the expression's first item. */
+  readonly at: number
+  readonly lhs: Expr
+  readonly c: number
+}
+
+const EXPR_SYM: Record<string, string> = { "(": "(", ")": ")" }
+for (const [w, op] of Object.entries({ "+": "+", "-": "-", "−": "-", "–": "-", "*": "*", "×": "*", x: "*", times: "*", plus: "+", minus: "-", "/": "/", "÷": "/" })) EXPR_SYM[w] = op
+
+/**
+ * Equations "<expression> = c" anywhere in the items: from each "=" followed by a number, the
+ * left side is the longest run of numbers, operators and parentheses before it that parses
+ * (so "so the answer is 2 + 5 - 3 = 4" reads 2 + 5 - 3, and a chain "a + b = c * d = e" two
+ * equations). A lone number before "=" is no equation.
+ */
+export const readExprEquations = (items: ReadonlyArray<Item>): ExprEquation[] => {
+  const out: ExprEquation[] = []
+  for (let i = 1; i + 1 < items.length; i++) {
+    const e = items[i]!
+    const c = items[i + 1]!
+    if (!(e.k === "w" && e.v === "=" && c.k === "num")) continue
+    let j = i - 1
+    while (j >= 0) {
+      const x = items[j]!
+      if (x.k === "num" || EXPR_SYM[x.v] !== undefined) j--
+      else break
+    }
+    for (let from = j + 1; from < i; from++) {
+      const text = items.slice(from, i).map((x) => (x.k === "num" ? String(x.v) : EXPR_SYM[x.v])).join(" ")
+      const lhs = parseExpression(text)
+      if (lhs) {
+        if (lhs.kind === "bin") out.push({ at: from, lhs, c: c.v })
+        break
+      }
+    }
   }
   return out
 }
@@ -323,7 +374,10 @@ export const readReasoning = (text: string): {
   listed: number[]
   target: number | undefined
   neg: number[] | undefined
+  /** Binary equations "a op b = c" (scratchpad numbers reversed). */
   equations: ReadEquation[]
+  /** Equations with any expression on the left (free text; empty for a scratchpad). */
+  exprEquations: ExprEquation[]
 } => {
   const items = readItems(text)
   const scratch = items[0]?.k === "w" && items[0].v === "rev"
@@ -334,14 +388,14 @@ export const readReasoning = (text: string): {
   for (let i = 0; i < items.length; i++) {
     const it = items[i]!
     if (it.k !== "w") continue
-    if (it.v === "numbers" || it.v === "given" || it.v === "neg") {
+    if (LIST_WORDS.has(it.v) || it.v === "neg") {
       const l = listAt(items, i)
       const vs = l.nums.map((j) => (items[j] as { v: number }).v)
       if (it.v === "neg") neg = [...(neg ?? []), ...vs]
       else listed.push(...vs)
       for (const j of l.nums) inList.add(j)
       i = l.end - 1
-    } else if (it.v === "target" || it.v === "goal") {
+    } else if (TARGET_WORDS.has(it.v)) {
       let j = i + 1
       while (j < items.length && items[j]!.k === "w" && ["is", "=", ":"].includes(items[j]!.v as string)) j++
       const x = items[j]
@@ -357,16 +411,15 @@ export const readReasoning = (text: string): {
   const eqItems = scratch
     ? items.map((it, j) => (it.k === "num" && !inList.has(j) ? { ...it, v: Number(it.s.split("").reverse().join("")) } : it))
     : items
-  return { scratch, listed, target, neg, equations: readEquations(eqItems).map((e) => e.eq) }
+  return { scratch, listed, target, neg, equations: readEquations(eqItems).map((e) => e.eq), exprEquations: scratch ? [] : readExprEquations(items) }
 }
 
 /**
  * Facts: each listed number (true iff still unused in the given multiset), the target, each "neg"
  * number (true iff a given number, each once), each equation. An equation is true iff its
- * arithmetic holds exactly and its operands are available: in a plain reasoning, given numbers or
- * results of earlier true equations, each used once (combination steps); in a "rev" scratchpad,
- * given numbers, the target, results of earlier true equations, or the divisor 2 (halving), reused
- * freely (scratch computations).
+ * arithmetic holds exactly and its operands are grounded: in free text, given numbers or results
+ * of earlier true equations (any expression on the left); in a "rev" scratchpad, given numbers,
+ * the target, results of earlier true equations, or the divisor 2 (halving).
  * Consistency: the reasoning reaches Σ numbers − 2·Σ neg when it states a "neg" list (the given
  * numbers with those subtracted), else the result of its last equation, else the stated target.
  */
@@ -388,29 +441,32 @@ export const gradeCountdown = (state: CountdownState, reasoning: string, action:
     stated++
     if (takeFrom(negBag, v)) right++
   }
-  const available = [...state.numbers]
   const grounded = new Set([...state.numbers, state.target])
-  for (const e of r.equations) {
-    stated++
-    const v = apply(e.op, ofInt(e.a), ofInt(e.b))
-    const holds = v !== undefined && eq(v, ofInt(e.c))
-    if (!holds) continue
-    if (r.scratch) {
-      if (grounded.has(e.a) && (grounded.has(e.b) || (e.op === "/" && e.b === 2))) {
+  if (r.scratch) {
+    for (const e of r.equations) {
+      stated++
+      const v = apply(e.op, ofInt(e.a), ofInt(e.b))
+      if (v !== undefined && eq(v, ofInt(e.c)) && grounded.has(e.a) && (grounded.has(e.b) || (e.op === "/" && e.b === 2))) {
         right++
         grounded.add(e.c)
       }
-      continue
     }
-    const bag = [...available]
-    if (takeFrom(bag, e.a) && takeFrom(bag, e.b)) {
+  }
+  // Free text: an equation is a fact of this state when its arithmetic holds and each operand is a
+  // given number or the result of an earlier true equation (an LLM explores, backtracks and
+  // restates "so 2 + 5 - 3 = 4", so operands are not used up).
+  const known = new Set(state.numbers)
+  for (const e of r.exprEquations) {
+    stated++
+    const v = evaluate(e.lhs)
+    if (v !== undefined && eq(v, ofInt(e.c)) && leaves(e.lhs).every((x) => known.has(x))) {
       right++
-      bag.push(e.c)
-      available.splice(0, available.length, ...bag)
+      known.add(e.c)
     }
   }
   const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
-  const reached = r.neg !== undefined ? sum(state.numbers) - 2 * sum(r.neg) : r.equations.length > 0 ? r.equations[r.equations.length - 1]!.c : r.target
+  const lastC = r.scratch ? r.equations[r.equations.length - 1]?.c : r.exprEquations[r.exprEquations.length - 1]?.c
+  const reached = r.neg !== undefined ? sum(state.numbers) - 2 * sum(r.neg) : lastC !== undefined ? lastC : r.target
   let consistency = 0
   if (reached !== undefined) {
     const p = parseExpression(action)

@@ -6,15 +6,17 @@
  *   path exists) or fixed by `map`.
  * Actions: Left, Down, Right, Up (gymnasium's order; case-insensitive; the RAGEN reference's
  *   numbers 1..4 in that order and "1 (Left)" are accepted too).
- * Observation: the grid rows (P player, _ frozen, O hole, G goal; X player in a hole, √ player
- *   on the goal), a legend line and the action line; a first line "no valid action was taken"
- *   after an action that did not parse. The start tile is shown as frozen.
+ * Observation: the grid as RAGEN renders it (ragen/env/frozen_lake/env.py `_render_text('grid')`
+ *   with config.py's grid_lookup: one character per cell, no spaces, e.g. "_P_G"): P player,
+ *   _ frozen, O hole, G goal; X player in a hole, √ player on the goal; a legend line and the
+ *   action line; a first line "no valid action was taken" after an action that did not parse.
+ *   The start tile is shown as frozen.
  * Transitions: intended move w.p. `successRate` s, each perpendicular move w.p. (1−s)/2
  *   (gymnasium's `success_rate`); moves off the grid keep the player in place.
  * Start: the map's start tile.
  * Rewards: +1 on reaching the goal, 0 otherwise (falling in a hole gives 0).
- * Episode end: terminated on the goal (success) or in a hole; truncated after `actionBudget`
- *   actions (valid or not).
+ * Episode end: terminated on the goal (success) or in a hole; the harness truncates after
+ *   `actionBudget` actions (core/env/time-limit.ts).
  * Arguments: size (4), p (0.9, frozen probability), successRate (1.0; RAGEN's env default is
  *   0.8 and its main-table runs use 1; gymnasium's slippery default is 1/3), map ("" = random).
  * Version history: v1 — first version.
@@ -50,7 +52,7 @@ export const FrozenLakeOptions = Schema.Struct({
 })
 export type FrozenLakeOptions = typeof FrozenLakeOptions.Type
 
-/** What teachers and graders need; the step count stays inside the env (invalid actions count but change no state). */
+/** What teachers and graders need. */
 export interface FrozenLakeState {
   /** Map rows, "SFFF,FHFH,FFFH,HFFG" style. */
   readonly map: string
@@ -74,7 +76,7 @@ const render = (m: LakeMap, player: number, valid: boolean): string => {
       const t = m.tiles[i]
       row.push(i === player ? (t === HOLE ? "X" : t === GOAL ? "√" : "P") : t === HOLE ? "O" : t === GOAL ? "G" : "_")
     }
-    lines.push(row.join(" "))
+    lines.push(row.join(""))
   }
   const t = m.tiles[player]
   if (t === HOLE) lines.push("X player fell in a hole")
@@ -93,9 +95,7 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
   private cache: Array<string | undefined> = []
   private slip: Rng = derive(0, "slip")
   private player = 0
-  private steps = 0
   private terminated = false
-  private truncated = false
 
   constructor(private readonly options: FrozenLakeOptions) {
     const m = options.map === "" ? undefined : parseMap(options.map)
@@ -105,7 +105,7 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
   }
 
   get done(): boolean {
-    return this.terminated || this.truncated
+    return this.terminated
   }
 
   reset(seed: number): string {
@@ -120,9 +120,7 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
     if (!this.fixed || this.cache.length === 0) this.cache = new Array(this.map.size * this.map.size * 2)
     this.slip = derive(seed, "frozenlake", "slip")
     this.player = this.map.start
-    this.steps = 0
     this.terminated = false
-    this.truncated = false
     return this.observe(true)
   }
 
@@ -134,9 +132,8 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
   step(action: string): StepResult {
     const a = parseAction(action)
     if (this.done) {
-      return { observation: this.observe(true), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: a >= 0, effective: false } }
+      return { observation: this.observe(true), reward: 0, terminated: true, truncated: false, info: { success: false, valid: a >= 0, effective: false } }
     }
-    this.steps++
     let reward = 0
     let success = false
     let effective = false
@@ -157,8 +154,7 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
         success = this.map.tiles[next] === GOAL
       }
     }
-    if (!this.terminated && this.steps >= ACTION_BUDGET) this.truncated = true
-    return { observation: this.observe(a >= 0), reward, terminated: this.terminated, truncated: this.truncated, info: { success, valid: a >= 0, effective } }
+    return { observation: this.observe(a >= 0), reward, terminated: this.terminated, truncated: false, info: { success, valid: a >= 0, effective } }
   }
 
   state(): FrozenLakeState {
@@ -168,7 +164,8 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
 
   teach(options: TeacherOptions, rng: Rng): TeacherStep {
     return teachLake(
-      { map: this.map, player: this.player, stepsLeft: ACTION_BUDGET - this.steps, successRate: this.options.successRate, table: this.table },
+      // The steps left come from the harness's time limit; unwrapped, plan for a whole budget.
+      { map: this.map, player: this.player, stepsLeft: options.stepsLeft ?? ACTION_BUDGET, successRate: this.options.successRate, table: this.table },
       options,
       rng
     )
@@ -187,11 +184,11 @@ class FrozenLakeEnv implements Env<FrozenLakeState> {
 
 const instructions = (_o: FrozenLakeOptions): string =>
   [
-    "You are walking on a frozen lake grid . Reach the goal G without falling into a hole O .",
-    "Symbols : P player , _ frozen , O hole , G goal , X player in a hole , √ player on the goal .",
-    "Rows and columns count from 0 at the top left .",
-    "The ice may be slippery : you may move to a side instead of where you meant .",
-    "Answer with one action : Left , Down , Right or Up . Reward 1 at the goal , else 0 ."
+    "You are walking on a frozen lake grid. Reach the goal G without falling into a hole O.",
+    "Symbols: P player, _ frozen, O hole, G goal, X player in a hole, √ player on the goal.",
+    "Rows and columns count from 0 at the top left.",
+    "The ice may be slippery: you may move to a side instead of where you meant.",
+    "Answer with one action: Left, Down, Right or Up. Reward 1 at the goal, else 0."
   ].join("\n")
 
 export const frozenLakeSpec: EnvSpec<FrozenLakeOptions> = {

@@ -5,7 +5,8 @@
  *   shopping, rate, ages, sharing, percent, leftover, change, work — with exact integer
  *   answers); with `dataPath`, a record of the real MetaMathQA JSON/JSONL file (dataset.ts),
  *   picked by seed.
- * Observation: the question (generated numbers digit by digit: "2 5" is 25).
+ * Observation: the question as plain text, as RAGEN shows the dataset's `query`
+ *   (ragen/env/metamathqa/env.py `reset`).
  * Action: the final answer; graded by normalized exact match (answer.ts: spaces, ",", "$", "%",
  *   trailing units and ".0" dropped; numeric equality for integers, decimals and fractions).
  *   Text that is empty, over 200 characters, non-ASCII or without a digit is invalid
@@ -14,8 +15,8 @@
  *   reference allows retries) a correct answer on attempt j (0-based) earns 1/2^j and a wrong
  *   one lets the agent try again; the env's own budget is then k actions, so raise the rollout's
  *   action budget to k too (the spec's actionBudget is the paper default, 1).
- * Episode end: terminated on a correct answer or a wrong final attempt; truncated when the
- *   budget is spent on invalid text.
+ * Episode end: terminated on a correct answer or a wrong final attempt; the harness truncates
+ *   at the action budget (core/env/time-limit.ts), e.g. when it is spent on invalid text.
  * Arguments: maxAttempts 1, dataPath "" (generator).
  * Version history: v1 — first version.
  */
@@ -68,10 +69,8 @@ class MetaMathQAEnv implements Env<MetaMathState> {
   readonly id = "metamathqa-v1"
   private readonly data: ReadonlyArray<Problem> | undefined
   private problem!: Problem
-  private steps = 0
   private attempts = 0
   private terminated = false
-  private truncated = false
 
   constructor(private readonly options: MetaMathQAOptions) {
     this.data = options.dataPath === "" ? undefined : loadMetaMathQA(options.dataPath).problems
@@ -79,23 +78,20 @@ class MetaMathQAEnv implements Env<MetaMathState> {
   }
 
   get done(): boolean {
-    return this.terminated || this.truncated
+    return this.terminated
   }
 
   reset(seed: number): string {
     const rng = derive(seed, "metamathqa")
     this.problem = this.data ? this.data[rng.int(this.data.length)]! : generateProblem(rng)
-    this.steps = 0
     this.attempts = 0
     this.terminated = false
-    this.truncated = false
     return this.problem.question
   }
 
   step(action: string): StepResult {
     const valid = isValidAnswer(action, this.problem.answer)
-    if (this.done) return { observation: this.problem.question, reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid, effective: false } }
-    this.steps++
+    if (this.done) return { observation: this.problem.question, reward: 0, terminated: true, truncated: false, info: { success: false, valid, effective: false } }
     let reward = 0
     let success = false
     let observation: string
@@ -106,10 +102,9 @@ class MetaMathQAEnv implements Env<MetaMathState> {
       if (success || this.attempts >= this.options.maxAttempts) {
         this.terminated = true
         observation = `${this.problem.question}\nanswer ${success ? "correct" : "wrong"}`
-      } else observation = `wrong answer , try again\n${this.problem.question}`
+      } else observation = `wrong answer, try again\n${this.problem.question}`
     } else observation = `${INVALID_LINE}\n${this.problem.question}`
-    if (!this.terminated && this.steps >= this.options.maxAttempts) this.truncated = true
-    return { observation, reward, terminated: this.terminated, truncated: this.truncated, info: { success, valid, effective: valid, attempt: this.attempts } }
+    return { observation, reward, terminated: this.terminated, truncated: false, info: { success, valid, effective: valid, attempt: this.attempts } }
   }
 
   state(): MetaMathState {
@@ -132,9 +127,9 @@ class MetaMathQAEnv implements Env<MetaMathState> {
 
 const instructions = (o: MetaMathQAOptions): string =>
   [
-    "Solve the math word problem . Numbers are written digit by digit : 2 5 is twenty five .",
-    "Answer with the final number only . Reward 1 for the exact answer , else 0 .",
-    ...(o.maxAttempts > 1 ? ["A wrong answer may be retried ; each retry halves the reward ."] : [])
+    "Solve the math word problem.",
+    "Answer with the final number only. Reward 1 for the exact answer, else 0.",
+    ...(o.maxAttempts > 1 ? ["A wrong answer may be retried; each retry halves the reward."] : [])
   ].join("\n")
 
 export const metaMathQASpec: EnvSpec<MetaMathQAOptions> = {

@@ -1,7 +1,7 @@
 /**
  * The built-in generator of grade-school word problems (GSM8K/MetaMathQA style), one template
- * per kind, each with an exact integer answer and its worked steps. Numbers are written digit by
- * digit ("2 5") so a word-level tokenizer needs only the ten digits.
+ * per kind, each with an exact integer answer and its worked steps. Plain English, numbers written
+ * as numbers.
  */
 import type { Rng } from "../../core/rng.ts"
 import { spell } from "../countdown/expression.ts"
@@ -48,7 +48,7 @@ export const TEMPLATES: Record<string, Template> = {
     const s1 = step(a, "*", b)
     const s2 = step(c, "*", d)
     return {
-      question: `${who} buys ${s(a)} ${ITEMS[i1]} at ${s(b)} dollars each and ${s(c)} ${item2} at ${s(d)} dollars each . How many dollars does ${who} spend ?`,
+      question: `${who} buys ${s(a)} ${ITEMS[i1]} at ${s(b)} dollars each and ${s(c)} ${item2} at ${s(d)} dollars each. How many dollars does ${who} spend?`,
       quantities: [a, b, c, d],
       steps: [s1, s2, step(s1.c, "+", s2.c)]
     }
@@ -56,7 +56,7 @@ export const TEMPLATES: Record<string, Template> = {
   rate: (rng) => {
     const [r, t] = [rng.range(20, 80), rng.range(2, 9)]
     return {
-      question: `A train travels at ${s(r)} miles per hour for ${s(t)} hours . How many miles does it travel ?`,
+      question: `A train travels at ${s(r)} miles per hour for ${s(t)} hours. How many miles does it travel?`,
       quantities: [r, t],
       steps: [step(r, "*", t)]
     }
@@ -66,7 +66,7 @@ export const TEMPLATES: Record<string, Template> = {
     const [a, b, c] = [rng.range(4, 30), rng.range(2, 15), rng.range(2, 20)]
     const s1 = step(a, "+", b)
     return {
-      question: `${who} is ${s(a)} years old . ${who} 's sister is ${s(b)} years older . How old will the sister be in ${s(c)} years ?`,
+      question: `${who} is ${s(a)} years old. ${who} 's sister is ${s(b)} years older. How old will the sister be in ${s(c)} years?`,
       quantities: [a, b, c],
       steps: [s1, step(s1.c, "+", c)]
     }
@@ -75,7 +75,7 @@ export const TEMPLATES: Record<string, Template> = {
     const [n, q] = [rng.range(2, 12), rng.range(2, 15)]
     const item = ITEMS[rng.int(ITEMS.length)]!
     return {
-      question: `${s(n)} friends share ${s(n * q)} ${item} equally . How many ${item} does each friend get ?`,
+      question: `${s(n)} friends share ${s(n * q)} ${item} equally. How many ${item} does each friend get?`,
       quantities: [n, n * q],
       steps: [step(n * q, "/", n)]
     }
@@ -85,7 +85,7 @@ export const TEMPLATES: Record<string, Template> = {
     const [n, p] = [20 * k, 5 * m]
     const s1 = step(n, "*", p)
     return {
-      question: `A school has ${s(n)} students . ${s(p)} percent of them play chess . How many students play chess ?`,
+      question: `A school has ${s(n)} students. ${s(p)} percent of them play chess. How many students play chess?`,
       quantities: [n, p],
       steps: [s1, step(s1.c, "/", 100)]
     }
@@ -96,7 +96,7 @@ export const TEMPLATES: Record<string, Template> = {
     const c = rng.range(1, a * b - 1)
     const s1 = step(a, "*", b)
     return {
-      question: `A baker bakes ${s(a)} trays of ${s(b)} cookies . ${who} buys ${s(c)} cookies . How many cookies are left ?`,
+      question: `A baker bakes ${s(a)} trays of ${s(b)} cookies. ${who} buys ${s(c)} cookies. How many cookies are left?`,
       quantities: [a, b, c],
       steps: [s1, step(s1.c, "-", c)]
     }
@@ -107,7 +107,7 @@ export const TEMPLATES: Record<string, Template> = {
     const a = b * c + rng.range(1, 60)
     const s1 = step(b, "*", c)
     return {
-      question: `${who} has ${s(a)} dollars and buys ${s(b)} books for ${s(c)} dollars each . How many dollars are left ?`,
+      question: `${who} has ${s(a)} dollars and buys ${s(b)} books for ${s(c)} dollars each. How many dollars are left?`,
       quantities: [a, b, c],
       steps: [s1, step(a, "-", s1.c)]
     }
@@ -116,7 +116,7 @@ export const TEMPLATES: Record<string, Template> = {
     const [w, h, d] = [rng.range(2, 9), rng.range(2, 8), rng.range(2, 6)]
     const s1 = step(w, "*", h)
     return {
-      question: `${s(w)} workers each paint ${s(h)} walls a day . How many walls do they paint in ${s(d)} days ?`,
+      question: `${s(w)} workers each paint ${s(h)} walls a day. How many walls do they paint in ${s(d)} days?`,
       quantities: [w, h, d],
       steps: [s1, step(s1.c, "*", d)]
     }

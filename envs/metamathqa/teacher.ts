@@ -1,11 +1,13 @@
 /**
  * MetaMathQA's teacher and reasoning grader.
  *
- * Teacher reasoning: "quantities 3 , 1 2 , 5 : 3 * 1 2 = 3 6 , 3 6 + 5 = 4 1" (numbers digit by
- * digit); for a loaded dataset record (no worked steps): "quantities … : the answer is 4 1".
+ * Teacher reasoning: "quantities 3, 12, 5: 3 * 12 = 36, 36 + 5 = 41"; for a loaded dataset
+ * record (no worked steps): "quantities …: the answer is 41".
  * Reasoning noise shuffles the listed quantities and varies the words ("given", "then", "so").
  *
- * Grading reads any text (same reader as Countdown: digit runs join, "a op b = c" equations):
+ * Grading reads any text, the teacher's and an LLM's ("We have 3 boxes of 12 pencils: 3 * 12 = 36;
+ * adding 5 gives 36 + 5 = 41. The answer is: 41") with Countdown's reader (numbers as numbers,
+ * "1,000" too; equations "<expression> = c"):
  *  - Facts: each number listed after "quantities"/"given"/"numbers" (true iff the question states
  *    it, each occurrence once) and each equation (true iff its arithmetic holds exactly).
  *    factAccuracy = true / stated (0 when nothing is stated).
@@ -15,8 +17,9 @@
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
 import { spell } from "../countdown/expression.ts"
-import { apply, eq, ofInt } from "../countdown/rational.ts"
-import { readEquations, readItems } from "../countdown/teacher.ts"
+import { eq, ofInt } from "../countdown/rational.ts"
+import { evaluate } from "../countdown/expression.ts"
+import { readExprEquations, readItems } from "../countdown/teacher.ts"
 import { answersMatch, normalizeAnswer } from "./answer.ts"
 import type { Problem } from "./problems.ts"
 
@@ -37,29 +40,27 @@ const shuffled = <T>(xs: ReadonlyArray<T>, rng: Rng): T[] => {
   return a
 }
 
-/** Digit by digit where the normalized answer is a number ("5,000" → "5 0 0 0", "15/2" → "1 5 / 2"). */
+/** The normalized form where the answer is a number ("5,000" → "5000", "15/2" stays), else as given. */
 const spellAnswer = (a: string): string => {
   const n = normalizeAnswer(a)
-  const m = /^(-?\d+)(?:([./])(\d+))?$/.exec(n)
-  if (!m) return a
-  return m[2] ? `${spell(m[1]!)} ${m[2]} ${spell(m[3]!)}` : spell(m[1]!)
+  return /^-?\d+(?:[./]\d+)?$/.test(n) ? n : a
 }
 
 export const teachMath = (p: Problem, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string): TeacherStep => {
   const noisy = () => options.reasoningNoise > 0 && rng.bool(options.reasoningNoise)
   const qs = (noisy() ? shuffled(p.quantities, rng) : [...p.quantities]).slice(0, 12)
-  const head = `${noisy() ? "given" : "quantities"} ${qs.map(spell).join(" , ")}`
+  const head = `${noisy() ? "given" : "quantities"} ${qs.map(spell).join(", ")}`
   let body: string
   if (p.steps.length === 0) body = `the answer is ${spellAnswer(p.answer)}`
   else {
     const eqs = p.steps.map((s) => `${spell(s.a)} ${s.op} ${spell(s.b)} = ${spell(s.c)}`)
     body = eqs[0]!
-    for (let i = 1; i < eqs.length; i++) body += ` ${noisy() ? (rng.bool() ? "then" : "so") : ","} ${eqs[i]}`
+    for (let i = 1; i < eqs.length; i++) body += `${noisy() ? (rng.bool() ? " then" : " so") : ","} ${eqs[i]}`
   }
   const intendedAction = spellAnswer(p.answer)
   const action = options.epsilon > 0 && rng.bool(options.epsilon) ? randomAction(rng) : intendedAction
   const facts = [...p.quantities.map((q) => `quantity ${q}`), ...p.steps.map((s) => `${s.a} ${s.op} ${s.b} = ${s.c}`)]
-  return { reasoning: `${head} : ${body}`, action, facts, intendedAction }
+  return { reasoning: `${head}: ${body}`, action, facts, intendedAction }
 }
 
 const LIST_WORDS = new Set(["quantities", "given", "numbers"])
@@ -106,14 +107,14 @@ export const gradeMath = (state: MetaMathState, reasoning: string, action: strin
       }
     }
   }
-  const eqs = readEquations(items)
-  for (const { eq: e } of eqs) {
+  const eqs = readExprEquations(items)
+  for (const e of eqs) {
     stated++
-    const v = apply(e.op, ofInt(e.a), ofInt(e.b))
+    const v = evaluate(e.lhs)
     if (v !== undefined && eq(v, ofInt(e.c))) right++
   }
   const lastEq = eqs[eqs.length - 1]
-  const reached = answerValue !== undefined && (!lastEq || answerAt > lastEq.at) ? answerValue : lastEq?.eq.c
+  const reached = answerValue !== undefined && (!lastEq || answerAt > lastEq.at) ? answerValue : lastEq?.c
   const consistency = reached !== undefined && answersMatch(action, String(reached)) ? 1 : 0
   return { factAccuracy: stated === 0 ? 0 : right / stated, consistency }
 }

@@ -14,7 +14,8 @@
  *   SQuAD-normalised exact match, else the token F1 when it is ≥ 0.3, else 0 (an entity name
  *   counts as one token, see answerTokens); searches earn 0.
  *   Success = exact match.
- * Episode end: terminated on finish; truncated when the action budget (10) is spent.
+ * Episode end: terminated on finish; the harness truncates when the action budget (10) is spent
+ *   (core/env/time-limit.ts).
  * Arguments: hops 1 | 2 | "mixed" (default mixed: each seed draws 1 or 2), topk 3, retriever
  *   { url, format "search-r1" | "ragen", timeoutMs 5000, retries 2 } (default none: local BM25).
  * Remote retrieval is asynchronous: with `retriever` set, use `stepAsync`; `step` throws.
@@ -106,9 +107,7 @@ class SearchQAEnv implements Env<SearchQAState> {
   private truth = ""
   private truthTokens: string[] = []
   private last = ""
-  private steps = 0
   private terminated = false
-  private truncated = false
   private readonly remote: RetrieverSettings | undefined
 
   constructor(private readonly options: SearchQAOptions) {
@@ -117,7 +116,7 @@ class SearchQAEnv implements Env<SearchQAState> {
   }
 
   get done(): boolean {
-    return this.terminated || this.truncated
+    return this.terminated
   }
 
   reset(seed: number): string {
@@ -127,9 +126,7 @@ class SearchQAEnv implements Env<SearchQAState> {
     this.hopKeys = this.q.hops.map(hopKey)
     this.truth = normalizeAnswer(CORPUS.entities[this.q.answer]!.name)
     this.truthTokens = [this.truth] // a name is one F1 token (answerTokens)
-    this.steps = 0
     this.terminated = false
-    this.truncated = false
     this.last = this.head
     return this.head
   }
@@ -164,17 +161,14 @@ class SearchQAEnv implements Env<SearchQAState> {
   /** Bookkeeping after a search: the canonical search of a hop counts as finding it. */
   private afterSearch(block: string, key: string, shown: string): StepResult {
     for (let h = 0; h < this.found.length; h++) if (key === this.hopKeys[h]) this.found[h] = true
-    this.steps++
-    if (this.steps >= ACTION_BUDGET) this.truncated = true
     this.last = `${this.head}\nsearch ${shown} :\n${block}`
-    return { observation: this.last, reward: 0, terminated: false, truncated: this.truncated, info: { success: false, valid: true, effective: true, action: "search" } }
+    return { observation: this.last, reward: 0, terminated: false, truncated: false, info: { success: false, valid: true, effective: true, action: "search" } }
   }
 
   /** Finish, invalid text, or any action after the end. */
   private settle(a: Action | undefined): StepResult {
     const valid = a !== undefined
-    if (this.done) return { observation: this.last, reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid, effective: false } }
-    this.steps++
+    if (this.done) return { observation: this.last, reward: 0, terminated: true, truncated: false, info: { success: false, valid, effective: false } }
     let reward = 0
     let success = false
     if (a?.kind === "finish") {
@@ -187,12 +181,11 @@ class SearchQAEnv implements Env<SearchQAState> {
     } else {
       this.last = this.last.startsWith(INVALID_LINE) ? this.last : `${INVALID_LINE}\n${this.last}`
     }
-    if (!this.terminated && this.steps >= ACTION_BUDGET) this.truncated = true
     return {
       observation: this.last,
       reward,
       terminated: this.terminated,
-      truncated: this.truncated,
+      truncated: false,
       info: { success, valid, effective: valid, ...(valid ? { action: "finish" } : {}) }
     }
   }

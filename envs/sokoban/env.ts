@@ -6,15 +6,16 @@
  * Actions: Up, Down, Left, Right (case-insensitive; the RAGEN reference's numbers 1..4 in that
  *   order and "1 (Up)" are accepted too). Walking into a wall or pushing a box into a wall or
  *   another box leaves the state unchanged (the step still costs −0.1, as in gym-sokoban).
- * Observation: the grid rows with symbols # wall, _ floor, O target, X box, √ box on target,
- *   P player, S player on target; a legend line and the action line; a first line "no valid
- *   action was taken" after an action that did not parse.
+ * Observation: the grid as RAGEN renders it (ragen/env/sokoban/env.py `_render_text('grid')` with
+ *   config.py's grid_lookup: each cell " # ", rows on their own lines) with symbols # wall,
+ *   _ floor, O target, X box, √ box on target, P player, S player on target; a legend line and
+ *   the action line; a first line "no valid action was taken" after an action that did not parse.
  * Start: the generated level (player, boxes off their targets).
  * Rewards (gym-sokoban exactly): −0.1 per step, +1 when a box is pushed onto a target, −1 when
  *   a box is pushed off one, +10 when all boxes are on targets. Unparsed actions get 0 here;
  *   the rollout applies the format penalty.
- * Episode end: terminated when all boxes are on targets (success); truncated after
- *   `actionBudget` actions (valid or not).
+ * Episode end: terminated when all boxes are on targets (success); the harness truncates after
+ *   `actionBudget` actions (core/env/time-limit.ts).
  * Arguments: dim (6), numBoxes (1), searchDepth (300, gym-sokoban/RAGEN's reverse-play depth),
  *   maxSolutionSteps (5 = maxTurns: one action per turn, so reverse play stops at this depth and
  *   every level is solvable within the turns — at 10, the action budget, only about 20% of levels
@@ -46,7 +47,7 @@ export const SokobanOptions = Schema.Struct({
 })
 export type SokobanOptions = typeof SokobanOptions.Type
 
-/** What teachers and graders need; the step count stays inside the env (invalid actions count but change no state). */
+/** What teachers and graders need. */
 export interface SokobanState {
   /** Room rows joined by commas: # wall, _ floor, O target (boxes and player not drawn). */
   readonly room: string
@@ -83,9 +84,7 @@ export class SokobanEnv implements Env<SokobanState> {
   private player = 0
   private onTarget = 0
   private numBoxes = 0
-  private steps = 0
   private terminated = false
-  private truncated = false
   /** Teacher plans by state key, filled along each solved path and cleared on reset. */
   private plans = new Map<number, number[]>()
 
@@ -95,7 +94,7 @@ export class SokobanEnv implements Env<SokobanState> {
   }
 
   get done(): boolean {
-    return this.terminated || this.truncated
+    return this.terminated
   }
 
   reset(seed: number): string {
@@ -114,9 +113,7 @@ export class SokobanEnv implements Env<SokobanState> {
     }
     this.numBoxes = level.boxes.length
     this.player = level.player
-    this.steps = 0
     this.terminated = false
-    this.truncated = false
     this.plans.clear()
     return this.observe(true)
   }
@@ -129,7 +126,7 @@ export class SokobanEnv implements Env<SokobanState> {
         const i = r * dim + c
         const t = tiles[i]
         const sym = t === WALL ? "#" : i === player ? (t === TARGET ? "S" : "P") : boxAt[i] ? (t === TARGET ? "√" : "X") : t === TARGET ? "O" : "_"
-        s += c === 0 ? sym : " " + sym
+        s += ` ${sym} `
       }
       s += "\n"
     }
@@ -139,9 +136,8 @@ export class SokobanEnv implements Env<SokobanState> {
   step(action: string): StepResult {
     const a = parseAction(action)
     if (this.done) {
-      return { observation: this.observe(true), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: a >= 0, effective: false } }
+      return { observation: this.observe(true), reward: 0, terminated: true, truncated: false, info: { success: false, valid: a >= 0, effective: false } }
     }
-    this.steps++
     let reward = 0
     let effective = false
     let success = false
@@ -175,8 +171,7 @@ export class SokobanEnv implements Env<SokobanState> {
         success = true
       }
     }
-    if (!this.terminated && this.steps >= ACTION_BUDGET) this.truncated = true
-    return { observation: this.observe(a >= 0), reward, terminated: this.terminated, truncated: this.truncated, info: { success, valid: a >= 0, effective } }
+    return { observation: this.observe(a >= 0), reward, terminated: this.terminated, truncated: false, info: { success, valid: a >= 0, effective } }
   }
 
   private boxList(): number[] {
@@ -265,12 +260,12 @@ export const solveState = (state: SokobanState, maxStates?: number) => {
 
 const instructions = (o: SokobanOptions): string =>
   [
-    `You are a Sokoban player in a ${o.dim} by ${o.dim} room . Push every box X onto a target O .`,
-    "Symbols : # wall , _ floor , O target , X box , √ box on target , P player , S player on target .",
-    "Rows and columns count from 0 at the top left . You push a box by walking into it ; you cannot pull it .",
-    "A box pushed into a wall or another box does not move .",
-    "Answer with one action : Up , Down , Left or Right .",
-    "Each step costs a little ; a box pushed onto a target earns a reward , one pushed off loses it , and a big reward comes when all boxes are on targets ."
+    `You are a Sokoban player in a ${o.dim} by ${o.dim} room. Push every box X onto a target O.`,
+    "Symbols: # wall, _ floor, O target, X box, √ box on target, P player, S player on target.",
+    "Rows and columns count from 0 at the top left. You push a box by walking into it; you cannot pull it.",
+    "A box pushed into a wall or another box does not move.",
+    "Answer with one action: Up, Down, Left or Right.",
+    "Each step costs a little; a box pushed onto a target earns a reward, one pushed off loses it, and a big reward comes when all boxes are on targets."
   ].join("\n")
 
 export const sokobanSpec: EnvSpec<SokobanOptions> = {

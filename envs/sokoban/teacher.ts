@@ -16,8 +16,13 @@ export const DIRECTION_WORDS = ["up", "down", "left", "right"] as const
 export const MAX_PLAN = 6
 
 export const FACT_VOCAB: FactVocabulary = {
-  kinds: { player: "player", agent: "player", box: "box", crate: "box", target: "target", goal: "target" },
-  planWords: ["plan", "path", "moves"],
+  // the teacher's words and their synonyms, plus what an LLM writes ("I am at", "boxes at … and …")
+  kinds: {
+    player: "player", agent: "player", i: "player", you: "player", me: "player",
+    box: "box", crate: "box", boxes: "box", crates: "box",
+    target: "target", goal: "target", targets: "target", goals: "target"
+  },
+  planWords: ["plan", "path", "moves", "move", "go", "push", "action", "answer"],
   directions: { up: 0, down: 1, left: 2, right: 3 }
 }
 const SYNONYMS: Record<string, ReadonlyArray<string>> = {

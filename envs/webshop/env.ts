@@ -15,8 +15,8 @@
  * Start: the search page of the goal drawn from the seed (every goal comes from a product).
  * Rewards: on `buy now`, WebShop's reward (goal.ts) — binary by default (1 iff it is 1, the
  *   paper's setting), the continuous value with binaryReward false; 0 on every other step.
- * Episode end: terminated on buy now (success iff the reward is 1); truncated after
- *   `actionBudget` (9, DESIGN.md §3) actions, valid or not.
+ * Episode end: terminated on buy now (success iff the reward is 1); the harness truncates after
+ *   `actionBudget` (9, DESIGN.md §3) actions, valid or not (core/env/time-limit.ts).
  * Arguments: catalogueSize 200, resultsPerPage 10 (the real site's page size), binaryReward
  *   true, server (unset = embedded; { url, timeoutMs 10000, retries 2, goals }).
  * Version history: v1 — first version.
@@ -82,9 +82,7 @@ class WebShopEnv implements Env<WebShopState> {
   private readonly data: ShopData
   private shop!: Shop
   private instructionLine = ""
-  private steps = 0
   private terminated = false
-  private truncated = false
 
   constructor(private readonly options: WebShopOptions) {
     this.data = dataFor(options).data
@@ -92,16 +90,14 @@ class WebShopEnv implements Env<WebShopState> {
   }
 
   get done(): boolean {
-    return this.terminated || this.truncated
+    return this.terminated
   }
 
   reset(seed: number): string {
     const goal = makeGoal(derive(seed, "webshop", "goal"), this.data.cat)
     this.shop = new Shop(this.data, goal, this.data.cat.byId.get(goal.asin)!)
     this.instructionLine = `instruction : ${goal.instruction}\n`
-    this.steps = 0
     this.terminated = false
-    this.truncated = false
     return this.observe(true)
   }
 
@@ -113,9 +109,8 @@ class WebShopEnv implements Env<WebShopState> {
     const a = parseAction(action)
     const valid = a !== null && !this.done && this.shop.accepts(a)
     if (this.done) {
-      return { observation: this.observe(true), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: a !== null, effective: false } }
+      return { observation: this.observe(true), reward: 0, terminated: true, truncated: false, info: { success: false, valid: a !== null, effective: false } }
     }
-    this.steps++
     let effective = false
     let reward = 0
     let success = false
@@ -130,8 +125,7 @@ class WebShopEnv implements Env<WebShopState> {
         info = { webshopReward: out.reward, rType: out.rType, attributeMatches: out.attributeMatches, optionMatches: out.optionMatches, priceOk: out.priceOk }
       }
     }
-    if (!this.terminated && this.steps >= ACTION_BUDGET) this.truncated = true
-    return { observation: this.observe(valid), reward, terminated: this.terminated, truncated: this.truncated, info: { success, valid, effective, page: this.shop.page, ...info } }
+    return { observation: this.observe(valid), reward, terminated: this.terminated, truncated: false, info: { success, valid, effective, page: this.shop.page, ...info } }
   }
 
   state(): WebShopState {

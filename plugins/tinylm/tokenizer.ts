@@ -1,10 +1,14 @@
 /**
  * Word-level tokenizer built from an env vocabulary (PolicyContext.vocabulary).
  *
- * Words are split as envs/common/text.ts splits them (whitespace; each of `< > / [ ] ( ) , . : ?`
+ * Words are split as envs/common/text.ts splits them (whitespace; each of `< > / [ ] ( ) , . : ; ?`
  * alone), except that the tags `<think> </think> <answer> </answer>` stay one token, newlines are
  * a token, and numbers become single digits: the first digit as "d", the following ones as "##d"
  * (WordPiece-style continuation), so "45" → "4" "##5" and decodes back to "45".
+ * A word that is not in the vocabulary but whose every character is falls back to its characters
+ * (as byte-level BPE falls back to bytes): a grid row written as RAGEN renders FrozenLake, "_P_G",
+ * reads as the cells "_" "P" "_" "G" — the tokens the tiny model saw when envs spaced the cells.
+ * Envs write plain text for any LLM; this is where it is shaped for the tiny model.
  * Order is fixed: specials, tags, newline, digits, continuation digits, then the sorted words.
  */
 import { ANSWER_CLOSE, ANSWER_OPEN, THINK_CLOSE, THINK_OPEN } from "../../core/prompt.ts"
@@ -18,7 +22,7 @@ const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
 const CONT = DIGITS.map((d) => `##${d}`)
 
 const tagRe = /(<\/?(?:think|answer)>)/
-const punct = /([<>\/\[\](),.:?])/g
+const punct = /([<>\/\[\](),.:;?])/g
 const digitsRe = /^[0-9]+$/
 
 export interface TokenizerJson {
@@ -76,7 +80,15 @@ export class Tokenizer {
       if (digitsRe.test(w)) {
         out.push(this.id(w[0]!))
         for (let i = 1; i < w.length; i++) out.push(this.id(`##${w[i]}`))
-      } else out.push(this.id(w))
+      } else {
+        const id = this.ids.get(w)
+        if (id !== undefined) out.push(id)
+        else {
+          const chars = Array.from(w)
+          if (chars.length > 1 && chars.every((ch) => this.ids.has(ch))) for (const ch of chars) out.push(this.ids.get(ch)!)
+          else out.push(this.unk)
+        }
+      }
     }
     return Int32Array.from(out)
   }

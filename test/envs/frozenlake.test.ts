@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test"
+import { withTimeLimit } from "../../core/env/time-limit.ts"
+import { Tokenizer } from "../../plugins/tinylm/tokenizer.ts"
 import { checkEnv } from "../helpers/check-env.ts"
 import { frozenLakeSpec, type FrozenLakeOptions, type FrozenLakeState } from "../../envs/frozenlake/env.ts"
 import { DOWN, generateMap, GOAL, HOLE, LEFT, parseMap, RIGHT, shortestPath, transitionTable, UP } from "../../envs/frozenlake/map.ts"
@@ -76,7 +78,7 @@ describe("frozenlake-v1", () => {
   test("fixed map: goal gives +1 and success, a hole ends with 0", () => {
     const env = frozenLakeSpec.make(opts({ map: CLASSIC }))
     const first = env.reset(1)
-    expect(first.split("\n").slice(0, 4)).toEqual(["P _ _ _", "_ O _ O", "_ _ _ O", "O _ _ G"])
+    expect(first.split("\n").slice(0, 4)).toEqual(["P___", "_O_O", "___O", "O__G"]) // RAGEN's render: one character per cell
     let last
     for (const a of ["Down", "Down", "Right", "Down", "Right", "Right"]) last = env.step(a)
     expect(last!.reward).toBe(1)
@@ -93,8 +95,8 @@ describe("frozenlake-v1", () => {
     expect(env.done).toBe(true)
   })
 
-  test("walls keep the player in place; invalid actions are not applied and counted", () => {
-    const env = frozenLakeSpec.make(opts({ map: CLASSIC }))
+  test("walls keep the player in place; invalid actions are not applied and count against the harness's budget", () => {
+    const env = withTimeLimit(frozenLakeSpec.make(opts({ map: CLASSIC })), frozenLakeSpec.actionBudget)
     env.reset(0)
     const w = env.step("Up")
     expect(w.info).toEqual({ success: false, valid: true, effective: false })
@@ -139,17 +141,23 @@ describe("frozenlake-v1", () => {
   test("observation is short and tokenizable with the vocabulary", () => {
     const o = opts()
     const vocab = new Set(frozenLakeSpec.vocabulary(o))
+    const tok = Tokenizer.fromVocabulary(frozenLakeSpec.vocabulary(o))
     const env = frozenLakeSpec.make(o)
     const rng = new Rng(3)
     for (let seed = 0; seed < 50; seed++) {
       const obs = env.reset(seed)
-      expect(splitWords(obs).length).toBeLessThanOrEqual(60)
-      for (const w of splitWords(obs)) expect(vocab.has(w)).toBe(true)
+      // rows are plain text ("_P_G"); the tiny model's tokenizer reads them cell by cell, the
+      // same tokens as the old spaced rows
+      const ids = tok.encode(obs)
+      expect(ids.length).toBeLessThanOrEqual(60)
+      expect(ids).not.toContain(tok.unk)
+      const spaced = obs.split("\n").map((l) => (/^[P_OGX√]+$/.test(l) ? Array.from(l).join(" ") : l)).join("\n")
+      expect([...ids]).toEqual([...tok.encode(spaced)])
       const t = env.teach({ epsilon: 0.5, reasoningNoise: 1 }, rng)
       expect(splitWords(t.reasoning).length).toBeLessThanOrEqual(40)
       for (const w of [...splitWords(t.reasoning), t.action]) expect(vocab.has(w)).toBe(true)
       const r = env.step("nonsense")
-      for (const w of splitWords(r.observation)) expect(vocab.has(w)).toBe(true)
+      expect(tok.encode(r.observation)).not.toContain(tok.unk)
       for (const w of splitWords(frozenLakeSpec.instructions(o))) expect(vocab.has(w)).toBe(true)
     }
   })
@@ -219,6 +227,21 @@ describe("frozenlake-v1", () => {
     expect(g("zz qq 1 2 3", "Down")).toEqual({ factAccuracy: 0, consistency: 0 })
     expect(g("", "")).toEqual({ factAccuracy: 0, consistency: 0 })
     expect(g("player 9 9 hole 0 0", "Down").factAccuracy).toBe(0)
+  })
+
+  test("gradeReasoning reads facts as an LLM writes them freely", () => {
+    const env = frozenLakeSpec.make(opts({ map: CLASSIC }))
+    env.reset(0)
+    env.step("Down")
+    const s = env.state()
+    const g = (text: string, action: string) => env.gradeReasoning(s, text, action)
+    const ok = { factAccuracy: 1, consistency: 1 }
+    expect(g("The player is at row 1, column 0. The goal is at row 3, column 3. There is a hole at (1, 1), so I should go down then right.", "Down")).toEqual(ok)
+    expect(g("I am at (1, 0). Goal: row 3 col 3. Holes at (1,1) and (1,3). Path: Down || Right", "Down")).toEqual(ok)
+    // RAGEN's example wording: "To forbid the hole and go to the target, I should go left then go up."
+    expect(g("To avoid the hole and go to the target, I should go down then go right.", "Down").consistency).toBe(1)
+    expect(g("I am at (2, 2) and the goal is at (0, 3). Move down.", "Down")).toEqual({ factAccuracy: 0, consistency: 1 })
+    expect(g("player at (1,0); holes at (1,1) and (2,2). I move right.", "Right")).toEqual({ factAccuracy: 2 / 3, consistency: 0 })
   })
 
   test("map helpers", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { withTimeLimit } from "../../core/env/time-limit.ts"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { answersMatch, normalizeAnswer } from "../../envs/metamathqa/answer.ts"
@@ -67,18 +68,25 @@ describe("metamathqa-v1 (generator)", () => {
     const r = env.step(answer)
     expect(r.reward).toBe(0.25)
     expect(r.terminated).toBe(true)
-    env.reset(2)
-    for (let k = 0; k < 3; k++) env.step("<junk>")
-    expect(env.done).toBe(true)
+    // the budget is the harness's time limit: maxAttempts actions
+    const limited = withTimeLimit(metaMathQASpec.make(opts({ maxAttempts: 3 })), 3)
+    limited.reset(2)
+    for (let k = 0; k < 3; k++) limited.step("<junk>")
+    expect(limited.done).toBe(true)
   })
   test("reasoning grading on free text", () => {
     const st = { question: "", answer: "41", quantities: [3, 12, 5] }
-    expect(gradeMath(st, "quantities 3 , 1 2 , 5 : 3 * 1 2 = 3 6 , 3 6 + 5 = 4 1", "4 1")).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(gradeMath(st, "quantities 3, 12, 5: 3 * 12 = 36, 36 + 5 = 41", "41")).toEqual({ factAccuracy: 1, consistency: 1 })
     expect(gradeMath(st, "given 3, 12 and 5. 3 x 12 = 36 so 36 + 5 = 41", "41")).toEqual({ factAccuracy: 1, consistency: 1 })
-    const bad = gradeMath(st, "quantities 3 , 7 : 3 * 7 = 2 2", "4 1")
+    const bad = gradeMath(st, "quantities 3, 7: 3 * 7 = 22", "41")
     expect(bad.factAccuracy).toBeCloseTo(1 / 3)
     expect(bad.consistency).toBe(0)
-    expect(gradeMath(st, "the answer is 4 1", "41").consistency).toBe(1)
+    expect(gradeMath(st, "the answer is 41", "41").consistency).toBe(1)
+    // what an LLM writes: prose, a one-line expression, MetaMathQA's "The answer is: X"
+    const llm = "Lena has 3 boxes with 12 pencils each, so 3 * 12 = 36 pencils. Adding 5 more gives 36 + 5 = 41.\nThe answer is: 41"
+    expect(gradeMath(st, llm, "41")).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(gradeMath(st, "In total 3 × 12 + 5 = 41 pencils.", "41")).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(gradeMath(st, "3 * 12 = 38, so 38 + 5 = 43. The answer is: 43", "41")).toEqual({ factAccuracy: 0.5, consistency: 0 })
     for (const t of ["", "zz qq 1 2 3", "= + =", "🙂".repeat(300), "9".repeat(30000)]) {
       const g = gradeMath(st, t, "41")
       expect(g.factAccuracy).toBeGreaterThanOrEqual(0)

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { withTimeLimit } from "../../core/env/time-limit.ts"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import envsPlugin from "../../envs/plugin.ts"
@@ -195,10 +196,13 @@ describe("searchqa-v1", () => {
     expect(env.step("finish[xa xb xc]").reward).toBe(0)
     env.reset(7)
     expect(env.step(` FINISH [ The ${ans} ] `).reward).toBe(1)
-    env.reset(7)
-    for (let i = 0; i < 9; i++) expect(env.step("search[ni pe lo]")).toMatchObject({ reward: 0, terminated: false, truncated: false })
-    expect(env.step("search[ni pe lo]")).toMatchObject({ terminated: false, truncated: true })
-    expect(env.done).toBe(true)
+    // the budget is the harness's time limit (core/env/time-limit.ts), not the env's
+    const limited = withTimeLimit(env, searchQASpec.actionBudget)
+    limited.reset(7)
+    for (let i = 0; i < 9; i++) expect(limited.step("search[ni pe lo]")).toMatchObject({ reward: 0, terminated: false, truncated: false })
+    expect(limited.step("search[ni pe lo]")).toMatchObject({ terminated: false, truncated: true })
+    expect(limited.done).toBe(true)
+    expect(env.done).toBe(false)
   })
   test("invalid actions: flagged, not applied, the observation says so", () => {
     for (const bad of ["", "search", "search[]", "search[   ]", "finish[!!]", "lookup[x]", "search[a] finish[b]", "search[ünïcode]", "search[" + "x".repeat(400) + "]", "\u0000\u0001"]) {

@@ -43,7 +43,8 @@ describe("sokoban-v1", () => {
     expect(done.reward).toBeCloseTo(10.9, 12)
     expect(done.terminated).toBe(true)
     expect(done.info.success).toBe(true)
-    expect(done.observation.split("\n")[2]).toBe("# _ _ P √ #")
+    // RAGEN's grid render: each cell " # " (ragen/env/sokoban/config.py grid_lookup)
+    expect(done.observation.split("\n")[2]).toBe(" #  _  _  P  √  # ")
     // Off target: two boxes, one on its target is pushed off.
     env.load(levelFromRows(["######", "#P√_O#", "#_X__#", "#____#", "#____#", "######"]))
     const off = env.step("Right")
@@ -172,5 +173,19 @@ describe("sokoban-v1", () => {
     expect(g("zz qq 1 2 3", "Right")).toEqual({ factAccuracy: 0, consistency: 0 })
     const tiles = levelFromRows(CORRIDOR).tiles
     expect(tiles[2 * 6 + 4]).toBe(TARGET)
+  })
+
+  test("gradeReasoning reads facts as an LLM writes them freely", () => {
+    const env = make()
+    env.load(levelFromRows(CORRIDOR))
+    const s = env.state()
+    const g = (text: string, action: string) => env.gradeReasoning(s, text, action)
+    const ok = { factAccuracy: 1, consistency: 1 }
+    expect(g("The player is at row 2, column 1 and the box is at row 2, column 2. The target is at (2, 4). I should move Right.", "Right")).toEqual(ok)
+    expect(g("I am at (2,1); box at (2, 2); Goal: row 2 col 4. Plan: Right || Right", "Right")).toEqual(ok)
+    expect(g("You are at [2, 1]. I will push the box right: move right, then right again.", "Right")).toEqual(ok)
+    expect(g("Boxes at (2, 2) and (3, 3); target (2,4). Go right.", "Right")).toEqual({ factAccuracy: 2 / 3, consistency: 1 })
+    // a wrong position and a move against the stated plan
+    expect(g("The player is at row 3, column 1. Next move: up.", "Right")).toEqual({ factAccuracy: 0, consistency: 0 })
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { withTimeLimit } from "../../core/env/time-limit.ts"
 import { derive, Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { splitWords } from "../../envs/common/text.ts"
@@ -142,7 +143,8 @@ describe("webshop-v1 env", () => {
     for (const bad of ["", "search[]", "search[!!]", "click[]", "buy now", "click[a]b", "click[[x]]", `search[${"a ".repeat(300)}]`]) expect(parseAction(bad)).toBeNull()
   })
   test("page flow: search, pagination, item, options, sub pages, back, buy", () => {
-    const env = make({ resultsPerPage: 3 })
+    // the action budget is the harness's time limit (core/env/time-limit.ts)
+    const env = withTimeLimit(make({ resultsPerPage: 3 }), webShopSpec.actionBudget)
     const o0 = env.reset(11)
     expect(o0).toMatch(/^instruction : /)
     expect(o0).toContain("search page")
