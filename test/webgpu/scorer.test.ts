@@ -1,0 +1,127 @@
+/**
+ * The plugin's scorers under Bun, the default CLI runtime: Bun has no navigator.gpu and Dawn
+ * (the `webgpu` package) refuses Mesa lavapipe, so on this machine `scorer: webgpu` runs through
+ * the Deno child backend. Checks the scores against the CPU scorer, a re-upload after the
+ * weights change, the one-warning fallbacks (device lost, out of memory) and `auto`'s log line.
+ */
+import { afterAll, describe, expect, test } from "bun:test"
+import { makeCpuScorer } from "../../plugins/scorers/cpu.ts"
+import type { GpuBackend } from "../../plugins/webgpu/backend.ts"
+import { GpuFailure } from "../../plugins/webgpu/engine.ts"
+import plugin, { WebGpuOptions } from "../../plugins/webgpu/plugin.ts"
+import { defaultWebGpuOptions, makeWebGpuScorer, tinylmView, type WebGpuScorer } from "../../plugins/webgpu/scorer.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { fixtureBatch, fixturePolicy } from "./fixture.ts"
+import { compare } from "./kernel-parity.ts"
+import { requireAdapter } from "./helpers.ts"
+
+const enabled = requireAdapter("the WebGPU scorer test")
+const spec = (id: string) => plugin.scorers.find((s) => s.id === id)!
+const options = (o: unknown) => {
+  const r = decodeSync(WebGpuOptions, o)
+  if (!r.ok) throw new Error(r.message)
+  return r.value
+}
+/** Capture console.error lines while f runs. */
+const captureErr = async <T>(f: () => Promise<T>): Promise<{ value: T; lines: string[] }> => {
+  const lines: string[] = []
+  const old = console.error
+  console.error = (...a: unknown[]) => lines.push(a.map(String).join(" "))
+  try {
+    return { value: await f(), lines }
+  } finally {
+    console.error = old
+  }
+}
+const open: WebGpuScorer[] = []
+afterAll(() => open.forEach((s) => s.close()))
+
+describe("options", () => {
+  test("unknown keys are rejected with the nearest key", () => {
+    const r = decodeSync(WebGpuOptions, { backnd: "deno" }, { field: "scorerOptions" })
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.message).toContain("did you mean backend?")
+    expect(options({})).toEqual({ backend: "auto", maxPositions: 16384, batchSize: 64 })
+  })
+})
+
+describe("fallback on typed GPU failures (no adapter needed)", () => {
+  const failing = (kind: "out-of-memory" | "device-lost"): GpuBackend => ({
+    via: "fake", adapter: "test", setWeights: async () => true, loseDevice: async () => {}, close: () => {},
+    score: async () => {
+      throw new GpuFailure(kind, `webgpu: simulated ${kind}`)
+    }
+  })
+  for (const kind of ["out-of-memory", "device-lost"] as const) {
+    test(`${kind}: one warning, the CPU scorer's numbers`, async () => {
+      const policy = fixturePolicy()
+      const view = tinylmView(policy)
+      if ("reason" in view) throw new Error(view.reason)
+      const warnings: string[] = []
+      const s = makeWebGpuScorer(policy, view, failing(kind), defaultWebGpuOptions, (l) => warnings.push(l))
+      const b = fixtureBatch(6, 3)
+      const got = await s.score(b.reasonings, b.prompts)
+      await s.score(b.reasonings, b.prompts)
+      const want = await makeCpuScorer(policy).score(b.reasonings, b.prompts)
+      expect(Array.from(got.sum)).toEqual(Array.from(want.sum))
+      expect(Array.from(got.tokenMean)).toEqual(Array.from(want.tokenMean))
+      expect(warnings.length).toBe(1)
+      expect(warnings[0]).toContain(kind === "out-of-memory" ? "WebGpuOutOfMemory" : "WebGpuDeviceLost")
+      expect(s.backendName()).toContain("cpu")
+    })
+  }
+
+  test("a policy without tinylm weights: auto says why and uses the CPU; webgpu is a usage error", async () => {
+    const policy = { id: "echo", sample: async () => [], score: async (r: ReadonlyArray<unknown>) => r.map(() => ({ tokens: [], logprobs: new Float32Array(0) })) } as any
+    const { value, lines } = await captureErr(() => spec("auto").make(options({}), policy))
+    expect(value.id).toBe("cpu")
+    expect(lines.join("\n")).toContain("scorer auto: cpu, because policy echo has no tinylm weights")
+    await expect(spec("webgpu").make(options({}), policy)).rejects.toMatchObject({ _tag: "UsageError", field: "scorer" })
+  })
+})
+
+describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
+  test("matches the CPU scorer, re-uploads changed weights, falls back once on device loss", async () => {
+    if (!enabled) return // reason printed above
+    const policy = fixturePolicy()
+    const { value, lines } = await captureErr(() => spec("webgpu").make(options({ maxPositions: 512 }), policy))
+    const s = value as WebGpuScorer
+    open.push(s)
+    expect(lines.join("\n")).toMatch(/scorer webgpu: (dawn|deno child)/)
+    const cpu = makeCpuScorer(policy)
+    const b = fixtureBatch(16, 8)
+    const check = async () => {
+      const g = await s.score(b.reasonings, b.prompts)
+      const c = await cpu.score(b.reasonings, b.prompts)
+      expect(g.rows).toBe(16)
+      expect(g.cols).toBe(8)
+      expect(compare(g.sum, c.sum).maxAbs).toBeLessThanOrEqual(1e-3)
+      expect(compare(g.tokenMean, c.tokenMean).maxAbs).toBeLessThanOrEqual(1e-4)
+      return g
+    }
+    const first = await check()
+    // a training step changes the weights: the scorer sees a new version and uploads it
+    const x = policy.model.params
+    for (let i = 0; i < x.length; i += 7) x[i] = x[i]! * 1.1
+    const second = await check()
+    expect(compare(first.sum, second.sum).maxAbs).toBeGreaterThan(1e-2)
+    expect(s.backendName()).not.toContain("cpu")
+    const warnings = await captureErr(async () => {
+      await s.loseDevice()
+      const g = await s.score(b.reasonings, b.prompts)
+      const c = await cpu.score(b.reasonings, b.prompts)
+      expect(Array.from(g.sum)).toEqual(Array.from(c.sum))
+      await s.score(b.reasonings, b.prompts)
+    })
+    expect(warnings.lines.filter((l) => l.includes("warning: webgpu scorer")).length).toBe(1)
+    expect(warnings.lines[0]).toContain("WebGpuDeviceLost")
+  }, 180_000)
+
+  test("scorer: auto picks WebGPU and logs the adapter", async () => {
+    if (!enabled) return // reason printed above
+    const { value, lines } = await captureErr(() => spec("auto").make(options({ backend: "deno" }), fixturePolicy()))
+    open.push(value as WebGpuScorer)
+    expect(value.id).toBe("webgpu")
+    expect(lines.join("\n")).toMatch(/scorer auto: webgpu, deno child \(navigator\.gpu\) on .+/)
+  }, 120_000)
+})
