@@ -194,14 +194,32 @@ export const sameAction = (a: Action | null, b: Action | null): boolean => {
   return set(a.words) === set(b.words)
 }
 
-/** The first "plan search …" / "plan click …" of a text (up to ";"), or null. */
+/** Words that open a plan in free text besides the teacher's markers ("I will search for …"). */
+const FREE_PLAN = new Set(["will", "should", "let's", "lets", "i'll", "next", "now"])
+/** Between the plan word and the verb ("so I will now search"), and before the argument ("search for …", "click on …"). */
+const PLAN_SKIP = new Set(["i", "will", "now", "first", "then", "to", "we", "should", "let's"])
+const ARG_SKIP = new Set(["for", "on", "the", "["])
+
+/**
+ * The first plan of a text, or null: the teacher's "plan search …" / "plan click …" (up to ";")
+ * and what an LLM writes: "so I will search for cotton t-shirt.", "Next, click on b0k3x9",
+ * "I should click[buy now]" (up to ";", "]" or a sentence end).
+ */
 export const readPlan = (words: ReadonlyArray<string>, from = 0): ParsedPlan | null => {
   for (let i = from; i < words.length; i++) {
-    if (MARKER_OF.get(words[i]!) !== "plan") continue
-    const verb = words[i + 1]
+    if (MARKER_OF.get(words[i]!) !== "plan" && !FREE_PLAN.has(words[i]!)) continue
+    let v = i + 1
+    while (v < words.length && v <= i + 4 && (PLAN_SKIP.has(words[v]!) || words[v] === ",")) v++
+    const verb = words[v]
     if (verb !== "search" && verb !== "click") continue
+    let j = v + 1
+    while (j < words.length && ARG_SKIP.has(words[j]!)) j++
     const ws: string[] = []
-    for (let j = i + 2; j < words.length && words[j] !== ";" && ws.length < MAX_PLAN_WORDS; j++) ws.push(words[j]!)
+    for (; j < words.length && words[j] !== ";" && words[j] !== "]" && ws.length < MAX_PLAN_WORDS; j++) {
+      // a sentence ends at "." unless it sits inside a number ("8.5")
+      if (words[j] === "." && !(/^\d+$/.test(words[j - 1] ?? "") && /^\d+$/.test(words[j + 1] ?? ""))) break
+      ws.push(words[j]!)
+    }
     return { verb, words: ws }
   }
   return null

@@ -282,6 +282,12 @@ describe("searchqa gradeReasoning on free text", () => {
     // A keyword whose types fit none of its relations is a stated, false fact.
     expect(gradeSearchQA(st, `${p.name} was founded by ${city}`, "finish[x]").factAccuracy).toBe(0)
   })
+  test("what an LLM writes: capitalised names, sentences, Search-R1's wording", () => {
+    const cap = (n: string) => n.split(" ").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ")
+    const llm = `The passage says that ${cap(p.name)} was born in ${cap(city)}. I still need the country, so I will search for ${cap(city)} country.`
+    expect(gradeSearchQA(st, llm, `search[${city} country]`)).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(gradeSearchQA(st, `${cap(p.name)} was born in ${cap(otherCity)}. The answer is ${cap(otherCity)}.`, `finish[${otherCity}]`)).toEqual({ factAccuracy: 0, consistency: 1 })
+  })
   test("consistency: the action must act on the plan's target, with the kind the plan names", () => {
     const r = `${p.name} was born in ${city} . plan : search ${city} country`
     expect(gradeSearchQA(st, r, `search[${city} country]`).consistency).toBe(1)

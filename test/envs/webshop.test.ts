@@ -255,6 +255,17 @@ describe("webshop-v1 env", () => {
     const huge = env.gradeReasoning(st, "want ".repeat(200_000), "x")
     expect(huge.factAccuracy).toBe(0)
   })
+  test("gradeReasoning reads what an LLM writes freely", () => {
+    const env = make()
+    env.reset(2)
+    const st = env.state() as WebShopState
+    const g = st.goal
+    const opt = Object.values(g.options)[0]!
+    const llm = `I need a ${g.type} with ${opt}, and the budget is ${g.priceCap} dollars. So I will search for ${g.type}.`
+    expect(env.gradeReasoning(st, llm, `search[${g.type}]`)).toEqual({ factAccuracy: 1, consistency: 1 })
+    expect(env.gradeReasoning(st, `The goal is a ${g.type} under ${g.priceCap! + 7} dollars. Next, click[buy now]`, "click[buy now]")).toEqual({ factAccuracy: 0.5, consistency: 1 })
+    expect(env.gradeReasoning(st, `I should search for ${g.type}.`, "click[buy now]").consistency).toBe(0)
+  })
   test("vocabulary covers observations, teacher reasoning and actions", () => {
     const o = opts()
     const vocab = new Set(webShopSpec.vocabulary(o))
