@@ -66,7 +66,7 @@ export const TEMPLATES: Record<string, Template> = {
     const [a, b, c] = [rng.range(4, 30), rng.range(2, 15), rng.range(2, 20)]
     const s1 = step(a, "+", b)
     return {
-      question: `${who} is ${s(a)} years old. ${who} 's sister is ${s(b)} years older. How old will the sister be in ${s(c)} years?`,
+      question: `${who} is ${s(a)} years old. ${who}'s sister is ${s(b)} years older. How old will the sister be in ${s(c)} years?`,
       quantities: [a, b, c],
       steps: [s1, step(s1.c, "+", c)]
     }

@@ -2,8 +2,8 @@
  * Word-level tokenizer built from an env vocabulary (PolicyContext.vocabulary).
  *
  * Words are split as envs/common/text.ts splits them (whitespace; each of `< > / [ ] ( ) , . : ; ?`
- * alone), except that the tags `<think> </think> <answer> </answer>` stay one token, newlines are
- * a token, and numbers become single digits: the first digit as "d", the following ones as "##d"
+ * alone, and a possessive "'s"), except that the tags `<think> </think> <answer> </answer>` stay
+ * one token, newlines are a token, and numbers become single digits: the first digit as "d", the following ones as "##d"
  * (WordPiece-style continuation), so "45" → "4" "##5" and decodes back to "45".
  * A word that is not in the vocabulary but whose every character is falls back to its characters
  * (as byte-level BPE falls back to bytes): a grid row written as RAGEN renders FrozenLake, "_P_G",
@@ -23,6 +23,8 @@ const CONT = DIGITS.map((d) => `##${d}`)
 
 const tagRe = /(<\/?(?:think|answer)>)/
 const punct = /([<>\/\[\](),.:;?])/g
+/** English possessive "'s" is a word of its own ("Mia's" → "Mia" "'s"). */
+const possessive = /(\S)'s(?=$|[\s<>\/\[\](),.:;?])/g
 const digitsRe = /^[0-9]+$/
 
 export interface TokenizerJson {
@@ -117,7 +119,7 @@ export const splitText = (text: string): string[] => {
     for (const part of lines[li]!.split(tagRe)) {
       if (part.length === 0) continue
       if (tagRe.test(part) && TAGS.includes(part)) out.push(part)
-      else for (const w of part.replace(punct, " $1 ").split(/\s+/)) if (w.length > 0) out.push(w)
+      else for (const w of part.replace(possessive, "$1 's").replace(punct, " $1 ").split(/\s+/)) if (w.length > 0) out.push(w)
     }
   }
   return out
