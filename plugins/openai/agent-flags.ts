@@ -1,0 +1,110 @@
+/**
+ * Flags shared by `eval` and `diagnose`: which env, which policy and its options, and the
+ * rollout settings, resolved through the Registry and decoded strictly (a misspelt option is
+ * a one-line error with a hint). The recorded policy options hold the API key's variable
+ * name (apiKeyEnv), never the key.
+ */
+import { Effect } from "effect"
+import type { CommandOption, EnvSpec, Policy, PolicySpec } from "../../core/contracts/index.ts"
+import { numberFlag } from "../../core/cli/flags.ts"
+import { listFlag } from "../../core/cli/flags.ts"
+import { FORBIDDEN_KEYS, decodeInput } from "../../core/schema/decode.ts"
+import { type UnknownIdError, UsageError } from "../../core/errors.ts"
+import { Registry } from "../../core/registry.ts"
+import type { RolloutSettings } from "../../core/train/rollout.ts"
+import { DEFAULT_MAX_TOKENS } from "../../core/train/options.ts"
+import { userPromise } from "./effect.ts"
+
+export const agentFlags: ReadonlyArray<CommandOption> = [
+  { flags: "--env <id>", description: "Env id (e.g. frozenlake, countdown; see ragen-bench list envs)" },
+  { flags: "--env-option <key=value>", description: "Env option, repeatable (e.g. --env-option successRate=0.8)" },
+  { flags: "--policy <id>", description: "Policy: openai (a served model) or tinylm (default tinylm)" },
+  { flags: "--base-url <url>", description: "openai: server root with /v1 (e.g. http://127.0.0.1:8000/v1)" },
+  { flags: "--model <name>", description: "openai: model name as the server lists it" },
+  { flags: "--api-key-env <VAR>", description: "openai: environment variable holding the API key" },
+  { flags: "--template <name>", description: "openai: prompt format for /v1/completions: raw, qwen2.5, llama3, custom" },
+  { flags: "--endpoint <kind>", description: "openai: completions (default) or chat" },
+  { flags: "--checkpoint <file>", description: "tinylm: a checkpoint written by sft or train" },
+  { flags: "--policy-option <key=value>", description: "Any policy option, repeatable (e.g. --policy-option concurrency=4)" },
+  { flags: "--temperature <t>", description: "Sampling temperature" },
+  { flags: "--top-p <p>", description: "Nucleus mass (default 1)" },
+  { flags: "--min-p <p>", description: "Min-p (default 0)" },
+  { flags: "--max-tokens <n>", description: "Tokens per turn (default: the env's, else 64)" },
+  { flags: "--max-turns <n>", description: "Turns per episode (default: the env's)" },
+  { flags: "--seed <n>", description: "Seed of sampling and of the statistics (default 1)" }
+]
+
+const parseValue = (v: string): unknown => {
+  try {
+    return JSON.parse(v)
+  } catch {
+    return v
+  }
+}
+
+/** key=value pairs into an object; a bad pair or a forbidden key is a UsageError naming the flag. */
+export const pairsOf = (values: ReadonlyArray<string>, flag: string): Effect.Effect<Record<string, unknown>, UsageError> =>
+  Effect.gen(function*() {
+    const out: Record<string, unknown> = {}
+    for (const s of values) {
+      const eq = s.indexOf("=")
+      if (eq <= 0) return yield* new UsageError({ field: flag, message: `${flag} ${s}: expected key=value` })
+      const k = s.slice(0, eq)
+      if (FORBIDDEN_KEYS.has(k)) return yield* new UsageError({ field: flag, message: `${flag}: "${k}" is not allowed as a key` })
+      out[k] = parseValue(s.slice(eq + 1))
+    }
+    return out
+  })
+
+export interface AgentSetup {
+  readonly envId: string
+  readonly spec: EnvSpec
+  readonly envOptions: unknown
+  readonly policyId: string
+  readonly policySpec: PolicySpec
+  readonly policyOptions: unknown
+  /** The options as given (recorded in run files; decoded ones may hold defaults only). */
+  readonly policyOptionsRaw: Record<string, unknown>
+  readonly seed: number
+  readonly rollout: RolloutSettings
+}
+
+export const resolveAgent = (o: Record<string, any>, defaults: { readonly temperature: number }): Effect.Effect<AgentSetup, UsageError | UnknownIdError, Registry> =>
+  Effect.gen(function*() {
+    if (typeof o.env !== "string") return yield* new UsageError({ field: "--env", message: "--env is required (e.g. --env frozenlake); see ragen-bench list envs" })
+    const registry = yield* Registry
+    const envE = yield* registry.resolve("envs", o.env)
+    const spec = envE.value
+    const envOptions = yield* decodeInput(spec.options, yield* pairsOf(listFlag(o.envOption), "--env-option"), `envOptions (of ${envE.fullId})`)
+    const policyE = yield* registry.resolve("policies", typeof o.policy === "string" ? o.policy : "tinylm")
+    const raw: Record<string, unknown> = yield* pairsOf(listFlag(o.policyOption), "--policy-option")
+    const named: Array<[string, string]> = [["baseUrl", "baseUrl"], ["model", "model"], ["apiKeyEnv", "apiKeyEnv"], ["template", "template"], ["endpoint", "endpoint"], ["checkpoint", "init"]]
+    for (const [flag, key] of named) if (o[flag] !== undefined && o[flag] !== true) raw[key] = String(o[flag])
+    const policyOptions = yield* decodeInput(policyE.value.options, raw, `policyOptions (of ${policyE.fullId})`)
+    const seed = (yield* numberFlag(o.seed, "--seed", { integer: true, min: 0 })) ?? 1
+    const temperature = (yield* numberFlag(o.temperature, "--temperature", { min: 0 })) ?? defaults.temperature
+    const topP = (yield* numberFlag(o.topP, "--top-p", { min: 0, max: 1 })) ?? 1
+    const minP = (yield* numberFlag(o.minP, "--min-p", { min: 0, max: 1 })) ?? 0
+    const maxTokens = (yield* numberFlag(o.maxTokens, "--max-tokens", { integer: true, min: 1 })) ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS
+    const maxTurns = (yield* numberFlag(o.maxTurns, "--max-turns", { integer: true, min: 1 })) ?? spec.maxTurns
+    const context = spec.markov ? "markov" : "full"
+    // Served LLMs need the task description; the tiny policy's Markov prompts leave it out (as the trainer does).
+    const instructions = policyE.value.id === "tinylm" && context === "markov" ? undefined : spec.instructions(envOptions)
+    return {
+      envId: envE.fullId,
+      spec,
+      envOptions,
+      policyId: policyE.fullId,
+      policySpec: policyE.value,
+      policyOptions,
+      policyOptionsRaw: raw,
+      seed,
+      rollout: { spec, envOptions, maxTurns, context, historyTurns: 2, instructions, maxTokens, temperature, topP, minP, formatPenalty: -0.1 }
+    } satisfies AgentSetup
+  })
+
+export const makePolicy = (a: AgentSetup): Effect.Effect<Policy, import("../../core/errors.ts").UserError> =>
+  userPromise(() => a.policySpec.make(a.policyOptions, { vocabulary: a.spec.vocabulary(a.envOptions), seed: a.seed }))
+
+/** A remote policy's samples cannot be reproduced bit for bit. */
+export const isRemote = (p: Policy): boolean => (p as { remote?: unknown }).remote === true

@@ -1,0 +1,141 @@
+/**
+ * The bounded HTTP client of the remote policy: at most `concurrency` requests in flight, a
+ * timeout per attempt, retries with exponential backoff on 429, 5xx and network failures
+ * (Retry-After honoured, capped), a cap on response bytes (the remote is untrusted input),
+ * and errors that name the server and the status but never the API key.
+ * The key travels only in the Authorization header; any echo of it in a response body is
+ * masked before the body reaches an error message.
+ */
+import { UsageError } from "../../core/errors.ts"
+import { terminalSafe } from "../../core/text.ts"
+
+export interface HttpLimits {
+  readonly concurrency: number
+  readonly timeoutMs: number
+  /** Retries after the first attempt (0: one attempt only). */
+  readonly retries: number
+  /** First backoff; doubles each retry. */
+  readonly backoffMs: number
+  readonly maxBackoffMs: number
+  readonly maxResponseBytes: number
+}
+
+/** A counting semaphore (FIFO). */
+export class Limiter {
+  private active = 0
+  private readonly waiting: Array<() => void> = []
+  constructor(readonly max: number) {}
+  async run<T>(f: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r))
+    this.active++
+    try {
+      return await f()
+    } finally {
+      this.active--
+      this.waiting.shift()?.()
+    }
+  }
+}
+
+/** The server as errors show it: scheme, host, port and path, no credentials or query. */
+export const serverLabel = (baseUrl: string): string => {
+  try {
+    const u = new URL(baseUrl)
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/$/, "")}`
+  } catch {
+    return "(invalid URL)"
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Read a body up to `cap` bytes; "too-large" beyond (the rest is not read). */
+const readCapped = async (res: Response, cap: number): Promise<string | "too-large"> => {
+  const declared = Number(res.headers.get("content-length") ?? NaN)
+  if (Number.isFinite(declared) && declared > cap) {
+    await res.body?.cancel()
+    return "too-large"
+  }
+  if (!res.body) return ""
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > cap) {
+      await reader.cancel()
+      return "too-large"
+    }
+    chunks.push(value)
+  }
+  const all = new Uint8Array(size)
+  let off = 0
+  for (const c of chunks) (all.set(c, off), (off += c.byteLength))
+  return new TextDecoder().decode(all)
+}
+
+const retryable = (status: number): boolean => status === 429 || status >= 500
+
+export interface JsonClient {
+  /** POST a JSON body to `path` (relative to baseUrl); the parsed JSON reply or a UsageError thrown. */
+  post(path: string, body: unknown): Promise<unknown>
+  get(path: string): Promise<unknown>
+  readonly server: string
+}
+
+export const makeClient = (baseUrl: string, apiKey: string | undefined, limits: HttpLimits, field = "policyOptions.baseUrl"): JsonClient => {
+  const server = serverLabel(baseUrl)
+  const limiter = new Limiter(limits.concurrency)
+  const mask = (s: string): string => (apiKey && apiKey.length > 0 ? s.split(apiKey).join("***") : s)
+  const fail = (message: string): never => {
+    throw new UsageError({ field, message: terminalSafe(mask(message)) })
+  }
+  const url = (path: string) => `${baseUrl.replace(/\/+$/, "")}${path}`
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" }
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`
+
+  const once = async (method: "GET" | "POST", path: string, body: unknown): Promise<{ status: number; text: string | "too-large"; retryAfter: number | undefined }> => {
+    const res = await fetch(url(path), {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(limits.timeoutMs),
+      redirect: "error"
+    })
+    const ra = Number(res.headers.get("retry-after") ?? NaN)
+    return { status: res.status, text: await readCapped(res, limits.maxResponseBytes), retryAfter: Number.isFinite(ra) ? ra * 1000 : undefined }
+  }
+
+  const request = (method: "GET" | "POST", path: string, body: unknown): Promise<unknown> =>
+    limiter.run(async () => {
+      let last = ""
+      let retryAfter: number | undefined
+      for (let attempt = 0; attempt <= limits.retries; attempt++) {
+        if (attempt > 0) await sleep(Math.min(limits.maxBackoffMs, retryAfter ?? limits.backoffMs * 2 ** (attempt - 1)))
+        let r
+        try {
+          r = await once(method, path, body)
+        } catch (e) {
+          const err = e as Error
+          last = err.name === "TimeoutError" || err.name === "AbortError" ? `no reply within ${limits.timeoutMs} ms` : `connection failed (${err.message})`
+          retryAfter = undefined
+          continue
+        }
+        if (r.text === "too-large") return fail(`${server}${path} sent a reply over ${limits.maxResponseBytes} bytes (status ${r.status}); raise policyOptions.maxResponseBytes if the server is trusted`)
+        if (r.status >= 200 && r.status < 300) {
+          try {
+            return JSON.parse(r.text)
+          } catch {
+            return fail(`${server}${path} replied status ${r.status} with a body that is not JSON: ${r.text.slice(0, 200)}`)
+          }
+        }
+        last = `status ${r.status}: ${r.text.slice(0, 300)}`
+        retryAfter = r.retryAfter
+        if (!retryable(r.status)) return fail(`${server}${path} replied ${last}`)
+      }
+      return fail(`${server}${path} failed after ${limits.retries + 1} attempts; last: ${last}`)
+    })
+  return { server, post: (path, body) => request("POST", path, body), get: (path) => request("GET", path, undefined) }
+}
