@@ -8,8 +8,9 @@ import algorithms from "./algorithms/plugin.ts"
 import filters from "./algorithms/filters/plugin.ts"
 import envs from "./envs/plugin.ts"
 import leaderboard from "./plugins/leaderboard/plugin.ts"
+import openai from "./plugins/openai/plugin.ts"
 import scorers from "./plugins/scorers/plugin.ts"
 import sweep from "./plugins/sweep/plugin.ts"
 import tinylm from "./plugins/tinylm/plugin.ts"
 
-export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, leaderboard, sweep]
+export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, leaderboard, sweep, openai]
