@@ -1,6 +1,6 @@
 /**
- * Getting a GPUDevice: from `navigator.gpu` (Deno, browsers) or from Dawn through the `webgpu`
- * npm package (Node, Bun). Each attempt returns a device or the reason it has none, so the
+ * Getting a GPUDevice from a GPU object: `navigator.gpu` (Deno, browsers) or Dawn's (dawn.ts:
+ * the `webgpu` npm package, Node and Bun). Each attempt returns a device or the reason it has none, so the
  * scorer can log why it chose what it chose. The device asks for the adapter's own storage
  * limits (the defaults cap a binding at 128 MiB; a real GPU allows larger chunks).
  */
@@ -41,13 +41,3 @@ export const requestDevice = async (gpu: GPU, via: Acquired["via"]): Promise<Att
 
 /** The runtime's own WebGPU, if any. */
 export const navigatorGpu = (): GPU | undefined => (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu
-
-/** Dawn through the `webgpu` npm package; the reason when it does not load. */
-export const dawnGpu = async (): Promise<GPU | { reason: string }> => {
-  try {
-    const m = (await import("webgpu")) as { create: (flags: string[]) => GPU }
-    return m.create([])
-  } catch (e) {
-    return { reason: `dawn: the webgpu package does not load: ${(e as Error).message.split("\n")[0]}` }
-  }
-}

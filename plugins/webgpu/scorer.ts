@@ -13,12 +13,14 @@
 import type { CrossScorer, CrossScores, Policy } from "../../core/contracts/index.ts"
 import { makeCpuScorer } from "../scorers/cpu.ts"
 import type { ModelConfig } from "../tinylm/config.ts"
-import { dawnGpu, navigatorGpu, requestDevice } from "./adapter.ts"
+import { navigatorGpu, requestDevice } from "./adapter.ts"
 import { type GpuBackend, InProcessBackend } from "./backend.ts"
 import { DenoChildBackend } from "./child.ts"
+import { dawnGpu } from "./dawn.ts"
 import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
-import { parameterLayout, type ScoreRow, scoreRow } from "./layout.ts"
+import { crossBatch } from "./cross.ts"
+import { parameterLayout, type ScoreRow } from "./layout.ts"
 
 export type BackendChoice = "auto" | "navigator" | "dawn" | "deno"
 
@@ -118,19 +120,6 @@ export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOp
   return { reasons }
 }
 
-/** Distinct values in first-seen order, and each input's index among them (as cpu.ts). */
-const distinct = (xs: ReadonlyArray<string>): { values: string[]; index: Int32Array } => {
-  const at = new Map<string, number>()
-  const values: string[] = []
-  const index = new Int32Array(xs.length)
-  xs.forEach((x, i) => {
-    let k = at.get(x)
-    if (k === undefined) at.set(x, (k = values.push(x) - 1))
-    index[i] = k
-  })
-  return { values, index }
-}
-
 export interface WebGpuScorer extends CrossScorer {
   /** "deno child (navigator.gpu) on llvmpipe …", or "cpu (fallback: …)" after a failure. */
   readonly backendName: () => string
@@ -157,38 +146,12 @@ export const makeWebGpuScorer = (
   }
   const upload = () => backend.setWeights(view.config, view.params, view.version())
   const gpuScore = async (reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>): Promise<CrossScores> => {
-    const R = reasonings.length, N = prompts.length
-    const ur = distinct(reasonings), up = distinct(prompts)
-    const U = up.values.length
-    const ctx = view.config.ctx
-    const pEnc = up.values.map((p) => view.encodePrompt(p))
-    const rows: ScoreRow[] = []
-    const at: number[] = [] // distinct pair index of each row
-    ur.values.forEach((text, a) => {
-      if (text.length === 0) return
-      const cont = view.encode(text)
-      for (let b = 0; b < U; b++) {
-        rows.push(scoreRow(pEnc[b]!, cont, ctx, view.sharePrefix))
-        at.push(a * U + b)
-      }
-    })
+    const batch = crossBatch(reasonings, prompts, { ctx: view.config.ctx, sharePrefix: view.sharePrefix, encodePrompt: view.encodePrompt, encode: view.encode })
     await upload()
-    const s = await backend.score(rows)
-    const uSum = new Float64Array(ur.values.length * U), uMean = new Float64Array(ur.values.length * U)
-    at.forEach((u, i) => {
-      uSum[u] = s.sum[i]!
-      uMean[u] = s.mean[i]!
-    })
-    const tokenMean = new Float64Array(R * N), sum = new Float64Array(R * N)
-    for (let r = 0; r < R; r++) {
-      for (let j = 0; j < N; j++) {
-        const u = ur.index[r]! * U + up.index[j]!
-        sum[r * N + j] = uSum[u]!
-        tokenMean[r * N + j] = uMean[u]!
-      }
-    }
-    for (let i = 0; i < sum.length; i++) if (!Number.isFinite(sum[i]!)) throw new GpuFailure("validation", `webgpu: a non-finite score (${sum[i]}) at entry ${i}`)
-    return { tokenMean, sum, rows: R, cols: N }
+    const s = await backend.score(batch.rows)
+    const L = batch.assemble(s.sum, s.mean)
+    for (let i = 0; i < L.sum.length; i++) if (!Number.isFinite(L.sum[i]!)) throw new GpuFailure("validation", `webgpu: a non-finite score (${L.sum[i]}) at entry ${i}`)
+    return L
   }
   return {
     id: "webgpu",

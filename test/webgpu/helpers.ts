@@ -12,8 +12,8 @@ import { root } from "../helpers/cli.ts"
 export const deno = defaultDenoPath()
 
 /** Run a Deno script of this repo; its last stdout line parsed as JSON. */
-export const runDeno = (script: string, timeoutMs = 240_000): { json: any; stderr: string; status: number | null } => {
-  const r = spawnSync(deno, ["run", "-A", "--no-lock", "--quiet", join(root, script)], { cwd: root, env: { ...workerEnv(), NO_COLOR: "1" }, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 << 20 })
+export const runDeno = (script: string, args: string[] = [], timeoutMs = 240_000): { json: any; stderr: string; status: number | null } => {
+  const r = spawnSync(deno, ["run", "-A", "--no-lock", "--quiet", join(root, script), ...args], { cwd: root, env: { ...workerEnv(), NO_COLOR: "1" }, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 << 20 })
   const lines = (r.stdout ?? "").trim().split("\n")
   let json: any
   try {
