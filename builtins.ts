@@ -5,6 +5,7 @@
  */
 import type { PluginInput } from "./core/contracts/index.ts"
 import algorithms from "./algorithms/plugin.ts"
+import bullmq from "./plugins/bullmq/plugin.ts"
 import filters from "./algorithms/filters/plugin.ts"
 import envs from "./envs/plugin.ts"
 import leaderboard from "./plugins/leaderboard/plugin.ts"
@@ -13,4 +14,4 @@ import scorers from "./plugins/scorers/plugin.ts"
 import sweep from "./plugins/sweep/plugin.ts"
 import tinylm from "./plugins/tinylm/plugin.ts"
 
-export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, leaderboard, sweep, openai]
+export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, leaderboard, sweep, bullmq, openai]

@@ -6,6 +6,7 @@
 import type { Schema } from "effect"
 import type { GridRun } from "../sweep/grid.ts"
 import type { RunSummary } from "../schema/results.ts"
+import type { Plugin } from "./plugin.ts"
 
 export type SweepEvent =
   | { readonly type: "skip"; readonly run: GridRun }
@@ -24,6 +25,12 @@ export interface SweepRequest {
   /** User plugin files and config file of this invocation (workers load them again). */
   readonly pluginPaths?: ReadonlyArray<string>
   readonly configPath?: string
+  /** The sweep's name (a queue's status groups runs by it). */
+  readonly name?: string
+  /** The plugins registered in this invocation (a queue's workers must hold those the runs use). */
+  readonly plugins?: ReadonlyArray<Plugin>
+  /** Queue executors: enqueue the runs and return at once (the outcome counts them unfinished). */
+  readonly detach?: boolean
 }
 
 export interface SweepOutcome {
@@ -41,6 +48,10 @@ export interface SweepOutcome {
 export interface SweepExecutor {
   readonly id: string
   run(request: SweepRequest): Promise<SweepOutcome>
+  /** Queue executors: lines describing what a (detached) sweep's runs are doing (`sweep status`). */
+  status?(request: { readonly outDir: string }): Promise<ReadonlyArray<string>>
+  /** Queue executors: write the runs finished so far into outDir (`sweep collect`); waits for nothing. */
+  collect?(request: Omit<SweepRequest, "runs" | "detach">): Promise<SweepOutcome>
   /** Release connections, child processes. */
   close?(): Promise<void>
 }

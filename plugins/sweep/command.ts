@@ -10,6 +10,22 @@ import { defaultWorkers, runSweep } from "./runner.ts"
 import { loadSpec } from "../../core/sweep/spec.ts"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
+import type { SweepExecutor } from "../../core/contracts/index.ts"
+import { isUserError } from "../../core/errors.ts"
+import { Registry } from "../../core/registry.ts"
+import { decodeInput } from "../../core/schema/decode.ts"
+
+/** `--queue URL` runs the sweep on the "bullmq" executor (plugins/bullmq) instead of the local pool. */
+const queueExecutor = (url: unknown) =>
+  Effect.gen(function*() {
+    if (url === undefined || url === true) return yield* new UsageError({ field: "--queue", message: "this needs --queue redis://host:port (the Redis of the sweep's workers)" })
+    const entry = yield* (yield* Registry).resolve("executors", "bullmq")
+    const options = yield* decodeInput(entry.value.options, { url: String(url) }, "--queue")
+    return yield* Effect.tryPromise({
+      try: (): Promise<SweepExecutor> => entry.value.make(options),
+      catch: (e) => (isUserError(e) ? e : new UsageError({ field: "--queue", message: String((e as Error)?.message ?? e) }))
+    })
+  })
 
 
 
@@ -20,17 +36,32 @@ export default defineCommand({
     { flags: "--workers <n>", description: "Worker processes (default: number of cores)" },
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
-    { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" }
+    { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" },
+    { flags: "--queue <url>", description: "Run on a Redis job queue (redis://[:password@]host:port[/db], rediss:// for TLS) served by `ragen-bench worker`; `sweep status|collect --queue URL` follow a detached one" },
+    { flags: "--detach", description: "With --queue: enqueue the runs and exit" }
   ],
-  examples: ["ragen-bench sweep quick", "ragen-bench sweep table4 --workers 2 --out results/table4", "ragen-bench sweep my-sweep.yaml --dry-run"],
+  examples: ["ragen-bench sweep quick", "ragen-bench sweep table4 --workers 2 --out results/table4", "ragen-bench sweep my-sweep.yaml --dry-run", "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach", "ragen-bench sweep status --queue redis://10.0.0.5:6379"],
   run: ([ref], opts) =>
     Effect.gen(function*() {
+      const outDir = String(opts.out ?? "results")
+      const siteDir = String(opts.leaderboard ?? "site")
+      if (ref === "status" || ref === "collect") {
+        const exec = yield* queueExecutor(opts.queue)
+        if (ref === "status") {
+          const lines = yield* Effect.promise(() => exec.status!({ outDir }).finally(() => exec.close?.()))
+          return yield* Console.log(lines.join("\n"))
+        }
+        const got = yield* Effect.promise(() => exec.collect!({ outDir }).finally(() => exec.close?.()))
+        const site = yield* writeSite([outDir], siteDir)
+        yield* Console.log(`collected into ${outDir}: ${got.done} new, ${got.skipped} already there, ${got.failed} failed, ${got.unfinished} still queued or running, of ${got.total} jobs`)
+        return yield* Console.log(`leaderboard: ${resolve(site.files.html)}`)
+      }
+      if (opts.detach && opts.queue === undefined) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
+      const exec = opts.queue === undefined ? undefined : yield* queueExecutor(opts.queue)
       const spec = yield* loadSpec(String(ref))
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const runs = yield* expandGrid(spec)
       yield* checkGrid(runs)
-      const outDir = String(opts.out ?? "results")
-      const siteDir = String(opts.leaderboard ?? "site")
       const perRun = estimateGridSeconds(runs.map((r) => r.config), spec.secondsPerStep)
       if (opts.dryRun) {
         const lines = [`sweep ${spec.name}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
@@ -54,10 +85,17 @@ export default defineCommand({
         tty: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
         write: (s) => void process.stderr.write(s)
       })
-      process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${workers} worker(s), results in ${outDir}\n`)
-      const outcome = yield* Effect.promise(() => runSweep(runs, { outDir, workers, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }))
+      process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${exec ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}\n`)
+      const request = { outDir, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
+      const plugins = (yield* Registry).data.plugins
+      const outcome = yield* Effect.promise(() =>
+        exec ? exec.run({ ...request, runs, name: spec.name, plugins, detach: Boolean(opts.detach) }).finally(() => exec.close?.()) : runSweep(runs, { ...request, workers })
+      )
       progress.close()
       process.off("SIGINT", onSigint)
+      if (exec && opts.detach) {
+        return yield* Console.log(`sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`)
+      }
       const site = yield* writeSite([outDir], siteDir)
       for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${p.path}: ${p.message}\n`)
       yield* Console.log(

@@ -1,0 +1,58 @@
+/**
+ * What travels through the queue: a job's data (one run's resolved config and what the worker
+ * must match: code version, plugins), its progress, and its result (the run's files). All
+ * decoded with Schema on the receiving side: a queue is shared state, not trusted input.
+ */
+import { Schema } from "effect"
+import { gunzipSync, gzipSync } from "node:zlib"
+import { RunConfig } from "../../core/schema/run-config.ts"
+
+export const QUEUE_NAME = "ragen-bench-sweep"
+
+/** BullMQ refuses job ids that are plain integers; a prefix also keeps ours apart from others'. */
+export const jobIdOf = (hash: string): string => `run-${hash}`
+
+export const PluginRef = Schema.Struct({ name: Schema.String, version: Schema.String, hash: Schema.String })
+export type PluginRef = typeof PluginRef.Type
+
+export const JobData = Schema.Struct({
+  /** The sweep's name (status groups by it). */
+  sweep: Schema.String,
+  runId: Schema.String,
+  hash: Schema.String,
+  label: Schema.String,
+  config: RunConfig,
+  /** The coordinator's code version: a worker on another one refuses the job. */
+  codeVersion: Schema.String,
+  /** The plugins the run uses, as the coordinator has them. */
+  plugins: Schema.Array(PluginRef)
+})
+export type JobData = typeof JobData.Type
+
+/** job.updateProgress payload: step null = the run has just started on `worker`. */
+export const JobProgress = Schema.Struct({
+  worker: Schema.String,
+  step: Schema.NullOr(Schema.Int),
+  steps: Schema.Int,
+  success: Schema.NullOr(Schema.Finite),
+  resume: Schema.Boolean
+})
+export type JobProgress = typeof JobProgress.Type
+
+/** The files of a run folder that travel back (checkpoints stay on the worker). */
+export const RUN_FILES = ["config.json", "metrics.jsonl", "summary.json"] as const
+
+export const JobResult = Schema.Struct({
+  runId: Schema.String,
+  worker: Schema.String,
+  /** gzip, base64: metrics.jsonl of a real run is hundreds of kB of repetitive JSON. */
+  files: Schema.Array(Schema.Struct({ name: Schema.Literals(RUN_FILES), gz: Schema.String }))
+})
+export type JobResult = typeof JobResult.Type
+
+export const packFile = (name: (typeof RUN_FILES)[number], text: string): JobResult["files"][number] => ({
+  name,
+  gz: gzipSync(Buffer.from(text, "utf8")).toString("base64")
+})
+
+export const unpackFile = (f: JobResult["files"][number]): string => gunzipSync(Buffer.from(f.gz, "base64")).toString("utf8")

@@ -1,0 +1,116 @@
+/**
+ * `ragen-bench worker --queue redis://…`: takes sweep jobs from the queue and runs each in a
+ * child process (child-pool.ts) through the local sweep's worker, then returns the run's files
+ * with the job's result. Runs go into a work folder on this machine (default: the system temp
+ * folder's ragen-bench-worker/), shared by the workers of one machine: a retried run finds the
+ * partial folder of an earlier attempt and resumes from it, warm starts are cached once, and a
+ * run already complete there (its job was lost with a restarted Redis) is returned at once.
+ */
+import { UnrecoverableError, Worker, type Job } from "bullmq"
+import { existsSync } from "node:fs"
+import { hostname } from "node:os"
+import { join } from "node:path"
+import type { Plugin } from "../../core/contracts/index.ts"
+import { isComplete, runIdOf } from "../../core/results/store.ts"
+import { codeVersion } from "../../core/runtime.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { createChildPool } from "./child-pool.ts"
+import { pluginRef, refusal } from "./compat.ts"
+import { packRunFiles } from "./files.ts"
+import { JobData, type JobProgress, type JobResult, QUEUE_NAME } from "./job.ts"
+import { connectionOptions, type RedisTarget, scrub } from "./url.ts"
+
+export interface QueueWorkerOptions {
+  readonly target: RedisTarget
+  readonly concurrency: number
+  readonly workDir: string
+  /** The job lock's duration: a worker silent this long is presumed dead and its job retried. */
+  readonly stallMs: number
+  readonly plugins: ReadonlyArray<Plugin>
+  readonly pluginPaths: ReadonlyArray<string>
+  readonly configPath?: string
+  readonly log: (line: string) => void
+  /** Extra environment for the child processes (tests select the fake trainer with it). */
+  readonly env?: Record<string, string>
+}
+
+/** Minimum gap between two progress updates of one job (each is a Redis write and an event). */
+const PROGRESS_EVERY_MS = 500
+
+export const startQueueWorker = (opts: QueueWorkerOptions) => {
+  const name = `${hostname()}:${process.pid}`
+  const self = { codeVersion: codeVersion(), plugins: opts.plugins.map(pluginRef) }
+  const pool = createChildPool({ concurrency: opts.concurrency, pluginPaths: opts.pluginPaths, ...(opts.configPath ? { configPath: opts.configPath } : {}), ...(opts.env ? { env: opts.env } : {}) })
+  const say = (s: string): void => opts.log(scrub(opts.target, s))
+
+  const processor = async (job: Job): Promise<JobResult> => {
+    const d = decodeSync(JobData, job.data)
+    if (!d.ok) throw new UnrecoverableError(`job ${job.id} does not decode on worker ${name}: ${d.message}`)
+    const data = d.value
+    const { runId } = runIdOf(data.config)
+    if (runId !== data.runId) {
+      throw new UnrecoverableError(`worker ${name} resolves the run's config to ${runId}, not ${data.runId}: another code version`)
+    }
+    const why = refusal(data, self)
+    if (why) {
+      say(`refused ${data.label} [${runId}]: ${why}`)
+      throw new UnrecoverableError(`refused by worker ${name}: ${why}`)
+    }
+    const dir = join(opts.workDir, runId)
+    if (isComplete(dir)) {
+      say(`done  ${data.label} (already complete here)`)
+      return { runId, worker: name, files: packRunFiles(dir) }
+    }
+    const resume = existsSync(join(dir, "config.json"))
+    const progress = (p: Omit<JobProgress, "worker" | "resume">): Promise<void> =>
+      job.updateProgress({ worker: name, resume, ...p } satisfies JobProgress).catch(() => {}) // a lost update is redrawn by the next one
+    await progress({ step: null, steps: data.config.steps, success: null })
+    say(`start ${data.label}${resume ? " (resume)" : ""} [${runId}] attempt ${job.attemptsMade + 1}`)
+    let last = 0
+    const outcome = await pool.run({ type: "run", runId, config: data.config, outDir: opts.workDir, resume }, (p) => {
+      const now = Date.now()
+      if (now - last < PROGRESS_EVERY_MS && p.step !== p.steps) return
+      last = now
+      void progress(p)
+    })
+    if (outcome.type === "done" && outcome.summary.status === "complete") {
+      say(`done  ${data.label}`)
+      return { runId, worker: name, files: packRunFiles(dir) }
+    }
+    const error = outcome.type === "done" ? outcome.summary.error ?? `the run ended ${outcome.summary.status}` : outcome.error
+    say(`FAILED ${data.label}: ${error}`)
+    throw new Error(error)
+  }
+
+  const worker = new Worker(QUEUE_NAME, processor, {
+    connection: connectionOptions(opts.target) as any,
+    concurrency: opts.concurrency,
+    lockDuration: opts.stallMs,
+    stalledInterval: Math.max(500, Math.floor(opts.stallMs / 2)),
+    // A job whose worker died twice is presumably what kills workers: recorded as failed.
+    maxStalledCount: 2,
+    name
+  })
+  let lastError = ""
+  worker.on("error", (e) => {
+    // Reconnection attempts repeat the same error; say it once per change.
+    const msg = String((e as Error)?.message ?? e)
+    if (msg !== lastError) say(`queue: ${msg}`)
+    lastError = msg
+  })
+  worker.on("ready", () => {
+    if (lastError !== "") say("queue: connected")
+    lastError = ""
+  })
+  say(`worker ${name}: ${opts.concurrency} process(es), queue ${opts.target.shown}, work folder ${opts.workDir}, code ${self.codeVersion}`)
+
+  return {
+    name,
+    worker,
+    /** Finish the runs in progress, take no new ones, then release everything. */
+    close: async (): Promise<void> => {
+      await worker.close()
+      pool.close()
+    }
+  }
+}

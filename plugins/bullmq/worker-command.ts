@@ -1,0 +1,64 @@
+/**
+ * `ragen-bench worker --queue redis://… [--concurrency N]`: a queue worker on this machine
+ * (queue-worker.ts). It runs the built-ins and the plugins named on its own command line
+ * (--plugin, --config); jobs that need others are refused with a message naming them.
+ * Ctrl-C or SIGTERM: finish the runs in progress, take no new ones, exit; a second one exits
+ * at once (the runs' jobs stall and are retried by another worker).
+ */
+import { Effect } from "effect"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
+import { defineCommand } from "../../core/contracts/command.ts"
+import { UsageError } from "../../core/errors.ts"
+import { Registry } from "../../core/registry.ts"
+import { startQueueWorker } from "./queue-worker.ts"
+import { parseRedisUrl } from "./url.ts"
+
+export default defineCommand({
+  pattern: "worker",
+  description: "Take sweep runs from a Redis queue (BullMQ) and run them on this machine",
+  options: [
+    { flags: "--queue <url>", description: "redis://[:password@]host:port[/db] or rediss://… (TLS); the password may come from RAGEN_REDIS_PASSWORD" },
+    { flags: "--concurrency <n>", description: "Runs at a time, each in its own process", default: 1 },
+    { flags: "--work-dir <dir>", description: "Where runs are written while they run (default: <tmp>/ragen-bench-worker)" },
+    { flags: "--stall-ms <ms>", description: "A worker silent this long is presumed dead and its run retried elsewhere", default: 30000 }
+  ],
+  examples: ["ragen-bench worker --queue redis://10.0.0.5:6379 --concurrency 2", "RAGEN_REDIS_PASSWORD=… ragen-bench worker --queue rediss://redis.lab:6380/1 --plugin ./my-filter.ts"],
+  run: (_args, opts) =>
+    Effect.gen(function*() {
+      if (opts.queue === undefined || opts.queue === true) {
+        return yield* new UsageError({ field: "--queue", message: "worker needs --queue redis://host:port (the Redis the coordinator enqueues on)" })
+      }
+      const target = parseRedisUrl(String(opts.queue))
+      if (!("host" in target)) return yield* target
+      const concurrency = yield* numberFlagOr(opts.concurrency, "--concurrency", 1, { integer: true, min: 1 })
+      const stallMs = yield* numberFlagOr(opts.stallMs, "--stall-ms", 30000, { integer: true, min: 1000 })
+      const workDir = resolve(opts.workDir !== undefined ? String(opts.workDir) : join(tmpdir(), "ragen-bench-worker"))
+      const registry = yield* Registry
+      yield* Effect.promise(
+        () =>
+          new Promise<void>((resolveDone) => {
+            const w = startQueueWorker({
+              target,
+              concurrency,
+              workDir,
+              stallMs,
+              plugins: registry.data.plugins,
+              pluginPaths: listFlag(opts.plugin),
+              ...(opts.config ? { configPath: String(opts.config) } : {}),
+              log: (line) => void process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`)
+            })
+            let signals = 0
+            const onSignal = (): void => {
+              signals++
+              if (signals > 1) process.exit(130)
+              process.stderr.write("finishing the runs in progress, taking no new ones (again to quit now)…\n")
+              void w.close().then(() => resolveDone())
+            }
+            process.on("SIGINT", onSignal)
+            process.on("SIGTERM", onSignal)
+          })
+      )
+    })
+})
