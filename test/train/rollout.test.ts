@@ -102,6 +102,15 @@ describe("rollout manager", () => {
     expect(t.success).toBe(false)
   })
 
+  test("the action budget is the harness's time limit: an env that never truncates itself is cut at the spec's budget, or the settings' override", async () => {
+    const endless = { ...banditSpec({ length: 2, actionBudget: 100, maxTurns: 4 }), actionBudget: 2 }
+    const cut = (await rollout(scripted(script), settings({ spec: endless }), [7], 1, new Rng(1))).trajectories[0]!
+    expect(cut.turns.length).toBe(3) // a bad format does not step the env; the next two steps spend the budget
+    expect(cut.truncated).toBe(true)
+    const longer = (await rollout(scripted(script), settings({ spec: endless, actionBudget: 3 }), [7], 1, new Rng(1))).trajectories[0]!
+    expect(longer.turns.length).toBe(4)
+  })
+
   test("G copies of each seed: groups share the seed and start from the same observation", async () => {
     const policy = scripted(script)
     const b = await rollout(policy, settings(), [7, 8], 3, new Rng(1))
