@@ -31,7 +31,8 @@ export const agentFlags: ReadonlyArray<CommandOption> = [
   { flags: "--min-p <p>", description: "Min-p (default 0)" },
   { flags: "--max-tokens <n>", description: "Tokens per turn (default: the env's, else 64)" },
   { flags: "--max-turns <n>", description: "Turns per episode (default: the env's)" },
-  { flags: "--seed <n>", description: "Seed of sampling and of the statistics (default 1)" }
+  { flags: "--seed <n>", description: "Seed of sampling and of the statistics (default 1)" },
+  { flags: "--instructions <when>", description: "Show the env's task description in prompts: auto (served models yes, tinylm on Markov envs no), always, never" }
 ]
 
 const parseValue = (v: string): unknown => {
@@ -88,8 +89,11 @@ export const resolveAgent = (o: Record<string, any>, defaults: { readonly temper
     const maxTokens = (yield* numberFlag(o.maxTokens, "--max-tokens", { integer: true, min: 1 })) ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS
     const maxTurns = (yield* numberFlag(o.maxTurns, "--max-turns", { integer: true, min: 1 })) ?? spec.maxTurns
     const context = spec.markov ? "markov" : "full"
+    const when = o.instructions === undefined ? "auto" : String(o.instructions)
+    if (!["auto", "always", "never"].includes(when)) return yield* new UsageError({ field: "--instructions", message: `--instructions must be auto, always or never, got "${when}"` })
     // Served LLMs need the task description; the tiny policy's Markov prompts leave it out (as the trainer does).
-    const instructions = policyE.value.id === "tinylm" && context === "markov" ? undefined : spec.instructions(envOptions)
+    const show = when === "always" || (when === "auto" && !(policyE.value.id === "tinylm" && context === "markov"))
+    const instructions = show ? spec.instructions(envOptions) : undefined
     return {
       envId: envE.fullId,
       spec,

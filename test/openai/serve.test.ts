@@ -60,7 +60,7 @@ describe("remote policy ↔ serve", () => {
       expect(maxAbsDiff(got[i]!.logprobs, want!.rawLogprobs)).toBe(0)
       expect(got[i]!.finishReason).toBe(want!.finishReason === "eos" ? "eos" : want!.finishReason)
     }
-  })
+  }, 120_000)
 
   test("scores through HTTP (echo, text_offset alignment) equal in-process teacher-forced scores", async () => {
     const remote = remotePolicy({ baseUrl: url, model: "tiny" })
@@ -76,7 +76,7 @@ describe("remote policy ↔ serve", () => {
     // scoreMaxTokens 0 (vLLM's echo-only form) gives the same numbers
     const zero = await remotePolicy({ baseUrl: url, model: "tiny", scoreMaxTokens: 0 }).score(reqs.slice(0, 2))
     expect(maxAbsDiff(zero[0]!.logprobs, want[0]!.logprobs)).toBeLessThan(1e-6)
-  })
+  }, 120_000)
 
   test("chat endpoint, /v1/models, and the server's refusals (unknown model, n > 1, body over the cap)", async () => {
     const [c] = await remotePolicy({ baseUrl: url, model: "tiny", endpoint: "chat" }).sample([prompts[0]!], { temperature: 1, topP: 1, minP: 0, maxTokens: 16 }, new Rng(5))
@@ -90,5 +90,5 @@ describe("remote policy ↔ serve", () => {
     expect((await post({ prompt: "x", model: "nope" })).status).toBe(404)
     expect((await post({ prompt: "x ".repeat(5000) })).status).toBe(413)
     expect((await fetch(`${url}/nowhere`)).status).toBe(404)
-  })
+  }, 120_000)
 })
