@@ -7,6 +7,13 @@
  *    trainer draws new prompts until P groups remain (at most maxDraws rollouts in all),
  *  - overlong reward shaping (their Eq. 13): a completion longer than maxLength − cache is
  *    penalised linearly up to −1 at maxLength; here per turn, maxLength = the generation cap.
+ * With a filter as well (core/train/filtering.ts): each draw's all-equal groups are dropped, the
+ * filter selects among the rest of that draw, and kept groups accumulate across draws until P are
+ * kept (the first P in draw order) or maxDraws is spent; the update sees at most P·G trajectories,
+ * every group with non-zero spread. The filter statistics are the first draw's.
+ * This is the full DAPO. The paper's Table 4 "DAPO" row is something else: PPO with clip-higher,
+ * token-mean and no KL (mll-lab-nu/RAGEN scripts/runs/run_main_table_diff_algo.sh), the same
+ * settings as its PPO row; see docs/train.md.
  */
 import { Effect, Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
@@ -56,6 +63,7 @@ export const dapo: Algorithm<DapoOptions> = {
   options: DapoOptions,
   needsValue: false,
   minGroupSize: 2,
+  trainerDefaults: ({ maxTokens }) => ({ maxLength: maxTokens }),
   dynamicSampling: (o) => ({ maxDraws: o.dynamicSampling ? o.maxDraws : 1 }),
   advantages: (trajectories, o) =>
     broadcastToTokens(trajectories, groupNormalised(trajectories, dapoShapedReturns(trajectories, o), o.epsilon, true)),

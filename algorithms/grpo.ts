@@ -3,8 +3,12 @@
  * code runs it: no critic; each trajectory's advantage is its return normalised within its
  * group, A = (R − mean_group)/(std_group + 1e-6) with the unbiased std (torch.std), broadcast to
  * every completion token of every turn of the trajectory.
- * Dr.GRPO (Liu et al. 2025, "Understanding R1-Zero-Like Training") drops the std division and
- * aggregates by sequence sums over a constant length (verl's seq-mean-token-sum-norm).
+ * A group of one trajectory (a trajectory-level filter kept one) gets mean 0 and std 1, so its
+ * advantage is R/(1 + ε), as verl's compute_grpo_outcome_advantage (used by the reference): such a
+ * trajectory still learns.
+ * Loss aggregation as the paper's runs (mll-lab-nu/RAGEN scripts/runs/run_main_table_diff_algo.sh,
+ * get_algo_overrides): GRPO seq-mean-token-mean, Dr.GRPO (Liu et al. 2025, "Understanding
+ * R1-Zero-Like Training") no std division and seq-mean-token-sum; a sequence is one trajectory.
  * The loss is the clipped-ratio objective of ./common/objective.ts.
  */
 import { Effect, Schema } from "effect"
@@ -15,7 +19,7 @@ import { mean, stdUnbiased } from "./common/stats.ts"
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const GrpoOptions = Schema.Struct({
-  /** "grpo" divides by the group std; "dr-grpo" does not and sums over tokens. */
+  /** "grpo" divides by the group std; "dr-grpo" does not and sums over each trajectory's tokens. */
   variant: dflt(Schema.Literals(["grpo", "dr-grpo"]), "grpo"),
   /** Lower clip ε of the ratio (PPO's 0.2). */
   clipLow: dflt(Schema.Finite, 0.2),
@@ -23,7 +27,7 @@ export const GrpoOptions = Schema.Struct({
   clipHigh: dflt(Schema.Finite, 0.28),
   /** Dual-clip constant c (0 = off); the reference config uses 3. */
   dualClip: dflt(Schema.Finite, 3),
-  /** Loss aggregation; default token-mean (grpo) or seq-mean-token-sum-norm (dr-grpo). */
+  /** Loss aggregation; default seq-mean-token-mean (grpo) or seq-mean-token-sum (dr-grpo), as the paper's runs. */
   lossAgg: Schema.optional(Schema.Literals(lossAggs)),
   /** Added to the std before dividing (reference: 1e-6). */
   epsilon: dflt(Schema.Finite, 1e-6)
@@ -32,7 +36,8 @@ export type GrpoOptions = typeof GrpoOptions.Type
 
 /**
  * Each trajectory's return centred on its group's mean and, when divideByStd, divided by the
- * group's unbiased std + epsilon; one number per trajectory. DAPO uses it on its shaped returns.
+ * group's unbiased std + epsilon; one number per trajectory. A group of one has mean 0 and std 1
+ * (verl), so its advantage is R/(1 + epsilon), or R without the std. DAPO uses it on its shaped returns.
  */
 export const groupNormalised = (
   trajectories: ReadonlyArray<AlgoTrajectory>,
@@ -49,8 +54,8 @@ export const groupNormalised = (
   const out = new Float64Array(trajectories.length)
   for (const idx of byGroup.values()) {
     const rs = idx.map((i) => returns[i]!)
-    const m = mean(rs)
-    const sd = stdUnbiased(rs)
+    const m = rs.length === 1 ? 0 : mean(rs)
+    const sd = rs.length === 1 ? 1 : stdUnbiased(rs)
     for (const i of idx) {
       const centred = returns[i]! - m
       out[i] = divideByStd ? centred / (sd + epsilon) : centred
@@ -70,6 +75,9 @@ export const grpoTrajectoryAdvantages = (
 export const broadcastToTokens = (trajectories: ReadonlyArray<AlgoTrajectory>, perTrajectory: ArrayLike<number>) =>
   trajectories.map((t, i) => ({ advantages: new Float32Array(t.turnLengths.reduce((a, b) => a + b, 0)).fill(perTrajectory[i]!) }))
 
+/** The paper's aggregation per variant (run_main_table_diff_algo.sh): GRPO seq-mean-token-mean, Dr.GRPO seq-mean-token-sum. */
+export const grpoDefaultLossAgg = (variant: GrpoOptions["variant"]): LossAgg => variant === "dr-grpo" ? "seq-mean-token-sum" : "seq-mean-token-mean"
+
 export const grpo: Algorithm<GrpoOptions> = {
   name: "grpo",
   description: "GRPO: group-normalised outcome advantages, clipped ratio (clip-higher, dual clip); variant dr-grpo",
@@ -82,7 +90,7 @@ export const grpo: Algorithm<GrpoOptions> = {
       clipLow: o.clipLow,
       clipHigh: o.clipHigh,
       dualClip: o.dualClip,
-      lossAgg: (o.lossAgg ?? (o.variant === "dr-grpo" ? "seq-mean-token-sum-norm" : "token-mean")) as LossAgg,
+      lossAgg: (o.lossAgg ?? grpoDefaultLossAgg(o.variant)) as LossAgg,
       normLength: o.normLength ?? 1,
       entropyCoef: o.entropyCoef,
       klCoef: o.klCoef,

@@ -1,18 +1,23 @@
 /**
  * PPO (Schulman et al. 2017) for multi-turn LLM agents, as verl/RAGEN run it: a value head on
  * the policy is the critic; token-level GAE (γ, λ; both 1.0 in the RAGEN reference config) over
- * the trajectory's concatenated turns with each turn's reward on its last token; advantages
- * whitened over the whole batch; clipped ratio with clip-low 0.2, clip-high 0.28 and dual clip 3;
- * clipped value loss (cleanrl's clip_vloss); token-mean aggregation. Minibatches and epochs are
- * the trainer's (core/train/options.ts).
+ * the trajectory's concatenated turns; advantages whitened over the whole batch; clipped ratio
+ * with clip-low 0.2, clip-high 0.28 and dual clip 3; clipped value loss (cleanrl's clip_vloss);
+ * token-mean aggregation. Minibatches and epochs are the trainer's (core/train/options.ts).
+ * Reward placement: the reference (mll-lab-nu/RAGEN config/base.yaml, agent_proxy.use_turn_scores
+ * False) puts the trajectory's return R on the final token of its last turn; "per-turn" (its
+ * use_turn_scores True) puts each turn's reward on that turn's last token.
  */
 import { Effect, Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
-import { gae, tokenRewards } from "./common/gae.ts"
+import { finalTokenRewards, gae, tokenRewards } from "./common/gae.ts"
 import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
 import { whitenInPlace } from "./common/stats.ts"
 
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
+
+export const rewardPlacements = ["final-token", "per-turn"] as const
+export type RewardPlacement = (typeof rewardPlacements)[number]
 
 export const PpoOptions = Schema.Struct({
   /** Discount γ per token (RAGEN reference: 1.0). */
@@ -29,16 +34,18 @@ export const PpoOptions = Schema.Struct({
   valueClip: dflt(Schema.Finite, 0.5),
   /** Whiten advantages over the batch (verl, cleanrl norm_adv). */
   whiten: dflt(Schema.Boolean, true),
-  lossAgg: dflt(Schema.Literals(lossAggs), "token-mean")
+  lossAgg: dflt(Schema.Literals(lossAggs), "token-mean"),
+  /** Where rewards sit for GAE: the return on the trajectory's final token (reference) or each turn's reward on its last token. */
+  rewardPlacement: dflt(Schema.Literals(rewardPlacements), "final-token")
 })
 export type PpoOptions = typeof PpoOptions.Type
 
 export const ppoAdvantages = (
   trajectories: ReadonlyArray<AlgoTrajectory>,
-  o: Pick<PpoOptions, "gamma" | "lambda" | "whiten">
+  o: Pick<PpoOptions, "gamma" | "lambda" | "whiten"> & { readonly rewardPlacement?: RewardPlacement }
 ): Array<{ advantages: Float32Array; returns: Float32Array }> => {
   const out = trajectories.map((t) => {
-    const rewards = tokenRewards(t.turnRewards, t.turnLengths)
+    const rewards = (o.rewardPlacement ?? "final-token") === "per-turn" ? tokenRewards(t.turnRewards, t.turnLengths) : finalTokenRewards(t.ret, t.turnLengths)
     const values = t.values ?? new Float32Array(rewards.length)
     return gae(rewards, values, o.gamma, o.lambda)
   })

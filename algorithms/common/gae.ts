@@ -1,7 +1,9 @@
 /**
  * Generalized advantage estimation (Schulman et al. 2016) at token level, as verl's
- * compute_gae_advantage_return: the trajectory's turns are concatenated, each turn's reward
- * sits on its last token, and the value after the final token is 0 (the episode ended).
+ * compute_gae_advantage_return: the trajectory's turns are concatenated and the value after the
+ * final token is 0 (the episode ended). Rewards sit on tokens either as the reference does by
+ * default (the return on the final token: finalTokenRewards) or each turn's reward on that turn's
+ * last token (tokenRewards).
  */
 
 /**
@@ -47,5 +49,14 @@ export const tokenRewards = (turnRewards: ReadonlyArray<number>, turnLengths: Re
     off += l
   }
   if (carry !== 0 && T > 0) out[T - 1] = out[T - 1]! + carry
+  return out
+}
+
+/** Per-token rewards with the whole return R on the trajectory's final token (the reference's default). */
+export const finalTokenRewards = (ret: number, turnLengths: ReadonlyArray<number>): Float32Array => {
+  let T = 0
+  for (const l of turnLengths) T += l
+  const out = new Float32Array(T)
+  if (T > 0) out[T - 1] = ret
   return out
 }

@@ -40,16 +40,45 @@ export interface ObjectiveItem {
   readonly refLogprobs?: Float32Array
   readonly returns?: Float32Array
   readonly oldValues?: Float32Array
+  /**
+   * The trajectory this item (one turn) belongs to, an index within the update's kept set. The
+   * "sequence" of the seq-mean-* modes is one StarPO trajectory, all its turns together (the
+   * reference trains a trajectory as one sequence); an item without it is a sequence of its own.
+   */
+  readonly traj?: number
 }
 
-/** Per-sequence token weight w_i so that the aggregated loss is Σ_i Σ_t w_i ℓ_it. */
-export const aggregationWeights = (lengths: ReadonlyArray<number>, mode: LossAgg, normLength: number): Float64Array => {
-  const B = lengths.length
+/**
+ * Per-item token weight w_i so that the aggregated loss is Σ_i Σ_t w_i ℓ_it (verl's agg_loss,
+ * with a sequence = a trajectory). A trajectory seen k times in the batch (the update pads by
+ * copies, and a copy is the same item object again) counts as k sequences, as the reference's
+ * copied rows do. With B sequences, L_s the tokens of sequence s and N all tokens:
+ *   token-mean 1/N · seq-mean-token-mean 1/(B·L_s) · seq-mean-token-sum 1/B ·
+ *   seq-mean-token-sum-norm 1/(B·normLength) · seq-sum 1.
+ */
+export const aggregationWeights = (batch: ReadonlyArray<Pick<ObjectiveItem, "advantages" | "traj">>, mode: LossAgg, normLength: number): Float64Array => {
+  const n = batch.length
+  // Sequence key of each item: its trajectory, or the item itself when it has none.
+  const key = batch.map((b, i) => (b.traj === undefined ? `i${i}` : `t${b.traj}`))
+  const occurrences = new Map<string, number>()
+  const distinct = new Map<string, Set<unknown>>()
+  const tokens = new Map<string, number>()
   let N = 0
-  for (const l of lengths) N += l
-  const w = new Float64Array(B)
-  for (let i = 0; i < B; i++) {
-    const L = lengths[i]!
+  for (let i = 0; i < n; i++) {
+    const k = key[i]!
+    occurrences.set(k, (occurrences.get(k) ?? 0) + 1)
+    const seen = distinct.get(k) ?? new Set<unknown>()
+    if (!seen.has(batch[i])) tokens.set(k, (tokens.get(k) ?? 0) + batch[i]!.advantages.length)
+    seen.add(batch[i])
+    distinct.set(k, seen)
+    N += batch[i]!.advantages.length
+  }
+  // Copies of a whole trajectory: occurrences / distinct items = how many times it is in the batch.
+  let B = 0
+  for (const [k, c] of occurrences) B += c / distinct.get(k)!.size
+  const w = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const L = tokens.get(key[i]!)!
     w[i] = mode === "token-mean"
       ? (N > 0 ? 1 / N : 0)
       : mode === "seq-mean-token-mean"
@@ -111,7 +140,7 @@ export const buildObjective = (batch: ReadonlyArray<ObjectiveItem>, o: Objective
     const useEnt = (terms === "all" || terms === "entropy") && o.entropyCoef !== 0
     const useKl = (terms === "all" || terms === "kl") && o.klCoef !== 0
     const useValue = terms === "all" && o.valueCoef !== 0
-    const w = aggregationWeights(batch.map((b) => b.advantages.length), o.lossAgg, o.normLength)
+    const w = aggregationWeights(batch, o.lossAgg, o.normLength)
     let pg = 0
     let ent = 0
     let kl = 0

@@ -47,6 +47,11 @@ export interface Algorithm<Options = any> {
   /** Smallest G the algorithm can work with (GRPO needs group statistics: 2). */
   readonly minGroupSize: number
   /**
+   * Options the trainer fills in from its own settings when the user did not set them (DAPO's
+   * overlong shaping measures against the generation cap). They land in the resolved config.
+   */
+  trainerDefaults?(trainer: { readonly maxTokens: number }): Record<string, unknown>
+  /**
    * DAPO's dynamic sampling: when set and it returns maxDraws > 1, the trainer drops groups whose
    * returns are all equal and draws new prompts (at most maxDraws rollouts in all, the first
    * included) until P groups remain.
@@ -65,6 +70,8 @@ export interface Algorithm<Options = any> {
       readonly refLogprobs?: Float32Array
       readonly returns?: Float32Array
       readonly oldValues?: Float32Array
+      /** Index of the item's trajectory within the update's kept set (the sequence of the seq-mean-* modes). */
+      readonly traj?: number
     }>,
     options: Options & LossRegularisers
   ): LossFn
