@@ -2,7 +2,9 @@
  * Cost of the collapse diagnostics (issue 6) at P = 8, G = 16 on tinylm `tiny`, FrozenLake:
  * 1. the CPU CrossScorer on the trainer's first-turn rows (diagRows 128 reasonings × 8 prompts =
  *    1,024 sequences), for teacher reasonings (what a post-SFT policy writes) and for the
- *    untrained policy's own samples, and miProxies on the result; median of --iters.
+ *    untrained policy's own samples, side by side with the pair-by-pair scorer (tinybench, --iters
+ *    rounds in alternating order, median over rounds of each round's median), and miProxies on
+ *    the result (tinybench median).
  * 2. side by side in this process, alternating: runTraining with diagEvery 0, 5, and 5 with the
  *    pair-by-pair scorer (sftSteps 0, same seed, so all see the same rollouts), and the
  *    diagnostics' share of a training step:
@@ -24,6 +26,8 @@ import { runTraining } from "../core/train/run.ts"
 import { type CrossScorer, definePlugin, type Policy } from "../core/contracts/index.ts"
 import { CpuScorerOptions, makeCpuScorer } from "../plugins/scorers/cpu.ts"
 import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/spec.ts"
+import { Bench } from "tinybench"
+import { alternate, figures, tinybenchVersion } from "./_tinybench.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string, d: number) => {
@@ -36,19 +40,9 @@ const rounds = flag("--rounds", 1)
 const asJson = args.includes("--json")
 const P = 8, G = 16, ROWS = 128
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const timeIt = async (f: () => Promise<unknown> | unknown, n: number): Promise<number> => {
-  await f() // warm-up
-  const ts: number[] = []
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    await f()
-    ts.push((performance.now() - t0) / 1000)
-  }
-  return median(ts)
-}
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `deno ${(globalThis as any).Deno?.version?.deno}`
-const report = (row: Record<string, unknown>) => console.log(asJson ? JSON.stringify({ ...row, runtime }) : Object.entries(row).map(([k, v]) => `${k}=${v}`).join("  "))
+const report = (row: Record<string, unknown>) =>
+  console.log(asJson ? JSON.stringify({ ...row, runtime, tinybench: tinybenchVersion }) : Object.entries(row).map(([k, v]) => `${k}=${v}`).join("  "))
 
 /** The CPU scorer before the dedupe/length-order change: every (r, j) pair in row-major batches of 64. */
 const makePairByPair = (p: Policy): CrossScorer => ({
@@ -97,26 +91,24 @@ for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sa
   // Same matrix as pair by pair (the savings must not change L).
   const ref = (await pairByPair.score(reasonings, prompts)).sum
   const maxDiff = ref.reduce((m, x, i) => Math.max(m, Math.abs(x - L.sum[i]!)), 0)
-  // Alternate the two so that load on the shared machine hits both alike.
-  const ours: number[] = [], theirs: number[] = []
-  for (let i = 0; i < iters; i++) {
-    let t0 = performance.now()
-    L = await scorer.score(reasonings, prompts)
-    ours.push((performance.now() - t0) / 1000)
-    t0 = performance.now()
-    await pairByPair.score(reasonings, prompts)
-    theirs.push((performance.now() - t0) / 1000)
-  }
+  // Alternate the two so that load on the shared machine hits both alike; each round is one call
+  // of each (a call takes seconds, so tinybench's minimum iteration count is set to 1).
+  const ms = await alternate([
+    { name: "ours", fn: async () => (L = await scorer.score(reasonings, prompts)) },
+    { name: "pair-by-pair", fn: () => pairByPair.score(reasonings, prompts) }
+  ], { rounds: iters, time: 0, iterations: 1 })
   const input = { tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column, signature: prompts }
-  const miS = await timeIt(() => miProxies(input), Math.max(iters, 50))
+  const miBench = new Bench({ time: 200, warmupTime: 50 }).add("miProxies", () => miProxies(input))
+  await miBench.run()
+  const miS = figures(miBench.tasks[0]!).medianMs / 1000
   report({
     task: `cross-score ${ROWS}x${P} tiny ${name}`,
     sequences: ROWS * P,
     distinctReasonings: new Set(reasonings).size,
     reasoningTokens: +tokens.toFixed(1),
-    scoreSeconds: +median(ours).toFixed(4),
-    pairByPairSeconds: +median(theirs).toFixed(4),
-    speedup: +(median(theirs) / median(ours)).toFixed(2),
+    scoreSeconds: +(ms.ours! / 1000).toFixed(4),
+    pairByPairSeconds: +(ms["pair-by-pair"]! / 1000).toFixed(4),
+    speedup: +(ms["pair-by-pair"]! / ms.ours!).toFixed(2),
     maxAbsDiffSum: maxDiff,
     miProxiesSeconds: +miS.toExponential(3)
   })

@@ -80,9 +80,10 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
       { key: "train/entropy", meaning: "token-mean policy entropy in the update's forward passes, first epoch (nats/token)" },
       { key: "train/draws", meaning: "rollout draws this step (> 1: dynamic sampling drew more prompts)" },
       { key: "train/kept_groups", meaning: "groups kept over all draws, capped at P" },
-      { key: "train/kept_items", meaning: "training sequences (turns with tokens) in the update, after padding if padFilteredBatch" },
+      { key: "train/kept_items", meaning: "training sequences (turns with tokens) of the kept trajectories, before padding" },
+      { key: "train/minibatch_turns", meaning: "mean training sequences (turns) per minibatch, padding copies included" },
       { key: "train/skipped_update", meaning: "1 when nothing was kept (no optimizer step), else 0" },
-      { key: "train/optimizer_steps", meaning: "optimizer steps taken (epochs × minibatches)" },
+      { key: "train/optimizer_steps", meaning: "optimizer steps taken (epochs × minibatches; minibatches of minibatchTrajectories whole trajectories by default, so fewer when a filter keeps fewer)" },
       { key: "train/grad_norm", meaning: "global gradient norm before clipping, mean over minibatches (absent when no step)" }
     ]
   },
