@@ -12,7 +12,11 @@ import { join } from "node:path"
 import { builtinPlugins } from "../../builtins.ts"
 import { docPath, keysInDoc, renderMetricsDoc, spliceMetricsDoc } from "../../core/metrics/doc.ts"
 import { isPattern, keyRegExp, matchMetricKey, metricKeys, unknownMetricKeys } from "../../core/metrics/keys.ts"
+import { CollapseThresholds } from "../../core/diagnostics/collapse.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import { runTraining } from "../../core/train/run.ts"
+import { CHART_METRICS } from "../../plugins/leaderboard/build.ts"
 import { cfg, testPlugin } from "../train/fixtures.ts"
 
 const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
@@ -51,6 +55,15 @@ describe("metric keys", () => {
     expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([])
     // No pattern shadows an exact key (an exact key would then be listed twice in effect).
     for (const k of keys.filter((k) => !isPattern(k))) expect(matchMetricKey(k)?.key).toBe(k)
+  })
+
+  test("the keys that readers look up (leaderboard charts, collapse check defaults, the headline metric) are in the vocabulary", () => {
+    // A renamed key must fail here, not publish empty charts (STYLE.md: BALROG's zeros).
+    const collapse = decodeSync(CollapseThresholds, {})
+    if (!collapse.ok) throw new Error(collapse.message)
+    const c = collapse.value
+    const read = [SUCCESS_METRIC, ...CHART_METRICS.map((m) => m.metric), ...c.miMetrics, c.entropyMetric, c.factMetric, c.rvMetric, c.emptyMetric, c.valMetric]
+    expect(unknownMetricKeys(read)).toEqual([])
   })
 
   test("docs/metrics.md lists exactly the module's keys, and its tables are the rendered ones", () => {
