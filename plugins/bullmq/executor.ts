@@ -5,6 +5,7 @@
 import { Effect, Schema } from "effect"
 import type { ExecutorSpec } from "../../core/contracts/index.ts"
 import { makeCoordinator } from "./coordinator.ts"
+import { checkReachable } from "./reach.ts"
 import { parseRedisUrl } from "./url.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
@@ -29,6 +30,8 @@ export const bullmqExecutor: ExecutorSpec<BullmqOptions> = {
   make: async ({ url, attempts, backoffMs, pollMs }) => {
     const target = parseRedisUrl(url)
     if (!("host" in target)) throw target
+    const unreachable = await checkReachable(target)
+    if (unreachable) throw unreachable
     return makeCoordinator({ target, attempts, backoffMs, pollMs })
   }
 }

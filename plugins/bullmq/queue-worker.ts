@@ -75,7 +75,8 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
     })
     if (outcome.type === "done" && outcome.summary.status === "complete") {
       say(`done  ${data.label}`)
-      return { runId, worker: name, files: packRunFiles(dir) }
+      // The folder the trainer wrote (its summary names it), as a local sweep leaves it.
+      return { runId: outcome.summary.runId, worker: name, files: packRunFiles(join(opts.workDir, outcome.summary.runId)) }
     }
     const error = outcome.type === "done" ? outcome.summary.error ?? `the run ended ${outcome.summary.status}` : outcome.error
     say(`FAILED ${data.label}: ${error}`)

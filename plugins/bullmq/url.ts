@@ -8,6 +8,7 @@
  * other users of the machine in `ps`); a self-signed TLS server's CA from RAGEN_REDIS_CA (a PEM file).
  */
 import { readFileSync } from "node:fs"
+import { isIP } from "node:net"
 import { UsageError } from "../../core/errors.ts"
 
 export interface RedisTarget {
@@ -31,7 +32,8 @@ export const parseRedisUrl = (raw: string, env: Record<string, string | undefine
   try {
     u = new URL(raw)
   } catch {
-    return usage(`--queue must be a Redis URL such as redis://127.0.0.1:6379 or rediss://host:6380/0, got "${redactText(raw)}"`)
+    // Not echoed: where a password would be in text that does not parse is unknowable.
+    return usage("--queue must be a Redis URL such as redis://127.0.0.1:6379 or rediss://host:6380/0; the value given does not parse as a URL")
   }
   if (u.protocol !== "redis:" && u.protocol !== "rediss:") {
     return usage(`--queue must start with redis:// or rediss:// (TLS), got "${u.protocol}//…"`)
@@ -69,7 +71,8 @@ export const connectionOptions = (t: RedisTarget, env: Record<string, string | u
     db: t.db,
     ...(t.username ? { username: t.username } : {}),
     ...(t.password ? { password: t.password } : {}),
-    ...(t.tls ? { tls: { servername: t.host, ...(ca ? { ca: readFileSync(ca, "utf8") } : {}) } } : {}),
+    // SNI takes host names only (RFC 6066 §3); an IP address is checked against the certificate's IP SANs.
+    ...(t.tls ? { tls: { ...(isIP(t.host) ? {} : { servername: t.host }), ...(ca ? { ca: readFileSync(ca, "utf8") } : {}) } } : {}),
     maxRetriesPerRequest: null,
     // Reconnect forever with a capped delay: a restarting Redis is waited for, not given up on.
     retryStrategy: (times: number) => Math.min(200 * times, 2000)

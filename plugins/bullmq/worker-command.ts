@@ -13,6 +13,7 @@ import { defineCommand } from "../../core/contracts/command.ts"
 import { UsageError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
 import { startQueueWorker } from "./queue-worker.ts"
+import { checkReachable } from "./reach.ts"
 import { parseRedisUrl } from "./url.ts"
 
 export default defineCommand({
@@ -32,6 +33,8 @@ export default defineCommand({
       }
       const target = parseRedisUrl(String(opts.queue))
       if (!("host" in target)) return yield* target
+      const unreachable = yield* Effect.promise(() => checkReachable(target))
+      if (unreachable) return yield* unreachable
       const concurrency = yield* numberFlagOr(opts.concurrency, "--concurrency", 1, { integer: true, min: 1 })
       const stallMs = yield* numberFlagOr(opts.stallMs, "--stall-ms", 30000, { integer: true, min: 1000 })
       const workDir = resolve(opts.workDir !== undefined ? String(opts.workDir) : join(tmpdir(), "ragen-bench-worker"))
