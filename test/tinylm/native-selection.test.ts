@@ -32,7 +32,7 @@ describe.skipIf(!st.ok)("kernel backend selection", () => {
     expect(r.sel.isa).toBe(st.ok ? st.lib.cpuIsa : "")
     expect(r.notes).toEqual({ kernels: "tinylm:native", kernelsIsa: r.sel.isa, threads: "1" })
     expect(r.stderr).toBe("")
-  })
+  }, 60000)
 
   test("the policy option kernels picks the backend; RAGEN_KERNELS overrides it", () => {
     expect(probe({}, "wasm").notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", threads: "1" })
@@ -40,7 +40,7 @@ describe.skipIf(!st.ok)("kernel backend selection", () => {
     expect(probe({}, "native").sel.name).toBe("native")
     const over = probe({ RAGEN_KERNELS: "wasm" }, "native")
     expect(over.sel).toEqual({ name: "wasm", isa: "simd128", why: "RAGEN_KERNELS=wasm" })
-  })
+  }, 60000)
 
   test("RAGEN_NATIVE_ISA picks a lower build; one the CPU cannot run or an unknown one is a usage error", () => {
     expect(probe({ RAGEN_NATIVE_ISA: "sse2" }).notes).toEqual({ kernels: "tinylm:native", kernelsIsa: "sse2", threads: "1" })
@@ -48,7 +48,7 @@ describe.skipIf(!st.ok)("kernel backend selection", () => {
     expect(bad.err).toBe("UsageError")
     expect(bad.field).toBe("RAGEN_NATIVE_ISA")
     expect(bad.message).toContain("use avx512, avx2, sse2")
-  })
+  }, 60000)
 
   test("a library that does not load falls back to wasm with one line saying why", () => {
     const r = probe({ RAGEN_NATIVE_LIB: join(ROOT, "no-such-library.so") })
@@ -59,14 +59,14 @@ describe.skipIf(!st.ok)("kernel backend selection", () => {
     expect(lines[0]).toContain("tinylm: native kernels unavailable (")
     expect(lines[0]).toContain("no-such-library.so is missing")
     expect(lines[0]).toContain("using wasm")
-  })
+  }, 60000)
 
   test("a bad kernels option is a usage error naming the field", () => {
     const r = probe({}, "gpu")
     console.log(r.message)
     expect(r.message).toContain("kernels")
     expect(r.message).toContain("native")
-  })
+  }, 60000)
 })
 
 describe("the committed native library", () => {

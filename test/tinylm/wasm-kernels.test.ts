@@ -316,7 +316,7 @@ describe("kernel selection and the build", () => {
     expect(bad.message).toContain("use auto, native, wasm, js")
     // the default (auto) is covered in native-selection.test.ts; here: the choice is the one in force
     expect(["js", "wasm", "native"]).toContain(selectKernels().name)
-  })
+  }, 60000) // five subprocesses: slow on a loaded machine
 
   test("module.generated.ts matches the C sources (needs clang + lld)", () => {
     const clang = process.env.CLANG ?? "clang"
@@ -332,5 +332,5 @@ describe("kernel selection and the build", () => {
     console.log(r.stdout.trim())
     expect(r.stdout).toContain("embedded wasm matches the C sources")
     expect(r.status).toBe(0)
-  })
+  }, 60000)
 })

@@ -5,7 +5,7 @@
  * memory (scratch arrays in tests, say) falls back to the plain JS kernel, so a fast backend is
  * always safe to select. A call large enough to pay for it is split in two across the kernel
  * pool's worker (wasm/pool.ts): rows of the output (matmul, attention, LayerNorm forward, GELU),
- * and for the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 3 or 4
+ * and for the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 12
  * rows), so every output is computed exactly as in the one-thread call.
  */
 import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "./attention.ts"
@@ -67,6 +67,8 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   const SPLIT_MATMUL = backend.splitMatmul
   const SPLIT_POINTWISE = backend.splitPointwise
 
+  /** A multiple of every build's matmul row tile (matmul.c TR: 3 wasm/SSE2, 6 AVX2, 4 AVX-512; 4 in the dot form). */
+  const TILE_ROWS = 12
   /** A split point near n/2 that is a multiple of `tile`. */
   const half = (n: number, tile: number): number => Math.floor(n / 2 / tile) * tile
 
@@ -87,8 +89,8 @@ export const fastKernels = (backend: FastBackend): Kernels => {
       else ex.matmul_forward(o, x, w, b, hasBias, BT, C, OC)
       return
     }
-    // rows [h, BT) on the worker: the 3-row (broadcast form) or 4-row (dot form) tiles stay whole
-    const h = half(BT, transposed ? 3 : 4)
+    // rows [h, BT) on the worker: the row tiles (3, 4 or 6 rows, by form and build) stay whole
+    const h = half(BT, TILE_ROWS)
     if (transposed) {
       const t = wt.byteOffset
       if (!wtReady) ex.matmul_forward_t(o, x, w, b, hasBias, 0, C, OC, t, 0) // BT = 0: only write the transpose
@@ -114,7 +116,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
     if (pool === undefined) return ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, BT, 0, OC)
     // worker: dinp rows [h, BT) and dweight rows [oh, OC); caller: the rest and the bias
-    const h = half(BT, 3), oh = half(OC, 3)
+    const h = half(BT, TILE_ROWS), oh = half(OC, TILE_ROWS)
     pool.start(at.memory, "matmul_backward_part", [di, dw, 0, 0, g, x, w, BT, C, OC, h, BT, oh, OC])
     ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, h, 0, oh)
     pool.join()

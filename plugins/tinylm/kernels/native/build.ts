@@ -17,10 +17,11 @@ const here = new URL(".", import.meta.url).pathname
 export const LIBRARY = "tinylm-kernels-x86_64.so"
 
 /** The builds, best first; `level` is what cpu.c's tl_cpu_level returns for a CPU that runs it. */
+/** tile: the matmul register tile, rows x vectors (matmul.c TR, TV), sized to the ISA's vector registers. */
 export const ISAS = [
-  { name: "avx512", level: 2, lanes: 16, flags: ["-mavx512f"] },
-  { name: "avx2", level: 1, lanes: 8, flags: ["-mavx2", "-mfma"] },
-  { name: "sse2", level: 0, lanes: 4, flags: [] }
+  { name: "avx512", level: 2, lanes: 16, tile: [Number(process.env.TR512 ?? 4), Number(process.env.TV512 ?? 4)], flags: ["-mavx512f"] },
+  { name: "avx2", level: 1, lanes: 8, tile: [Number(process.env.TR256 ?? 6), Number(process.env.TV256 ?? 2)], flags: ["-mavx2", "-mfma"] },
+  { name: "sse2", level: 0, lanes: 4, tile: [3, 3], flags: [] }
 ] as const
 export type IsaName = (typeof ISAS)[number]["name"]
 
@@ -40,7 +41,7 @@ export const compile = (clang: string, outDir: string): Uint8Array => {
   const objs: string[] = []
   for (const isa of ISAS) {
     const o = join(outDir, `${isa.name}.o`)
-    execFileSync(clang, [...COMMON, `-DVL=${isa.lanes}`, `-DISA=${isa.name}`, ...isa.flags, "-c", join(here, "kernels.c"), "-o", o], { stdio: "inherit" })
+    execFileSync(clang, [...COMMON, `-DVL=${isa.lanes}`, `-DTR=${isa.tile[0]}`, `-DTV=${isa.tile[1]}`, `-DISA=${isa.name}`, ...isa.flags, "-c", join(here, "kernels.c"), "-o", o], { stdio: "inherit" })
     objs.push(o)
   }
   const cpu = join(outDir, "cpu.o")

@@ -93,15 +93,65 @@ void matmul_forward(float *out, const float *inp, const float *weight, const flo
 #define ROWS 64
 
 /*
- * Forward in broadcast form: out (BT,OC) = inp . wt + bias with wt = weight^T (C,OC), transposed
- * here into the caller's scratch (C*OC floats) so each k step is 3 inp scalars times 3 contiguous
- * weight vectors: 9 accumulators (fits the 16 x86 vector registers JSC allocates from; the 4 x 4
- * dot form above spills). Measured ~1.3x faster than matmul_forward at the model's shapes.
- * Each output is (sum over k in order of x[k]*wt[k][o]) + bias[o], the same in every tile and in
- * the scalar tails (wasm has no fused multiply-add), so results do not depend on BT.
+ * The register tile of the broadcast-form kernels below: TR rows x TV vectors of VL outputs, set
+ * per build (build.ts; native/build.ts): 3 x 3 in wasm and SSE2 (9 accumulators fit the 16 x86
+ * vector registers JSC allocates from), 6 x 2 in AVX2 (16 registers), 4 x 4 in AVX-512 (32).
+ * The tile only changes which outputs are computed together, never how one is computed.
  */
-#define ACC3(r, x) MADD(r##0, x, w0); MADD(r##1, x, w1); MADD(r##2, x, w2)
+#ifndef TR
+#define TR 3
+#endif
+#ifndef TV
+#define TV 3
+#endif
+#define TW (TV * VL)
 
+/*
+ * y[r][o + j] = sum over k in order of x[r][k] * wt[k][o + j], + bias, for r < R, j < NV*VL.
+ * Always inlined with constant R and NV, so the accumulator arrays live in registers.
+ */
+static inline __attribute__((always_inline)) void fwd_block(float *y, const float *x, const float *wt, const float *bias, int hasBias,
+                                                            int C, int OC, int o, const int R, const int NV) {
+  vf acc[TR][TV];
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = SPLAT(0.0f);
+  for (int k = 0; k < C; k++) {
+    const float *w = wt + k * OC + o;
+    vf wv[TV];
+    for (int v = 0; v < NV; v++) wv[v] = LD(w + v * VL);
+    for (int r = 0; r < R; r++) {
+      const vf xs = SPLAT(x[r * C + k]);
+      for (int v = 0; v < NV; v++) MADD(acc[r][v], xs, wv[v]);
+    }
+  }
+  for (int v = 0; v < NV; v++) {
+    const vf q = hasBias ? LD(bias + o + v * VL) : SPLAT(0.0f);
+    for (int r = 0; r < R; r++) ST(y + r * OC + o + v * VL, VADD(acc[r][v], q));
+  }
+}
+
+/* R rows: tiles of TW outputs, then single vectors, then single outputs (the same sums) */
+static inline __attribute__((always_inline)) void fwd_rows(float *y, const float *x, const float *wt, const float *bias, int hasBias,
+                                                           int C, int OC, const int R) {
+  const int OCT = OC - OC % TW, OC4 = OC & ~(VL - 1);
+  int o = 0;
+  for (; o < OCT; o += TW) fwd_block(y, x, wt, bias, hasBias, C, OC, o, R, TV);
+  for (; o < OC4; o += VL) fwd_block(y, x, wt, bias, hasBias, C, OC, o, R, 1);
+  for (; o < OC; o++) {
+    for (int r = 0; r < R; r++) {
+      float a = 0.0f;
+      for (int k = 0; k < C; k++) a += x[r * C + k] * wt[k * OC + o];
+      y[r * OC + o] = a + (hasBias ? bias[o] : 0.0f);
+    }
+  }
+}
+
+/*
+ * Forward in broadcast form: out (BT,OC) = inp . wt + bias with wt = weight^T (C,OC), transposed
+ * here into the caller's scratch (C*OC floats) so each k step is TR inp scalars times TV contiguous
+ * weight vectors. Measured ~1.3x faster than matmul_forward at the model's shapes (wasm).
+ * Each output is (sum over k in order of x[k]*wt[k][o]) + bias[o], the same in every tile and in
+ * the scalar tails, so results do not depend on BT.
+ */
 EXPORT(matmul_forward_t)
 void matmul_forward_t(float *out, const float *inp, const float *weight, const float *bias, int hasBias, int BT, int C, int OC, float *wt, int wtReady) {
   /* wtReady: wt already holds this weight transposed (the sampler's decode steps after a prefill) */
@@ -109,132 +159,70 @@ void matmul_forward_t(float *out, const float *inp, const float *weight, const f
     const float *w = weight + o * C;
     for (int k = 0; k < C; k++) wt[k * OC + o] = w[k];
   }
-  const int OC12 = OC - OC % (3 * VL), OC4 = OC & ~(VL - 1);
   int i = 0;
-  for (; i + 3 <= BT; i += 3) {
-    const float *x0 = inp + i * C, *x1 = x0 + C, *x2 = x1 + C;
-    float *y0 = out + i * OC, *y1 = y0 + OC, *y2 = y1 + OC;
-    int o = 0;
-    for (; o < OC12; o += 3 * VL) {
-      vf a0 = SPLAT(0.0f), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0, c0 = a0, c1 = a0, c2 = a0;
-      for (int k = 0; k < C; k++) {
-        const float *w = wt + k * OC + o;
-        const vf w0 = LD(w), w1 = LD(w + VL), w2 = LD(w + 2 * VL);
-        ACC3(a, SPLAT(x0[k]));
-        ACC3(b, SPLAT(x1[k]));
-        ACC3(c, SPLAT(x2[k]));
-      }
-      const vf z = SPLAT(0.0f);
-      const vf q0 = hasBias ? LD(bias + o) : z, q1 = hasBias ? LD(bias + o + VL) : z, q2 = hasBias ? LD(bias + o + 2 * VL) : z;
-      ST(y0 + o, VADD(a0, q0)); ST(y0 + o + VL, VADD(a1, q1)); ST(y0 + o + 2 * VL, VADD(a2, q2));
-      ST(y1 + o, VADD(b0, q0)); ST(y1 + o + VL, VADD(b1, q1)); ST(y1 + o + 2 * VL, VADD(b2, q2));
-      ST(y2 + o, VADD(c0, q0)); ST(y2 + o + VL, VADD(c1, q1)); ST(y2 + o + 2 * VL, VADD(c2, q2));
+  for (; i + TR <= BT; i += TR) fwd_rows(out + i * OC, inp + i * C, wt, bias, hasBias, C, OC, TR);
+  for (; i < BT; i++) fwd_rows(out + i * OC, inp + i * C, wt, bias, hasBias, C, OC, 1);
+}
+
+/*
+ * out[r][n + j] += sum over k in order of x[r*xr + k*xk] * w[k*ldw + n + j] (r < R, j < NV*VL).
+ * With skipZero, k steps where the R x values are all zero (padding rows of dout) are skipped.
+ */
+static inline __attribute__((always_inline)) void acc_block(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw,
+                                                            int K, int n, const int R, const int NV, const int skipZero) {
+  vf acc[TR][TV];
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = LD(out + r * ldo + n + v * VL);
+  for (int k = 0; k < K; k++) {
+    float xs[TR];
+    int any = 0;
+    for (int r = 0; r < R; r++) {
+      xs[r] = x[r * xr + k * xk];
+      any |= xs[r] != 0.0f;
     }
-    for (; o < OC4; o += VL) {
-      vf a = SPLAT(0.0f), b = a, c = a;
-      for (int k = 0; k < C; k++) {
-        const vf w = LD(wt + k * OC + o);
-        MADD(a, SPLAT(x0[k]), w); MADD(b, SPLAT(x1[k]), w); MADD(c, SPLAT(x2[k]), w);
-      }
-      const vf q = hasBias ? LD(bias + o) : SPLAT(0.0f);
-      ST(y0 + o, VADD(a, q)); ST(y1 + o, VADD(b, q)); ST(y2 + o, VADD(c, q));
-    }
-    for (; o < OC; o++) {
-      float a = 0.0f, b = 0.0f, c = 0.0f;
-      for (int k = 0; k < C; k++) {
-        const float w = wt[k * OC + o];
-        a += x0[k] * w; b += x1[k] * w; c += x2[k] * w;
-      }
-      const float q = hasBias ? bias[o] : 0.0f;
-      y0[o] = a + q; y1[o] = b + q; y2[o] = c + q;
+    if (skipZero && !any) continue;
+    const float *wk = w + k * ldw + n;
+    vf wv[TV];
+    for (int v = 0; v < NV; v++) wv[v] = LD(wk + v * VL);
+    for (int r = 0; r < R; r++) {
+      const vf s = SPLAT(xs[r]);
+      for (int v = 0; v < NV; v++) MADD(acc[r][v], s, wv[v]);
     }
   }
-  for (; i < BT; i++) {
-    const float *x = inp + i * C;
-    float *y = out + i * OC;
-    int o = 0;
-    for (; o < OC4; o += VL) {
-      vf a = SPLAT(0.0f);
-      for (int k = 0; k < C; k++) MADD(a, SPLAT(x[k]), LD(wt + k * OC + o));
-      ST(y + o, VADD(a, hasBias ? LD(bias + o) : SPLAT(0.0f)));
-    }
-    for (; o < OC; o++) {
-      float a = 0.0f;
-      for (int k = 0; k < C; k++) a += x[k] * wt[k * OC + o];
-      y[o] = a + (hasBias ? bias[o] : 0.0f);
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) ST(out + r * ldo + n + v * VL, acc[r][v]);
+}
+
+static inline __attribute__((always_inline)) void acc_rows(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw,
+                                                           int K, int N, const int R) {
+  const int NT = N - N % TW, N4 = N & ~(VL - 1);
+  int n = 0;
+  /* zero skipping in full tiles only (the narrower paths add the zeros: the same values) */
+  for (; n < NT; n += TW) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, TV, R == TR);
+  for (; n < N4; n += VL) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, 1, 0);
+  for (; n < N; n++) {
+    for (int r = 0; r < R; r++) {
+      float a = out[r * ldo + n];
+      for (int k = 0; k < K; k++) a += x[r * xr + k * xk] * w[k * ldw + n];
+      out[r * ldo + n] = a;
     }
   }
 }
 
 /*
  * out[r*ldo + n] += sum over k of x[r*xr + k*xk] * w[k*ldw + n]  (r < R, n < N, k < K, k in order)
- * Broadcast form with 3 x 12 register tiles (9 accumulators, no spills); k steps where the 3 x values
- * are all zero (padding rows of dout) are skipped. Both backward products are this shape:
+ * Broadcast form with TR x TW register tiles. Both backward products are this shape:
  *   dinp = dout . weight     (x = dout rows, w = weight)
  *   dweight = dout^T . inp   (x = dout columns, strided; w = inp rows), taken in row blocks.
  */
 static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw, int R, int K, int N) {
-  const int N12 = N - N % (3 * VL), N4 = N & ~(VL - 1);
   int r = 0;
-  for (; r + 3 <= R; r += 3) {
-    const float *xa = x + r * xr, *xb = xa + xr, *xc = xb + xr;
-    float *ya = out + r * ldo, *yb = ya + ldo, *yc = yb + ldo;
-    int n = 0;
-    for (; n < N12; n += 3 * VL) {
-      vf a0 = LD(ya + n), a1 = LD(ya + n + VL), a2 = LD(ya + n + 2 * VL);
-      vf b0 = LD(yb + n), b1 = LD(yb + n + VL), b2 = LD(yb + n + 2 * VL);
-      vf c0 = LD(yc + n), c1 = LD(yc + n + VL), c2 = LD(yc + n + 2 * VL);
-      for (int k = 0; k < K; k++) {
-        const float sa = xa[k * xk], sb = xb[k * xk], sc = xc[k * xk];
-        if (sa == 0.0f && sb == 0.0f && sc == 0.0f) continue;
-        const float *wk = w + k * ldw + n;
-        const vf w0 = LD(wk), w1 = LD(wk + VL), w2 = LD(wk + 2 * VL);
-        ACC3(a, SPLAT(sa));
-        ACC3(b, SPLAT(sb));
-        ACC3(c, SPLAT(sc));
-      }
-      ST(ya + n, a0); ST(ya + n + VL, a1); ST(ya + n + 2 * VL, a2);
-      ST(yb + n, b0); ST(yb + n + VL, b1); ST(yb + n + 2 * VL, b2);
-      ST(yc + n, c0); ST(yc + n + VL, c1); ST(yc + n + 2 * VL, c2);
-    }
-    for (; n < N4; n += VL) {
-      vf a = LD(ya + n), b = LD(yb + n), c = LD(yc + n);
-      for (int k = 0; k < K; k++) {
-        const vf wv = LD(w + k * ldw + n);
-        MADD(a, SPLAT(xa[k * xk]), wv); MADD(b, SPLAT(xb[k * xk]), wv); MADD(c, SPLAT(xc[k * xk]), wv);
-      }
-      ST(ya + n, a); ST(yb + n, b); ST(yc + n, c);
-    }
-    for (; n < N; n++) {
-      float a = ya[n], b = yb[n], c = yc[n];
-      for (int k = 0; k < K; k++) {
-        const float wv = w[k * ldw + n];
-        a += xa[k * xk] * wv; b += xb[k * xk] * wv; c += xc[k * xk] * wv;
-      }
-      ya[n] = a; yb[n] = b; yc[n] = c;
-    }
-  }
-  for (; r < R; r++) {
-    const float *xa = x + r * xr;
-    float *ya = out + r * ldo;
-    int n = 0;
-    for (; n < N4; n += VL) {
-      vf a = LD(ya + n);
-      for (int k = 0; k < K; k++) MADD(a, SPLAT(xa[k * xk]), LD(w + k * ldw + n));
-      ST(ya + n, a);
-    }
-    for (; n < N; n++) {
-      float a = ya[n];
-      for (int k = 0; k < K; k++) a += xa[k * xk] * w[k * ldw + n];
-      ya[n] = a;
-    }
-  }
+  for (; r + TR <= R; r += TR) acc_rows(out + r * ldo, ldo, x + r * xr, xr, xk, w, ldw, K, N, TR);
+  for (; r < R; r++) acc_rows(out + r * ldo, ldo, x + r * xr, xr, xk, w, ldw, K, N, 1);
 }
 
 /*
  * One thread's share of the backward (kernels/wasm/pool.ts splits a call in two): dinp rows [r0,r1)
  * and dweight rows [o0,o1). Every dweight entry still sums over all BT rows in the same order, and
- * a split at a multiple of 3 keeps the 3-row tiles of the whole call, so the result is bit-identical
+ * a split at a multiple of TR keeps the row tiles of the whole call, so the result is bit-identical
  * to the single-thread call whatever the split.
  */
 static void backward_part(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight,
