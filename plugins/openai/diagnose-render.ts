@@ -46,6 +46,23 @@ th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}th{background:#f
 .charts{display:flex;flex-wrap:wrap;gap:.5rem}.chart .ct{font-size:12px;font-weight:600}.chart .tick,.chart .lg{font-size:10px;fill:#333}
 .chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#999}.note{color:#666;font-size:12px}.warn{color:#a11}`
 
+/** Horizontal bars with labels (a category per bar: the filters), values in [0, 1]. */
+export const barChart = (title: string, bars: ReadonlyArray<{ label: string; value: number }>): string => {
+  const W = 420, left = 150, bh = 16, gap = 4, top = 24
+  const H = top + bars.length * (bh + gap) + 8
+  const pw = W - left - 50
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}"><title>${esc(title)}</title><text x="4" y="15" class="ct">${esc(title)}</text>`]
+  bars.forEach((b, i) => {
+    const y = top + i * (bh + gap)
+    const v = Math.max(0, Math.min(1, b.value))
+    parts.push(`<text x="${left - 6}" y="${y + 12}" text-anchor="end" class="tick">${esc(b.label)}</text>`)
+    parts.push(`<rect x="${left}" y="${y}" width="${(pw * v).toFixed(1)}" height="${bh}" fill="#0072B2" data-bar="${esc(b.label)}"/>`)
+    parts.push(`<text x="${(left + pw * v + 4).toFixed(1)}" y="${y + 12}" class="tick">${f(b.value, 2)}</text>`)
+  })
+  parts.push("</svg>")
+  return parts.join("")
+}
+
 const row = (k: string, v: string, note = ""): string => `<tr><th>${esc(k)}</th><td class="num">${esc(v)}</td><td class="note">${esc(note)}</td></tr>`
 
 const miTable = (name: string, p: MiProxies | null): string => {
@@ -88,16 +105,15 @@ export const renderHtml = (r: DiagnoseReport): string => {
   const ok = r.filters.filter((x): x is Extract<typeof x, { ok: true }> => x.ok)
   h.push('<div class="charts">')
   if (sorted.length > 0) h.push(`<figure data-chart="rv" style="margin:0">${lineChart({ title: "reward std per group, sorted", series: [{ name: "std of returns", points: sorted.map((g, i) => [i + 1, g.rv] as [number, number]) }], xLabel: "group rank" })}</figure>`)
-  if (ok.length > 0) h.push(`<figure data-chart="kept" style="margin:0">${lineChart({ title: "kept ratio by filter (order of the table)", series: [{ name: "kept ratio", points: ok.map((x, i) => [i + 1, x.stats["filter/kept_ratio"] ?? 0] as [number, number]) }], xLabel: "filter #" })}</figure>`)
+  if (ok.length > 0) h.push(`<figure data-chart="kept" style="margin:0">${barChart("share of groups each filter keeps", ok.map((x) => ({ label: x.id.replace(/^filters\//, ""), value: x.stats["filter/kept_ratio"] ?? 0 })))}</figure>`)
   h.push("</div>")
   h.push('<table id="groups"><thead><tr><th>group</th><th>seed</th><th>std</th><th>returns</th></tr></thead><tbody>')
   for (const g of rv.groups) h.push(`<tr><td class="num">${g.group}</td><td class="num">${g.seed}</td><td class="num">${f(g.rv)}</td><td>${esc(g.returns.map((x) => f(x, 2)).join(" "))}</td></tr>`)
   h.push("</tbody></table>")
-  h.push('<table id="filters"><thead><tr><th>#</th><th>filter (default options)</th><th>kept groups</th><th>kept trajectories</th><th>dropped with spread</th><th>groups kept</th></tr></thead><tbody>')
-  let i = 0
+  h.push('<table id="filters"><thead><tr><th>filter (default options)</th><th>kept groups</th><th>kept trajectories</th><th>dropped with spread</th><th>groups kept</th></tr></thead><tbody>')
   for (const x of r.filters) {
-    if (!x.ok) h.push(`<tr><td></td><td>${esc(x.id)}</td><td colspan="4" class="note">not run: ${esc(x.error)}</td></tr>`)
-    else h.push(`<tr data-filter="${esc(x.id)}"><td class="num">${++i}</td><td>${esc(x.id)}</td><td class="num">${x.keptGroups.length}/${r.P}</td><td class="num">${x.stats["filter/kept_trajectories"] ?? 0}</td><td class="num">${x.stats["filter/dropped_nonzero"] ?? 0}</td><td>${esc(x.keptGroups.join(" "))}</td></tr>`)
+    if (!x.ok) h.push(`<tr><td>${esc(x.id)}</td><td colspan="4" class="note">not run: ${esc(x.error)}</td></tr>`)
+    else h.push(`<tr data-filter="${esc(x.id)}"><td>${esc(x.id)}</td><td class="num">${x.keptGroups.length}/${r.P}</td><td class="num">${x.stats["filter/kept_trajectories"] ?? 0}</td><td class="num">${x.stats["filter/dropped_nonzero"] ?? 0}</td><td>${esc(x.keptGroups.join(" "))}</td></tr>`)
   }
   h.push("</tbody></table></body></html>")
   return h.join("\n") + "\n"

@@ -148,3 +148,12 @@ describe("remote policy against fixture replies", () => {
     await remotePolicy({ baseUrl: server.url, model: "Qwen/Qwen2.5-7B-Instruct" }).checkModel()
   })
 })
+
+describe("templates", () => {
+  test("custom template: placeholders replaced once, text in the prompt that looks like one is left alone", async () => {
+    const { renderPrompt, userMessage } = await import("../../plugins/openai/template.ts")
+    expect(userMessage("state {system}\n<think>")).toBe("state {system}")
+    expect(renderPrompt("state {system}\n<think>", { template: "custom", customTemplate: "[INST] {system} | {user} [/INST]", system: "S" })).toBe("[INST] S | state {system} [/INST]<think>")
+    expect(renderPrompt("x\n<think>", { template: "raw" })).toBe("x\n<think>")
+  })
+})
