@@ -5,14 +5,27 @@
  * working directory is loaded only when the user names it.
  */
 import { Effect } from "effect"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import type { PluginInput } from "./contracts/index.ts"
 import { UsageError } from "./errors.ts"
+import { sha256Hex } from "./hash.ts"
 import { projectRoot } from "./runtime.ts"
 
 export const CONFIG_FILE = "ragen-bench.config.ts"
+
+/** Content hashes of the files user plugins were loaded from (runs record them; built-ins: "builtin"). */
+const sourceHashes = new WeakMap<object, string>()
+export const pluginHash = (plugin: object): string => sourceHashes.get(plugin) ?? "builtin"
+const noteSource = (x: unknown, path: string): void => {
+  const hash = sha256Hex(readFileSync(path, "utf8")).slice(0, 12)
+  const walk = (y: unknown): void => {
+    if (Array.isArray(y)) y.forEach(walk)
+    else if (y && typeof y === "object") sourceHashes.set(y, hash)
+  }
+  walk(x)
+}
 
 const importDefault = (path: string, field: string): Effect.Effect<unknown, UsageError> =>
   Effect.tryPromise({
@@ -52,6 +65,7 @@ export const loadUserPlugins = (
           return yield* new UsageError({ field: "config.plugins", message: `${cfgPath}: every entry of plugins must be a plugin object with a "name" (got ${typeof p})` })
         }
       }
+      noteSource(plugins, cfgPath)
       out.push(...plugins)
     }
     for (const p of pluginPaths) {
@@ -62,6 +76,7 @@ export const loadUserPlugins = (
       if (!mod || !isPluginLike(mod)) {
         return yield* new UsageError({ field: "--plugin", message: `${p} must default-export a plugin (definePlugin({ name, version, ... })) or an array of plugins` })
       }
+      noteSource(mod, p)
       out.push(mod as PluginInput)
     }
     return out

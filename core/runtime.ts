@@ -1,6 +1,7 @@
 /** Which runtime we are on, and the code version (git commit, or the package version). */
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { arch, availableParallelism, cpus, platform } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -46,3 +47,11 @@ export const codeVersion = (): string => {
   }
   return cachedCodeVersion
 }
+
+/** The machine: CPU model, cores, OS and architecture (recorded with every run, not hashed). */
+export const hostInfo = (): { cpu: string; cores: number; platform: string; arch: string } => ({
+  cpu: cpus()[0]?.model?.trim() || "unknown",
+  cores: availableParallelism(),
+  platform: platform(),
+  arch: arch()
+})

@@ -23,7 +23,10 @@ export const nearest = (word: string, candidates: ReadonlyArray<string>): string
     if (dist < bestD) (best = c), (bestD = dist)
   }
   const limit = Math.max(2, Math.floor(word.length / 3))
-  return best !== undefined && bestD <= limit ? best : undefined
+  if (best !== undefined && bestD <= limit) return best
+  // A shortened key ("clip" for clipLow): the first candidate it begins.
+  const w = word.toLowerCase()
+  return w.length >= 3 ? [...candidates].sort().find((c) => c.toLowerCase().startsWith(w)) : undefined
 }
 
 /** Strip control and escape sequences from text bound for a terminal. */

@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import type { Filter, FilterResult } from "../../core/contracts/index.ts"
-import { checkGroups } from "./input.ts"
+import { checkGroups } from "../../core/filters/input.ts"
 import { dflt, keepWhole, PosInt } from "./score.ts"
 
 export const DapoDynamicOptions = Schema.Struct({

@@ -1,10 +1,8 @@
-/** The built-in filters and the helpers a trainer needs to run any filter. */
+/** The built-in filters (the helpers to run any filter are in core/filters/). */
 export { allEqual, dapoDynamicFilter, needsMoreGroups } from "./dapo-dynamic.ts"
-export { checkGroups, FilterInputError, isFilterInputError } from "./input.ts"
 export { maxVarianceSubset } from "./max-variance.ts"
 export { minPFilter } from "./min-p.ts"
 export { noneFilter } from "./none.ts"
-export { decodeFilterOptions, parseOptionPairs, parseOptionValue } from "./options.ts"
 export { builtinFilters } from "./plugin.ts"
 export { podsFilter } from "./pods.ts"
 export { quantileFilter } from "./quantile.ts"
@@ -14,4 +12,3 @@ export { topKFilter } from "./top-k.ts"
 export { topPSoftmaxFilter } from "./top-p-softmax.ts"
 export { topPFilter, topPPositions } from "./top-p.ts"
 export { withinGroupFilter } from "./within-group.ts"
-export { filterResolver, runFilter } from "./run.ts"

@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
-import { checkGroups } from "./input.ts"
+import { checkGroups } from "../../core/filters/input.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
 import { dflt, PosInt } from "./score.ts"
 

@@ -8,7 +8,7 @@
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { roundHalfEven } from "../../core/stats.ts"
-import { checkGroups, FilterInputError } from "./input.ts"
+import { checkGroups, FilterInputError } from "../../core/filters/input.ts"
 import { candidatePositions, dflt, Fraction, groupScores, keepWhole, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const QuantileOptions = Schema.Struct({

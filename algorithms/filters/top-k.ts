@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
-import { checkGroups } from "./input.ts"
+import { checkGroups } from "../../core/filters/input.ts"
 import { candidatePositions, dflt, Fraction, groupScores, keepWhole, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const TopKOptions = Schema.Struct({

@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { roundHalfEven } from "../../core/stats.ts"
-import { checkGroups } from "./input.ts"
+import { checkGroups } from "../../core/filters/input.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
 import { dflt, Fraction } from "./score.ts"
 

@@ -98,6 +98,47 @@ export interface TrainablePolicy extends Policy {
   resetOptimizer?(): void
   /** Forward only (no gradients): per-token logprobs/entropy/values of the items. Optional; else the trainer uses accumulate with a zero loss. */
   forward?(items: ReadonlyArray<TrainItem>): Promise<TokenForward[]>
+  /**
+   * Supervised warm start on teacher turns (DESIGN.md §4, §10): the trainer's `sftSteps` and the
+   * `sft` command use it. Optional: a policy without it can start from `init` only. When
+   * `options.signal` aborts, it rejects with an Error named "SftStopped" and nothing is kept.
+   */
+  sft?(turns: ReadonlyArray<TeacherTurn>, options: SftOptions, onProgress?: (p: SftProgress) => void): Promise<SftResult>
+}
+
+/** One supervised example: a prompt and the teacher's completion ("<think>…</think><answer>…</answer>"). */
+export interface TeacherTurn {
+  readonly prompt: string
+  readonly completion: string
+}
+
+export interface SftOptions {
+  readonly steps: number
+  readonly lr: number
+  readonly batch: number
+  /** Stop once held-out token accuracy reaches this (checked every `evalEvery` steps; > 1 = never). */
+  readonly targetAcc: number
+  readonly evalEvery: number
+  readonly maxGradNorm: number
+  readonly seed: number
+  /** Share of the final steps over which lr decays linearly to 0 (0: constant lr, the default). */
+  readonly cooldown?: number
+  readonly signal?: AbortSignal
+}
+
+export interface SftProgress {
+  readonly step: number
+  readonly loss: number
+  readonly heldOutAcc: number | undefined
+  readonly seconds: number
+}
+
+export interface SftResult {
+  readonly steps: number
+  readonly loss: number
+  readonly heldOutAcc: number
+  readonly seconds: number
+  readonly tokens: number
 }
 
 export interface PolicyContext {

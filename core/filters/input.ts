@@ -3,7 +3,7 @@
  * thrown as a FilterInputError (an Error subclass with the offending field); the CLI and the
  * trainer turn it into a user-facing error (exit 2).
  */
-import type { Group } from "../../core/contracts/index.ts"
+import type { Group } from "../contracts/index.ts"
 
 export class FilterInputError extends Error {
   override readonly name = "FilterInputError"

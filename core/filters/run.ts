@@ -4,9 +4,9 @@
  * (a user filter returning an unknown group or trajectory is a clear error, not a crash later).
  */
 import { Cause, Effect, Exit } from "effect"
-import type { Filter, FilterContext, FilterResult, Group, ResolvedFilter } from "../../core/contracts/index.ts"
-import { UsageError } from "../../core/errors.ts"
-import { type RegistryData, resolveEntry } from "../../core/registry.ts"
+import type { Filter, FilterContext, FilterResult, Group, ResolvedFilter } from "../contracts/index.ts"
+import { UsageError } from "../errors.ts"
+import { type RegistryData, resolveEntry } from "../registry.ts"
 import { isFilterInputError } from "./input.ts"
 
 /**

@@ -18,8 +18,9 @@ const issueText = (cause: Cause.Cause<unknown>): string => {
   return String(e?.message ?? e).replace(/\n\s*/g, " ")
 }
 
+/** `train.evalEvry`, `--option pp` (a flag is followed by a space), `groups[3]`. */
 const fmtPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((k, i) => (typeof k === "number" ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join("")
+  path.map((k, i) => (typeof k === "number" ? `[${k}]` : i === 0 ? String(k) : String(path[0]).startsWith("--") && i === 1 ? ` ${String(k)}` : `.${String(k)}`)).join("")
 
 /** The property names an object schema declares (through encodings and unions of objects). */
 const knownKeys = (ast: SchemaAST.AST): string[] => {
@@ -89,7 +90,7 @@ export const decodeInput = <T>(schema: Schema.Codec<T, any>, input: unknown, fie
   const r = decodeSync(schema, input, { field })
   if (r.ok) return Effect.succeed(r.value)
   // An unknown-key message already starts with the field's path.
-  const message = r.message.startsWith(`${field}.`) || r.message.startsWith(`${field}:`) || r.message.startsWith(`${field}[`) ? r.message : `invalid ${field}: ${r.message}`
+  const message = r.message.startsWith(field) ? r.message : `invalid ${field}: ${r.message}`
   return Effect.fail(new UsageError({ field, message }))
 }
 

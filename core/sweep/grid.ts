@@ -1,15 +1,21 @@
 /**
- * Expand a sweep spec into its runs: the Cartesian product of the axes, each a resolved
- * RunConfig (decoded, so defaults are filled in) whose content hash is the run id.
+ * Expand a sweep spec into its runs: the Cartesian product of the axes, each RESOLVED through
+ * the registry as `train` resolves it (core/train/setup.ts: every option decoded strictly at
+ * every depth, defaults filled in, ids in full), whose content hash is the run id. So a sweep
+ * and a `train` of the same settings share a run, and a typo anywhere in a spec is an error
+ * naming the run and the key before any work starts.
  * Order: seeds outermost, filters innermost, so that a partly done sweep already holds
  * complete filter comparisons for the first seeds.
  */
 import { Effect } from "effect"
-import { canonicalJson } from "../hash.ts"
-import { runIdOf } from "../results/store.ts"
-import { decodeSync } from "../schema/decode.ts"
-import { RunConfig } from "../schema/run-config.ts"
+import { setPath } from "../cli/kv.ts"
+import type { UnknownIdError } from "../errors.ts"
 import { UsageError } from "../errors.ts"
+import { canonicalJson } from "../hash.ts"
+import type { Registry } from "../registry.ts"
+import { runIdOf } from "../results/store.ts"
+import type { RunConfig } from "../schema/run-config.ts"
+import { resolveSetup } from "../train/setup.ts"
 import type { Choice, SweepSpec } from "./spec.ts"
 
 export interface GridRun {
@@ -42,8 +48,11 @@ export const filterLabel = (id: string, options: Record<string, unknown>): strin
 const product = <T>(axes: ReadonlyArray<ReadonlyArray<T>>): T[][] =>
   axes.reduce<T[][]>((acc, xs) => acc.flatMap((a) => xs.map((x) => [...a, x])), [[]])
 
-export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError> =>
-  Effect.suspend(() => {
+/** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
+const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])
+
+export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError | UnknownIdError, Registry> =>
+  Effect.gen(function*() {
     const a = spec.axes
     const f = spec.fixed
     const envs = a.env.map(pick)
@@ -66,7 +75,7 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
               for (const model of models) {
                 for (const tv of trains) {
                   for (const filter of filters) {
-                    const raw = {
+                    const raw: Record<string, any> = {
                       env: env.id,
                       envOptions: { ...f.envOptions, ...env.options },
                       algo: algo.id,
@@ -80,22 +89,27 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       steps: spec.budget.steps,
                       seed,
                       ...(lr ?? f.lr) !== undefined ? { lr: lr ?? f.lr } : {},
-                      train: { ...f.train, ...budgetTrain, ...tv?.set }
+                      train: { ...f.train, ...budgetTrain }
                     }
-                    const r = decodeSync(RunConfig, raw)
-                    if (!r.ok) {
-                      return Effect.fail(new UsageError({ field: "spec", message: `sweep ${spec.name}: run ${env.label}/${algo.label}/${filter.label} seed ${seed} has an invalid config: ${r.message}` }))
+                    for (const [k, v] of Object.entries(tv?.set ?? {})) {
+                      const path = k.split(".")
+                      yield* setPath(raw, TOP.has(path[0]!) ? path : ["train", ...path], v, `axes.train "${tv!.label}"`)
                     }
-                    const { hash, runId } = runIdOf(r.value)
+                    const where = `sweep ${spec.name}: run ${env.label} / ${algo.label} / ${filter.label} seed ${seed}`
+                    const setup = yield* resolveSetup(raw).pipe(
+                      Effect.mapError((e) => new UsageError({ field: "spec", message: `${where}: ${e.message}` }))
+                    )
+                    const config: RunConfig = setup.config
+                    const { hash, runId } = runIdOf(config)
                     if (seen.has(runId)) continue
                     seen.add(runId)
                     const parts = [env.label, algo.label, filter.label]
-                    if (a.PG) parts.push(`${r.value.P}x${r.value.G}`)
-                    if (a.lr) parts.push(`lr=${r.value.lr}`)
+                    if (a.PG) parts.push(`${config.P}x${config.G}`)
+                    if (a.lr) parts.push(`lr=${config.lr}`)
                     if (model !== undefined) parts.push(model)
                     if (tv) parts.push(tv.label)
                     parts.push(`s${seed}`)
-                    out.push({ runId, hash, config: r.value, label: parts.join(" ") })
+                    out.push({ runId, hash, config, label: parts.join(" ") })
                   }
                 }
               }
@@ -104,5 +118,5 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
         }
       }
     }
-    return Effect.succeed(out)
+    return out
   })

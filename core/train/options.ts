@@ -57,23 +57,24 @@ export const TrainOptions = Schema.Struct({
   klCoef: dflt(NonNeg, 0),
   /** k1 = log π − log π_ref; k3 = the low-variance estimator (verl low_var_kl). */
   klEstimator: dflt(Schema.Literals(["k1", "k3"]), "k3"),
-  /** Optimizer steps per epoch (the batch is split into this many minibatches); §10: 4. */
-  minibatches: dflt(PosInt, 4),
   /**
-   * Instead of a fixed count: minibatches of about this many turns (verl's fixed mini-batch size),
-   * so a filtered batch takes fewer optimizer steps (round(kept turns / size), at least 1).
+   * Whole trajectories per minibatch (the reference's ppo_mini_batch_size: 32 at 128 trajectories
+   * per step): the kept trajectories are shuffled and padded by copies to a multiple of it, so a
+   * filter that keeps fewer groups takes fewer optimizer steps (core/train/update.ts).
    */
+  minibatchTrajectories: dflt(PosInt, 32),
+  /** Instead: a fixed count of minibatches per epoch over the kept turns (the rule before semantics 2). */
+  minibatches: Schema.optional(PosInt),
+  /** Instead: minibatches of about this many turns (round(kept turns / size), at least 1). */
   minibatchSize: Schema.optional(PosInt),
   epochs: dflt(PosInt, 1),
   /** Override of the algorithm's loss aggregation. */
   lossAgg: Schema.optional(Schema.Literals(lossAggs)),
-  /** After filtering, pad the kept items by repetition back to the unfiltered count (constant minibatch size) or not. */
+  /** Turn-level rule: pad the kept turns by repetition back to the unfiltered count (4 minibatches unless minibatches/minibatchSize say otherwise). */
   padFilteredBatch: dflt(Schema.Boolean, false),
   maxGradNorm: dflt(Schema.Finite, 1),
   /** Recompute old log-probs with a forward pass instead of the sampler's untempered ones. */
   recomputeOldLogprobs: dflt(Schema.Boolean, false),
-  /** Dynamic sampling bound for filters that resample (dapo-dynamic); DAPO has its own maxDraws. */
-  maxDraws: dflt(NonNegInt, 3),
   // ---- warm start
   /** SFT steps on teacher traces before RL (0 = none); cached under <out>/.sft-cache/. */
   sftSteps: dflt(NonNegInt, 0),

@@ -6,28 +6,33 @@
  */
 import { Effect } from "effect"
 import type { PluginInput } from "../contracts/index.ts"
+import { filterResolver, runFilter } from "../filters/run.ts"
 import { Registry } from "../registry.ts"
+import { derive } from "../rng.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import type { RunSummary } from "../schema/results.ts"
-import { trainLoop } from "./loop.ts"
+import { trainLoop, type RunOptions } from "./loop.ts"
 import { resolveSetup } from "./setup.ts"
 
-export interface TrainRunOptions {
-  readonly outDir: string
-  readonly onProgress?: (p: { step: number; steps: number; metrics: Record<string, number | null> }) => void
-  readonly signal?: AbortSignal
-  readonly resume?: boolean
-  /** Without resume: a run folder that already holds this config is an error unless `fresh` (start over). */
-  readonly fresh?: boolean
+export interface TrainRunOptions extends Omit<RunOptions, "resolveFilter" | "applyFilter"> {
   /** Every plugin to register: the built-ins (builtins.ts at the project root) and any user ones. */
   readonly plugins?: ReadonlyArray<PluginInput>
-  /** Log lines (SFT, resume); default stderr. */
-  readonly onLog?: (line: string) => void
 }
 
 /** The Effect version (the CLI uses it with its own Registry). */
 export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions) =>
-  Effect.flatMap(resolveSetup(config), (setup) => trainLoop(setup, opts))
+  Effect.gen(function*() {
+    const setup = yield* resolveSetup(config)
+    const registry = yield* Registry
+    const resolveFilter = filterResolver(registry.data)
+    return yield* trainLoop(setup, {
+      ...opts,
+      resolveFilter,
+      // The same checked path as `filter apply`: a filter's input error or a malformed result is a user error.
+      applyFilter: (c, groups, step, draw) =>
+        Effect.runPromise(runFilter(setup.filter, groups, { options: setup.filterOptions, rng: derive(setup.config.seed, "filter", step, draw), step, resolveFilter }, setup.filterId))
+    })
+  })
 
 export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> =>
   Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(Registry.layerFrom(opts.plugins ?? []))))

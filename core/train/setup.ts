@@ -1,19 +1,26 @@
 /**
  * Everything resolved and checked before any work starts: env, algorithm, filter, policy and
- * scorer from the Registry, each one's options decoded through its schema, and the sizes
- * (P, G ≥ 1; G ≥ the algorithm's minimum, e.g. 2 for GRPO). Every mistake is a UsageError
- * naming the field and the fix.
+ * scorer from the Registry, each one's options decoded strictly through its schema (an unknown
+ * key is an error naming it and the nearest known key), and the sizes (G ≥ the algorithm's
+ * minimum, e.g. 2 for GRPO). Every mistake is a UsageError naming the field and the fix.
+ *
+ * The result carries the RESOLVED config: every default filled in and every id resolved to
+ * "<plugin>/<id>". It is what config.json records and what the run id hashes, so two spellings
+ * of the same settings are one run, a changed default is another, and `train --from` re-runs it.
  */
-import { Effect } from "effect"
-import type { Algorithm, EnvSpec, Filter, PolicySpec, ScorerSpec } from "../contracts/index.ts"
+import { Effect, Schema } from "effect"
+import type { Algorithm, EnvSpec, Filter, Plugin, PolicySpec, ScorerSpec } from "../contracts/index.ts"
+import { pluginHash } from "../config.ts"
 import { type UnknownIdError, UsageError } from "../errors.ts"
 import { Registry } from "../registry.ts"
 import { decodeInput } from "../schema/decode.ts"
+import type { PluginRecord } from "../schema/results.ts"
 import { RunConfig } from "../schema/run-config.ts"
 import { DEFAULT_MAX_TOKENS, type ResolvedTrainOptions, TrainOptions } from "./options.ts"
 import type { RolloutSettings } from "./rollout.ts"
 
 export interface TrainSetup {
+  /** The resolved config (config.json's `config`; hashed into the run id). */
   readonly config: RunConfig
   readonly opts: ResolvedTrainOptions
   readonly spec: EnvSpec
@@ -28,7 +35,12 @@ export interface TrainSetup {
   readonly scorerSpec: ScorerSpec | undefined
   readonly scorerOptions: unknown
   readonly rollout: RolloutSettings
+  /** The plugins whose contributions this run uses, for config.json. */
+  readonly plugins: ReadonlyArray<PluginRecord>
 }
+
+/** The encoded (JSON) form of a decoded value: decoding it again gives the same value. */
+const encoded = (schema: Schema.Codec<any, any>, value: unknown): any => JSON.parse(JSON.stringify(Schema.encodeUnknownSync(schema as any)(value)))
 
 export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError | UnknownIdError, Registry> =>
   Effect.gen(function*() {
@@ -37,27 +49,31 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
     const registry = yield* Registry
     const env = yield* registry.resolve("envs", config.env)
     const spec = env.value
-    const opts: ResolvedTrainOptions = { ...decoded, maxTokens: decoded.maxTokens ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS }
-    const envOptions = yield* decodeInput(spec.options, config.envOptions, `envOptions (of ${env.fullId})`)
+    const envOptions = yield* decodeInput(spec.options, config.envOptions, "envOptions")
+    const maxTurns = decoded.maxTurns ?? spec.maxTurns
+    const opts: ResolvedTrainOptions = { ...decoded, maxTurns, maxTokens: decoded.maxTokens ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS }
+    if ([opts.minibatches, opts.minibatchSize].filter((x) => x !== undefined).length > 1) {
+      return yield* new UsageError({ field: "train.minibatches", message: "train.minibatches and train.minibatchSize are two rules for the same thing; set one of them (or neither: minibatches of minibatchTrajectories whole trajectories)" })
+    }
     const algoE = yield* registry.resolve("algorithms", config.algo)
     const algo = algoE.value
     // The generation cap is the length DAPO's overlong shaping measures against.
-    const algoOptions = yield* decodeInput(algo.options, { maxLength: opts.maxTokens, ...config.algoOptions }, `algoOptions (of ${algoE.fullId})`)
+    const algoOptions = yield* decodeInput(algo.options, { ...algo.trainerDefaults?.({ maxTokens: opts.maxTokens }), ...config.algoOptions }, "algoOptions")
     const filterE = yield* registry.resolve("filters", config.filter)
-    const filterOptions = yield* decodeInput(filterE.value.options, config.filterOptions, `filterOptions (of ${filterE.fullId})`)
+    const filterOptions = yield* decodeInput(filterE.value.options, config.filterOptions, "filterOptions")
     const policyE = yield* registry.resolve("policies", config.policy)
     if (!policyE.value.trainable) {
       return yield* new UsageError({ field: "policy", message: `policy "${policyE.fullId}" is not trainable; pick a trainable policy (e.g. tinylm) for train` })
     }
-    const policyOptions = yield* decodeInput(policyE.value.options, config.policyOptions, `policyOptions (of ${policyE.fullId})`)
+    const policyOptions = yield* decodeInput(policyE.value.options, config.policyOptions, "policyOptions")
     if (config.G < algo.minGroupSize) {
       return yield* new UsageError({
         field: "G",
         message: `${algoE.fullId} needs at least G = ${algo.minGroupSize} trajectories per prompt (group statistics), got G = ${config.G}; raise --G or use --algo ppo`
       })
     }
-    const scorerEntry = opts.diagEvery > 0 ? registry.data.entries.scorers.length > 0 ? yield* registry.resolve("scorers", opts.scorer) : undefined : undefined
-    const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, {}, `scorer (${scorerEntry.fullId})`) : undefined
+    const scorerEntry = opts.diagEvery > 0 ? yield* registry.resolve("scorers", opts.scorer) : undefined
+    const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, {}, "scorer") : undefined
     const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context
     const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov")
       ? spec.instructions(envOptions)
@@ -65,7 +81,7 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
     const rollout: RolloutSettings = {
       spec,
       envOptions,
-      maxTurns: opts.maxTurns ?? spec.maxTurns,
+      maxTurns,
       context,
       historyTurns: opts.historyTurns,
       instructions,
@@ -75,8 +91,22 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       minP: opts.minP,
       formatPenalty: opts.formatPenalty
     }
+    const resolved: RunConfig = {
+      ...config,
+      env: env.fullId,
+      envOptions: encoded(spec.options, envOptions),
+      algo: algoE.fullId,
+      algoOptions: encoded(algo.options, algoOptions),
+      filter: filterE.fullId,
+      filterOptions: encoded(filterE.value.options, filterOptions),
+      policy: policyE.fullId,
+      policyOptions: encoded(policyE.value.options, policyOptions),
+      train: { ...encoded(TrainOptions, decoded), maxTurns, maxTokens: opts.maxTokens, ...(scorerEntry ? { scorer: scorerEntry.fullId } : {}) }
+    }
+    const used = new Set([env.plugin, algoE.plugin, filterE.plugin, policyE.plugin, ...(scorerEntry ? [scorerEntry.plugin] : [])])
+    const plugins = registry.data.plugins.filter((p: Plugin) => used.has(p.name)).map((p: Plugin) => ({ name: p.name, version: p.version, hash: pluginHash(p) }))
     return {
-      config,
+      config: resolved,
       opts,
       spec,
       envOptions,
@@ -89,6 +119,7 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       policyOptions,
       scorerSpec: scorerEntry?.value,
       scorerOptions,
-      rollout
+      rollout,
+      plugins
     }
   })

@@ -7,7 +7,7 @@
  * Register it for every command in ragen-bench.config.ts: `plugins: [spreadFilter]`.
  */
 import { Effect, Schema } from "effect"
-import { checkGroups } from "../../algorithms/filters/input.ts"
+import { checkGroups } from "../../core/filters/input.ts"
 import { definePlugin, type Filter } from "../../core/contracts/index.ts"
 
 export const MinRangeOptions = Schema.Struct({

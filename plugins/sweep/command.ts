@@ -2,7 +2,6 @@ import { Console, Effect } from "effect"
 import { resolve } from "node:path"
 import { writeSite } from "../leaderboard/site.ts"
 import { UsageError } from "../../core/errors.ts"
-import { checkGrid } from "../../core/sweep/check.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { createProgress } from "./progress.ts"
@@ -61,7 +60,6 @@ export default defineCommand({
       const spec = yield* loadSpec(String(ref))
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const runs = yield* expandGrid(spec)
-      yield* checkGrid(runs)
       const perRun = estimateGridSeconds(runs.map((r) => r.config), spec.secondsPerStep)
       if (opts.dryRun) {
         const lines = [`sweep ${spec.name}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]

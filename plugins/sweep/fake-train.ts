@@ -8,8 +8,9 @@
  * (the "SFT warm start" of a run with train.sftSteps > 0 whose warm start is not cached yet: a
  * sleep, then a cache marker under <out>/.sft-cache/ and a line naming the run in
  * fake-trained.log there, so tests can count how often a warm start was trained; default 0).
- * Config knobs in `train`: fakeFail (string: throw it as the error at step fakeFailAt, default 0),
- * fakeExit (exit code: the worker process dies at step fakeFailAt).
+ * Config knobs in `policyOptions` (the test fixture policy's options, test/fixtures/plugins/sweep-policy.ts):
+ * fakeFail (string: throw it as the error at step fakeFailAt, default 0), fakeExit (exit code: the
+ * worker process dies at step fakeFailAt).
  */
 import { appendFileSync, existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
@@ -17,7 +18,7 @@ import { Effect } from "effect"
 import { openRun, readMetrics } from "../../core/results/store.ts"
 import { writeFileAtomic } from "../../core/results/atomic.ts"
 import { derive, fnv1a } from "../../core/rng.ts"
-import type { MetricsLine, RunSummary } from "../../core/schema/results.ts"
+import { type MetricsLine, RESULTS_FORMAT, type RunSummary } from "../../core/schema/results.ts"
 import type { RunConfig } from "../../core/schema/run-config.ts"
 import type { TrainFn } from "./train-fn.ts"
 import { warmStartKey } from "../../core/sweep/estimate.ts"
@@ -37,7 +38,7 @@ export const fakeMetrics = (config: RunConfig, hash: string, step: number): Metr
     step,
     "train/entropy": round(1.2 - 0.4 * t + 0.05 * rng.float()),
     "mi/first_turn/retrieval_acc": round(Math.min(1, 0.7 + 0.2 * t * (bonus > 0 ? 1 : -0.5) + 0.05 * rng.float())),
-    "filter/kept_ratio": config.filter === "none" ? 1 : round(0.4 + 0.3 * rng.float()),
+    "filter/kept_ratio": config.filter.replace(/^.*\//, "") === "none" ? 1 : round(0.4 + 0.3 * rng.float()),
     "filter/zero_variance_groups": rng.int(config.P + 1),
     "filter/rv_mean": round(0.3 + 0.2 * rng.float()),
     "filter/rv_std": round(0.1 + 0.1 * rng.float())
@@ -75,7 +76,7 @@ export const fakeTrain: TrainFn = async (config, opts) => {
       ...(error !== undefined ? { error } : {})
     }
     run.writeSummary(s)
-    return { format: 1, runId: run.runId, ...s }
+    return { format: RESULTS_FORMAT, runId: run.runId, ...s }
   }
   if (Number(config.train.sftSteps ?? 0) > 0 && start === 0) {
     const cache = join(opts.outDir, ".sft-cache")
@@ -87,12 +88,13 @@ export const fakeTrain: TrainFn = async (config, opts) => {
       writeFileAtomic(marker, "")
     }
   }
-  const failAt = Number(config.train.fakeFailAt ?? 0)
+  const knobs = config.policyOptions as { fakeFail?: string; fakeExit?: number; fakeFailAt?: number }
+  const failAt = Number(knobs.fakeFailAt ?? 0)
   for (let step = start; step <= config.steps; step++) {
     if (opts.signal?.aborted) return summary("stopped", Math.max(0, step - 1))
-    if (typeof config.train.fakeFail === "string" && step >= failAt) throw new Error(config.train.fakeFail)
+    if (typeof knobs.fakeFail === "string" && step >= failAt) throw new Error(knobs.fakeFail)
     // Simulates a worker crash (the process dies mid-run, no summary written).
-    if (typeof config.train.fakeExit === "number" && step >= failAt) process.exit(config.train.fakeExit)
+    if (typeof knobs.fakeExit === "number" && step >= failAt) process.exit(knobs.fakeExit)
     if (stepMs > 0) await sleep(stepMs)
     const line = fakeMetrics(config, run.hash, step)
     run.appendMetrics(line)

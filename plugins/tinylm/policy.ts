@@ -6,7 +6,7 @@
  * recomputed for its backward (activations are only kept for one chunk).
  * Sequences longer than ctx lose prompt tokens from the left.
  */
-import type { Completion, LossFn, LossOutput, Policy, SampleOptions, ScoreRequest, ScoreResult, TokenForward, TrainablePolicy, TrainItem } from "../../core/contracts/index.ts"
+import type { Completion, LossFn, LossOutput, Policy, SampleOptions, ScoreRequest, ScoreResult, SftOptions, SftProgress, SftResult, TeacherTurn, TokenForward, TrainablePolicy, TrainItem } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
 import { ANSWER_CLOSE } from "../../core/prompt.ts"
 import { Rng } from "../../core/rng.ts"
@@ -16,6 +16,7 @@ import { GPT } from "./model.ts"
 import { type Chunk, loadChunk, planChunks } from "./prefix.ts"
 import { readSafetensors, writeSafetensors } from "./safetensors.ts"
 import { sampleChunk, SamplerScratch } from "./sampler.ts"
+import { runSft } from "./sft.ts"
 import { Tokenizer, type TokenizerJson } from "./tokenizer.ts"
 
 export interface TinyLMSettings {
@@ -271,6 +272,10 @@ export class TinyLMPolicy implements TrainablePolicy {
 
   zeroGrad(): void {
     this.model.grads.fill(0)
+  }
+
+  sft(turns: ReadonlyArray<TeacherTurn>, options: SftOptions, onProgress?: (p: SftProgress) => void): Promise<SftResult> {
+    return runSft(this, turns, options, onProgress)
   }
 
   resetOptimizer(): void {

@@ -11,7 +11,8 @@ import { Registry } from "../../core/registry.ts"
 import { decodeInput } from "../../core/schema/decode.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { makeTinyLM, TinyLMOptions } from "./spec.ts"
-import { collectTeacherTurnsAsync, runSft } from "./sft.ts"
+import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
+import { runSft } from "./sft.ts"
 import { buildPrompt } from "../../core/prompt.ts"
 import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "./validate.ts"
 
@@ -71,7 +72,7 @@ export default defineCommand({
         const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
         // Same seed ⇒ same teacher turns and held-out split as the run that wrote the checkpoint.
         if (init !== undefined) await policy.load(init)
-        const data = await collectTeacherTurnsAsync(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
+        const data = await collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
         console.log(`sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
         // A validation cap below the teacher's own longest completion cuts off correct answers
         // (Countdown's 4-number traces run to ~76 tokens); envs whose traces fit keep 64.

@@ -1,73 +1,11 @@
 /**
- * SFT warm-start on an env teacher's traces (DESIGN.md §4/§10): collect teacher turns on the
- * training seeds (10000.., §3) with action noise ε and reasoning noise, train on the completion
- * tokens with the mean token NLL (through `accumulate`, the same path RL uses), stop at a target
- * held-out token accuracy or the step budget. Prompts and completions use core/prompt.ts, so SFT
- * and RL see identical text.
+ * SFT warm start of the tinylm policy (DESIGN.md §4/§10) on teacher turns (core/train/teacher-turns.ts):
+ * train on the completion tokens with the mean token NLL (through `accumulate`, the same path RL
+ * uses), stop at a target held-out token accuracy or the step budget.
  */
-import type { EnvSpec, LossFn, TrainItem } from "../../core/contracts/index.ts"
-import { buildPrompt, formatCompletion } from "../../core/prompt.ts"
+import type { LossFn, SftOptions, SftProgress, SftResult, TeacherTurn, TrainItem } from "../../core/contracts/index.ts"
 import { derive } from "../../core/rng.ts"
 import type { TinyLMPolicy } from "./policy.ts"
-
-export interface TeacherTurn {
-  readonly prompt: string
-  readonly completion: string
-}
-
-export interface CollectOptions {
-  readonly turns: number
-  readonly epsilon: number
-  readonly reasoningNoise: number
-  readonly seed: number
-  /** First env seed (DESIGN.md §3: training seeds start at 10000). */
-  readonly seedStart?: number
-  /** Shown at the top of each prompt (undefined: Markov prompts, the grid-env default). */
-  readonly instructions?: string | undefined
-  readonly maxTurns?: number
-}
-
-/** Teacher episodes until `turns` turns are collected; the env steps on the (noisy) action. */
-export const collectTeacherTurns = (spec: EnvSpec, envOptions: unknown, o: CollectOptions): TeacherTurn[] => {
-  const out: TeacherTurn[] = []
-  const env = spec.make(envOptions)
-  const maxTurns = o.maxTurns ?? spec.maxTurns
-  for (let seed = o.seedStart ?? 10000; out.length < o.turns; seed++) {
-    let obs = env.reset(seed)
-    const rng = derive(o.seed, "sft-teacher", seed)
-    for (let turn = 0; turn < maxTurns && !env.done && out.length < o.turns; turn++) {
-      const t = env.teach({ epsilon: o.epsilon, reasoningNoise: o.reasoningNoise }, rng)
-      out.push({ prompt: buildPrompt({ instructions: o.instructions, observation: obs }), completion: formatCompletion(t.reasoning, t.action) })
-      const r = env.step(t.action)
-      obs = r.observation
-      if (r.terminated) break
-    }
-  }
-  return out
-}
-
-/**
- * collectTeacherTurns for any env: awaits resetAsync/stepAsync when the env has them (remote-backed
- * envs throw on sync reset/step), else the same sync calls, so the turns are identical.
- */
-export const collectTeacherTurnsAsync = async (spec: EnvSpec, envOptions: unknown, o: CollectOptions): Promise<TeacherTurn[]> => {
-  const out: TeacherTurn[] = []
-  const env = spec.make(envOptions)
-  if (!env.resetAsync && !env.stepAsync) return collectTeacherTurns(spec, envOptions, o)
-  const maxTurns = o.maxTurns ?? spec.maxTurns
-  for (let seed = o.seedStart ?? 10000; out.length < o.turns; seed++) {
-    let obs = env.resetAsync ? await env.resetAsync(seed) : env.reset(seed)
-    const rng = derive(o.seed, "sft-teacher", seed)
-    for (let turn = 0; turn < maxTurns && !env.done && out.length < o.turns; turn++) {
-      const t = env.teach({ epsilon: o.epsilon, reasoningNoise: o.reasoningNoise }, rng)
-      out.push({ prompt: buildPrompt({ instructions: o.instructions, observation: obs }), completion: formatCompletion(t.reasoning, t.action) })
-      const r = env.stepAsync ? await env.stepAsync(t.action) : env.step(t.action)
-      obs = r.observation
-      if (r.terminated) break
-    }
-  }
-  return out
-}
 
 /** Mean token NLL over the minibatch: loss = −Σ logp / n, d loss / d logp = −1/n. */
 export const nllLoss: LossFn = (fwd) => {
@@ -85,42 +23,12 @@ export const nllLoss: LossFn = (fwd) => {
   }
 }
 
-export interface SftOptions {
-  readonly steps: number
-  readonly lr: number
-  readonly batch: number
-  /** Stop once held-out token accuracy reaches this (checked every `evalEvery` steps; > 1 = never). */
-  readonly targetAcc: number
-  readonly evalEvery: number
-  readonly maxGradNorm: number
-  readonly seed: number
-  /** Share of the final steps over which lr decays linearly to 0 (0: constant lr, the default). */
-  readonly cooldown?: number
-  /** Checked every 10 steps (after a turn of the event loop, so Ctrl-C is seen). */
-  readonly signal?: AbortSignal
-}
-
 /** SFT was stopped through `signal` before its budget; nothing is to be kept. */
 export class SftStopped extends Error {
   override readonly name = "SftStopped"
   constructor(readonly step: number) {
     super(`SFT stopped at step ${step}`)
   }
-}
-
-export interface SftProgress {
-  readonly step: number
-  readonly loss: number
-  readonly heldOutAcc: number | undefined
-  readonly seconds: number
-}
-
-export interface SftResult {
-  readonly steps: number
-  readonly loss: number
-  readonly heldOutAcc: number
-  readonly seconds: number
-  readonly tokens: number
 }
 
 /** Train on teacher turns; 1/32 of them (at least 32) are held out for token accuracy. */

@@ -72,7 +72,7 @@ describe("filter apply", () => {
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-key.json", { group: [[1]] })], "group: unknown option; did you mean groups?")
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-empty.json", { groups: [[1, 2], []] })], "group 1 has no trajectories")
     expectUserError(["filter", "apply", "--filter", "top-p", file("bad-json.json", "{groups: ")], "not valid JSON")
-    expectUserError(["filter", "apply", "--filter", "top-p", "--option", "q=1", worked], `no option "q"`, "p, eps, metric, includeZero")
+    expectUserError(["filter", "apply", "--filter", "top-p", "--option", "q=1", worked], `--option q: unknown option; did you mean p?`)
     expectUserError(["filter", "apply", "--filter", "nope", worked], `unknown filter "nope"`, "filters/top-p")
   }, CLI_TIMEOUT)
 

@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
+import { loadResources } from "../../envs/server/operator.ts"
 import { parseOptionPairs } from "../../envs/server/catalog.ts"
 import { startHttp } from "../../envs/server/http.ts"
 import { handleAsync } from "../../envs/server/protocol.ts"
 import { SessionStore } from "../../envs/server/sessions.ts"
-import { collectTeacherTurns, collectTeacherTurnsAsync } from "../../plugins/tinylm/sft.ts"
+import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
 import { frozenLakeSpec } from "../../envs/frozenlake/env.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { bunBin, mainTs, root } from "../helpers/cli.ts"
@@ -79,14 +80,16 @@ describe("env server on a remote-backed env", () => {
       resolve: (id) => (id === "webshop" || id === webShopSpec.id ? { ok: true, id: webShopSpec.id, spec: webShopSpec } : { ok: false, message: `unknown env "${id}"` }),
       list: () => [{ id: webShopSpec.id, description: webShopSpec.description }]
     }
-    const srv = { catalog, sessions: new SessionStore({ maxSessions: 8, ttlMs: 60_000 }) }
+    // Server URLs are operator settings: the client names one the server offers (operator.ts).
+    const resources = await loadResources([{ name: "fixture", kind: "url", value: fx.url }, { name: "dead", kind: "url", value: "http://127.0.0.1:1" }])
+    const srv = { catalog, sessions: new SessionStore({ maxSessions: 8, ttlMs: 60_000 }), resources }
     const started = await startHttp(srv, 0, "127.0.0.1")
     try {
       const post = async (path: string, body: unknown) => {
         const res = await fetch(`${started.url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } })
         return { status: res.status, body: (await res.json()) as Record<string, any> }
       }
-      const c = await post("/create", { env: "webshop", seed: 7, options: { server: { url: fx.url, timeoutMs: 2000 } } })
+      const c = await post("/create", { env: "webshop", seed: 7, options: { server: { url: "fixture", timeoutMs: 2000 } } })
       expect(c.status).toBe(200)
       expect(c.body.observation).toContain("search page")
       const s = await post("/step", { id: c.body.id, action: "search[cotton t-shirt]" })
@@ -97,7 +100,7 @@ describe("env server on a remote-backed env", () => {
       expect(r.status).toBe(200)
       expect(r.body.observation).toContain("search page")
       // A dead backend is the server's problem, not the client's: 502 with the message.
-      const dead = await handleAsync(srv, "create", { env: "webshop", options: { server: { url: "http://127.0.0.1:1", timeoutMs: 200, retries: 0 } } })
+      const dead = await handleAsync(srv, "create", { env: "webshop", options: { server: { url: "dead", timeoutMs: 200, retries: 0 } } })
       expect(dead.status).toBe(502)
     } finally {
       started.server.close()
@@ -107,17 +110,19 @@ describe("env server on a remote-backed env", () => {
 })
 
 describe("SFT teacher turns", () => {
-  test("collectTeacherTurnsAsync drives a remote env; on a sync env it equals collectTeacherTurns", async () => {
+  test("collectTeacherTurns drives a remote env; on a sync env it is deterministic", async () => {
     const opts = decodeSync(webShopSpec.options, { server: { url: fx.url, timeoutMs: 2000 } })
     if (!opts.ok) throw new Error(opts.message)
     const before = fx.requests.length
-    const turns = await collectTeacherTurnsAsync(webShopSpec, opts.value, { turns: 6, epsilon: 0, reasoningNoise: 0, seed: 0 })
+    const turns = await collectTeacherTurns(webShopSpec, opts.value, { turns: 6, epsilon: 0, reasoningNoise: 0, seed: 0 })
     expect(turns.length).toBe(6)
     expect(turns[0]!.prompt).toContain("search page")
     expect(fx.requests.length).toBeGreaterThan(before)
     const fl = decodeSync(frozenLakeSpec.options, {})
     if (!fl.ok) throw new Error(fl.message)
     const o = { turns: 30, epsilon: 0.1, reasoningNoise: 0.1, seed: 3 }
-    expect(await collectTeacherTurnsAsync(frozenLakeSpec, fl.value, o)).toEqual(collectTeacherTurns(frozenLakeSpec, fl.value, o))
+    const a = await collectTeacherTurns(frozenLakeSpec, fl.value, o)
+    expect(a.length).toBe(30)
+    expect(await collectTeacherTurns(frozenLakeSpec, fl.value, o)).toEqual(a)
   }, 20_000)
 })

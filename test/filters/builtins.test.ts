@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import {
-  dapoDynamicFilter, FilterInputError, minPFilter, noneFilter, podsFilter, quantileFilter, randomFilter,
+  dapoDynamicFilter, minPFilter, noneFilter, podsFilter, quantileFilter, randomFilter,
   referenceFilters, topKFilter, topPFilter, topPSoftmaxFilter, withinGroupFilter
 } from "../../algorithms/filters/index.ts"
-import { decodeFilterOptions } from "../../algorithms/filters/options.ts"
+import { FilterInputError } from "../../core/filters/input.ts"
+import { decodeFilterOptions } from "../../core/filters/options.ts"
 import type { Filter, ResolvedFilter } from "../../core/contracts/index.ts"
 import { Rng } from "../../core/rng.ts"
 import { groupScore, roundHalfEven } from "../../core/stats.ts"

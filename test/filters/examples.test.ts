@@ -1,7 +1,7 @@
 /** The two example plugins of examples/filters/: their decisions, options and registration. */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { decodeFilterOptions } from "../../algorithms/filters/options.ts"
+import { decodeFilterOptions } from "../../core/filters/options.ts"
 import { builtinPlugins } from "../../builtins.ts"
 import { buildRegistry, resolveEntry } from "../../core/registry.ts"
 import extremes, { bestWorst, bestWorstFilter } from "../../examples/filters/extremes-filter.ts"

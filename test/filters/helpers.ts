@@ -1,7 +1,7 @@
 /** Small builders for filter tests. */
 import { Effect } from "effect"
 import type { Filter, FilterResult, Group } from "../../core/contracts/index.ts"
-import { decodeFilterOptions } from "../../algorithms/filters/options.ts"
+import { decodeFilterOptions } from "../../core/filters/options.ts"
 import { Rng } from "../../core/rng.ts"
 
 export const groupsOf = (returns: ReadonlyArray<ReadonlyArray<number>>): Group[] =>

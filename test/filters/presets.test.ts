@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinFilters } from "../../algorithms/filters/plugin.ts"
-import { decodeFilterOptions } from "../../algorithms/filters/options.ts"
+import { decodeFilterOptions } from "../../core/filters/options.ts"
 import fig6 from "../../benchmarks/sweeps/fig6.ts"
 import table4 from "../../benchmarks/sweeps/table4.ts"
 import { apply, groupsOf, keptGroups } from "./helpers.ts"

@@ -1,19 +1,12 @@
 import { describe, expect, test } from "bun:test"
-import { Effect, Exit, Layer } from "effect"
-import { builtinPlugins } from "../../builtins.ts"
+import { Cause, Exit } from "effect"
 import { runIdOf } from "../../core/results/store.ts"
-import { checkGrid } from "../../core/sweep/check.ts"
-import { expandGrid } from "../../core/sweep/grid.ts"
-import { decodeSpec } from "../../core/sweep/spec.ts"
 import { estimateGridSeconds, estimateRunSeconds, estimateSweepSeconds, sftSeconds } from "../../core/sweep/estimate.ts"
-import { Registry } from "../../core/registry.ts"
-import fixture from "../fixtures/plugins/sweep-policy.ts"
-import { smallSpec } from "./helpers.ts"
+import { grid, gridExit, smallSpec } from "./helpers.ts"
 
-const grid = (input: unknown) => Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid))
 
 describe("grid expansion", () => {
-  test("Cartesian product, ids are content hashes of the resolved config", () => {
+  test("Cartesian product of RESOLVED configs: full ids, every default; ids are their content hashes", () => {
     const runs = grid(smallSpec())
     expect(runs.length).toBe(2 * 3 * 2)
     expect(new Set(runs.map((r) => r.runId)).size).toBe(runs.length)
@@ -22,21 +15,25 @@ describe("grid expansion", () => {
       expect(r.config.steps).toBe(12)
       expect(r.config.train.evalEvery).toBe(4)
       expect(r.config.P).toBe(4)
-      // Decoded: defaults of RunConfig filled in.
-      expect(r.config.algo).toBe("grpo")
+      // Resolved: ids in full, the trainer's defaults filled in.
+      expect(r.config.algo).toBe("algorithms/grpo")
+      expect(r.config.policy).toBe("sweep-fixture/fake-policy")
       expect(r.config.lr).toBe(1e-4)
+      expect(r.config.train.entropyCoef).toBe(0.001)
+      expect(r.config.train.minibatchTrajectories).toBe(32)
     }
     // Seeds outermost, filters innermost.
-    expect(runs.slice(0, 3).map((r) => r.config.filter)).toEqual(["none", "top-p", "random"])
+    expect(runs.slice(0, 3).map((r) => r.config.filter)).toEqual(["filters/none", "filters/top-p", "filters/random"])
     expect(runs.slice(0, 6).every((r) => r.config.seed === 1)).toBe(true)
-    expect(runs[1]!.config.filterOptions).toEqual({ p: 0.9 })
+    expect(runs[1]!.config.filterOptions).toMatchObject({ p: 0.9, includeZero: false })
+    expect(runs[0]!.config.env).toBe("envs/frozenlake-v1")
   })
 
-  test("every axis reaches the config; the same spec gives the same ids", () => {
+  test("every axis reaches the config; the same spec gives the same ids; spellings of one setting share a run", () => {
     const spec = smallSpec({
       axes: {
         env: [{ id: "frozenlake", options: { successRate: 0.8 } }],
-        algo: ["grpo", { id: "ppo", options: { clip: 0.2 } }],
+        algo: ["grpo", { id: "ppo", options: { clipLow: 0.1 } }],
         filter: ["none"],
         seeds: [3],
         PG: [{ P: 8, G: 16 }, { P: 32, G: 4 }],
@@ -48,30 +45,37 @@ describe("grid expansion", () => {
     })
     const runs = grid(spec)
     expect(runs.length).toBe(2 * 2 * 2 * 2)
-    const r = runs.find((x) => x.config.algo === "ppo" && x.config.P === 32 && x.config.lr === 1e-3 && x.config.train.klCoef === 0.1)!
-    expect(r.config.envOptions).toEqual({ successRate: 0.8 })
-    expect(r.config.algoOptions).toEqual({ clip: 0.2 })
+    const r = runs.find((x) => x.config.algo === "algorithms/ppo" && x.config.P === 32 && x.config.lr === 1e-3 && x.config.train.klCoef === 0.1)!
+    expect(r.config.envOptions).toMatchObject({ successRate: 0.8 })
+    expect(r.config.algoOptions).toMatchObject({ clipLow: 0.1 })
     expect(r.config.G).toBe(4)
     expect(r.config.seed).toBe(3)
     expect(r.config.policyOptions).toEqual({ preset: "tiny" })
-    expect(r.config.train).toEqual({ sftSteps: 7, evalEvery: 4, klCoef: 0.1 })
+    expect(r.config.train).toMatchObject({ sftSteps: 7, evalEvery: 4, klCoef: 0.1 })
     expect(r.label).toContain("32x4")
     expect(r.label).toContain("kl=0.1")
     expect(grid(spec).map((x) => x.runId)).toEqual(runs.map((x) => x.runId))
+    // "frozenlake" and "envs/frozenlake-v1", a default written out or left out: the same run.
+    const a = grid(smallSpec({ axes: { env: ["frozenlake"], filter: ["none"], seeds: [1] } }))
+    const b = grid(smallSpec({ axes: { env: [{ id: "envs/frozenlake-v1", options: { successRate: 1 } }], filter: ["filters/none"], seeds: [1] } }))
+    expect(b[0]!.runId).toBe(a[0]!.runId)
   })
 
   test("duplicate combinations collapse to one run", () => {
     expect(grid(smallSpec({ axes: { env: ["frozenlake", "frozenlake"], seeds: [1, 1] } })).length).toBe(1)
   })
 
-  test("checkGrid resolves ids and options against the registry", async () => {
-    const layer = Registry.layerFrom([...builtinPlugins, fixture])
-    const check = (input: unknown) => Effect.runSyncExit(checkGrid(grid(input)).pipe(Effect.provide(layer)))
-    expect(Exit.isSuccess(check(smallSpec()))).toBe(true)
-    const badFilter = check(smallSpec({ axes: { env: ["frozenlake"], filter: ["top-q"] } }))
-    expect(Exit.isFailure(badFilter) && JSON.stringify(badFilter.cause)).toContain('unknown filter \\"top-q\\"')
-    const badOpt = check(smallSpec({ axes: { env: [{ id: "frozenlake", options: { successRate: 3 } }] } }))
-    expect(Exit.isFailure(badOpt) && JSON.stringify(badOpt.cause)).toContain("envOptions")
+  test("ids, and options at every depth, are checked against the registry with the nearest key named", () => {
+    const message = (input: unknown): string => {
+      const exit = gridExit(input)
+      return Exit.isFailure(exit) ? String((Cause.squash(exit.cause) as Error).message) : "(no error)"
+    }
+    expect(message(smallSpec({ axes: { env: ["frozenlake"], filter: ["top-q"] } }))).toContain('unknown filter "top-q"')
+    expect(message(smallSpec({ axes: { env: [{ id: "frozenlake", options: { successRate: 3 } }] } }))).toContain("envOptions")
+    expect(message(smallSpec({ axes: { env: [{ id: "frozenlake", options: { succesRate: 0.8 } }] } }))).toContain("envOptions.succesRate: unknown option; did you mean successRate?")
+    expect(message(smallSpec({ axes: { env: ["frozenlake"], filter: [{ id: "top-p", options: { pp: 0.9 } }] } }))).toContain("filterOptions.pp: unknown option; did you mean p?")
+    expect(message(smallSpec({ fixed: { policy: "fake-policy", train: { evalEvry: 5 } } }))).toContain("train.evalEvry: unknown option; did you mean evalEvery?")
+    expect(message(smallSpec({ axes: { env: ["frozenlake"], algo: [{ id: "ppo", options: { clipHihg: 0.3 } }] } }))).toContain("algoOptions.clipHihg: unknown option; did you mean clipHigh?")
   })
 
   test("estimates scale with steps and spread over workers", () => {

@@ -1,17 +1,13 @@
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { isComplete, listRunDirs } from "../../core/results/store.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
-import { expandGrid } from "../../core/sweep/grid.ts"
 import { runSweep, type SweepEvent } from "../../plugins/sweep/runner.ts"
-import { decodeSpec } from "../../core/sweep/spec.ts"
 import { bunBin, mainTs, root, runCli } from "../helpers/cli.ts"
-import { fakeEnv, fixturePlugin, smallSpec, tempDir, writeSpec } from "./helpers.ts"
+import { fakeEnv, fixturePlugin, grid, smallSpec, tempDir, writeSpec } from "./helpers.ts"
 
-const grid = (input: unknown) => Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const sweepArgs = (spec: string, dir: string) => ["sweep", spec, "--plugin", fixturePlugin, "--out", join(dir, "results"), "--leaderboard", join(dir, "site"), "--workers", "2"]
@@ -53,8 +49,8 @@ describe("sweep runner", () => {
         seeds: [1, 2],
         train: [
           { label: "ok", set: {} },
-          { label: "boom", set: { fakeFail: "boom <b>", fakeFailAt: 3 } },
-          { label: "crash", set: { fakeExit: 3, fakeFailAt: 2 } }
+          { label: "boom", set: { "policyOptions.fakeFail": "boom <b>", "policyOptions.fakeFailAt": 3 } },
+          { label: "crash", set: { "policyOptions.fakeExit": 3, "policyOptions.fakeFailAt": 2 } }
         ]
       }
     }))
@@ -153,7 +149,7 @@ describe("sweep runner", () => {
     expect(r.stdout).toContain("sweep small: 12 runs")
     expect(r.stdout.split("\n").filter((l) => l.startsWith("  ")).length).toBe(12)
     // The spec's secondsPerStep replaces the step figure; validation and diagnostics come on top.
-    const runs = Effect.runSync(Effect.flatMap(decodeSpec(smallSpec({ secondsPerStep: 1 }), "t"), expandGrid))
+    const runs = grid(smallSpec({ secondsPerStep: 1 }))
     const perRun = estimateGridSeconds(runs.map((x) => x.config), 1)
     expect(perRun[0]).toBeGreaterThan(12)
     expect(r.stdout).toContain(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, 2))} with 2 worker(s)`)

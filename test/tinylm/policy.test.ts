@@ -10,7 +10,8 @@ import { lrFactor } from "../../plugins/tinylm/adamw.ts"
 import { parameterCount, PRESETS } from "../../plugins/tinylm/config.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
 import { drawToken, SamplerScratch } from "../../plugins/tinylm/sampler.ts"
-import { collectTeacherTurns, nllLoss, runSft } from "../../plugins/tinylm/sft.ts"
+import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
+import { nllLoss, runSft } from "../../plugins/tinylm/sft.ts"
 import { Tokenizer } from "../../plugins/tinylm/tokenizer.ts"
 import { mixedLoss, wholeModelFdError } from "./helpers.ts"
 
@@ -228,7 +229,7 @@ describe("tinylm model and policy", () => {
   test("SFT on FrozenLake teacher traces: loss falls (small budget)", async () => {
     const envOptions = decodeSync(frozenLakeSpec.options, {})
     if (!envOptions.ok) throw new Error(envOptions.message)
-    const turns = collectTeacherTurns(frozenLakeSpec, envOptions.value, { turns: 400, epsilon: 0, reasoningNoise: 0, seed: 0 })
+    const turns = await collectTeacherTurns(frozenLakeSpec, envOptions.value, { turns: 400, epsilon: 0, reasoningNoise: 0, seed: 0 })
     expect(turns.length).toBe(400)
     expect(turns[0]!.prompt.endsWith("<think>")).toBe(true)
     const p = await makeTinyLM(opts({ ctx: 64, d: 32, layers: 1, microBatch: 16 }), { vocabulary: frozenLakeSpec.vocabulary(envOptions.value), seed: 0 })

@@ -7,7 +7,7 @@ describe("ragen-bench train: bad input exits 2 with a clear message before any w
     [["--env", "frozenlake", "--algo", "nope"], /unknown algorithm "nope"/],
     [["--env", "frozenlake", "--filter", "nope"], /unknown filter "nope"/],
     [["--env", "frozenlake", "--G", "1"], /needs at least G = 2/],
-    [["--env", "frozenlake", "--P", "0"], /invalid config/],
+    [["--env", "frozenlake", "--P", "0"], /--P must be an integer ≥ 1/],
     [["--env", "frozenlake", "--init", "/nonexistent.ckpt"], /--init/]
   ]
   for (const [args, re] of cases) {

@@ -87,7 +87,7 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
   test("an early-stopping rule ends the run complete at that step, with the reason; the warning is logged per step", async () => {
     const logs: string[] = []
     // success can never reach 2: the low-validation rule fires at the first evaluation after the warm-up
-    const config = cfg({ steps: 12 }, { evalEvery: 4, collapse: { valThreshold: 2, valWarmup: 3 } })
+    const config = cfg({ steps: 12 }, { evalEvery: 4, collapse: { valThreshold: 2, valWarmup: 3, valPatience: 1 } })
     const s = await runTraining(config, { outDir: tmp(), plugins: [...builtinPlugins, testPlugin], onLog: (l) => logs.push(l) })
     expect(s.status).toBe("complete")
     expect(s.stepsDone).toBe(4)

@@ -5,8 +5,9 @@
  * keptGroups (batch indices), keptTrajectories (per input group; [] when dropped), stats}.
  */
 import { Console, Effect, Schema } from "effect"
-import { decodeFilterOptions, parseOptionPairs } from "../../../algorithms/filters/options.ts"
-import { filterResolver, runFilter } from "../../../algorithms/filters/run.ts"
+import { decodeFilterOptions } from "../../filters/options.ts"
+import { parsePairs } from "../kv.ts"
+import { filterResolver, runFilter } from "../../filters/run.ts"
 import type { Group } from "../../contracts/index.ts"
 import { filterStats, scoreMetricOf } from "../../diagnostics/filter-stats.ts"
 import { UsageError } from "../../errors.ts"
@@ -54,7 +55,7 @@ export default defineCommand({
       if (data.seeds && data.seeds.length !== data.groups.length) {
         return yield* new UsageError({ field: "seeds", message: `${file}: seeds has ${data.seeds.length} entries but groups has ${data.groups.length}; give one seed per group or drop seeds` })
       }
-      const raw = yield* parseOptionPairs(listFlag(opts.option))
+      const raw = yield* parsePairs(listFlag(opts.option), "--option", "p=0.9")
       const options = yield* decodeFilterOptions(entry.value, raw, opts.filterValue === undefined ? undefined : String(opts.filterValue))
       const seed = yield* numberFlagOr(opts.seed, "--seed", 0, { integer: true })
       const step = yield* numberFlagOr(opts.step, "--step", 0, { integer: true })

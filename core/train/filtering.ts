@@ -1,0 +1,74 @@
+/**
+ * The filter of one training step, with dynamic sampling when the algorithm (DAPO) or the filter
+ * (dapo-dynamic) asks for it: each draw of P prompts goes through the filter, all-equal groups
+ * dropped first when asked, until P groups are kept or the draws run out. The filter statistics
+ * are those of the first (the regular) draw. Redraws use seeds beyond any step's training seeds.
+ */
+import type { FilterResult, Group } from "../contracts/index.ts"
+import { filterStats, scoreMetricOf } from "../diagnostics/filter-stats.ts"
+import { derive } from "../rng.ts"
+import type { TrainContext } from "./context.ts"
+import { rollout, type RolloutBatch } from "./rollout.ts"
+import type { KeptTrajectory } from "./update.ts"
+
+/** Seeds beyond any step's training seeds for dynamic-sampling redraws. */
+export const REDRAW_SEED_BASE = 50_000_000
+
+export const groupsOf = (b: RolloutBatch, offset: number): Group[] =>
+  b.seeds.map((seed, g) => ({ index: offset + g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
+
+const allEqual = (r: ReadonlyArray<number>): boolean => {
+  let lo = Infinity, hi = -Infinity
+  for (const x of r) (lo = Math.min(lo, x)), (hi = Math.max(hi, x))
+  return hi - lo <= 1e-9
+}
+
+export interface Filtered {
+  readonly kept: KeptTrajectory[]
+  readonly metrics: Record<string, number>
+  /** Rollout work of the redraws (the first draw's is the caller's). */
+  readonly extraTokens: number
+  readonly extraSampleSeconds: number
+}
+
+export const filterStep = async (
+  c: TrainContext,
+  first: RolloutBatch,
+  step: number,
+  select: (groups: ReadonlyArray<Group>, draw: number) => Promise<FilterResult>
+): Promise<Filtered> => {
+  const { s } = c
+  const P = s.config.P
+  const algoDraws = s.algo.dynamicSampling?.(s.algoOptions).maxDraws ?? 1
+  const filterDyn = s.filter.dynamicSampling?.(s.filterOptions)
+  const maxDraws = Math.max(1, algoDraws, filterDyn?.maxDraws ?? 1)
+  const dropEqual = algoDraws > 1 || (filterDyn?.dropEqualGroups ?? false)
+  const metrics: Record<string, number> = {}
+  const kept: KeptTrajectory[] = []
+  let keptGroups = 0
+  let extraTokens = 0, extraSampleSeconds = 0
+  let batch = first
+  for (let draw = 0; draw < maxDraws; draw++) {
+    if (draw > 0) {
+      const extra = Array.from({ length: P }, (_, i) => REDRAW_SEED_BASE + ((step - 1) * maxDraws + draw) * P + i)
+      batch = await rollout(c.policy, s.rollout, extra, s.config.G, derive(s.config.seed, "rollout", step, draw))
+      extraTokens += batch.tokens
+      extraSampleSeconds += batch.sampleSeconds
+    }
+    const offset = draw * P
+    const trajs = batch.trajectories.map((t) => Object.assign(t, { groupId: offset + t.group }))
+    let groups = groupsOf(batch, offset)
+    if (dropEqual) groups = groups.filter((g) => !allEqual(g.returns))
+    const result = await select(groups, draw)
+    if (draw === 0) Object.assign(metrics, filterStats(groupsOf(batch, 0), result, scoreMetricOf(s.filter, s.filterOptions), s.filterId))
+    for (const k of result.keep) {
+      if (keptGroups >= P || k.trajectories.length === 0) continue
+      keptGroups++
+      for (const j of k.trajectories) kept.push(trajs.find((t) => t.groupId === k.group && t.index === j)!)
+    }
+    metrics["train/draws"] = draw + 1
+    if (maxDraws === 1 || keptGroups >= P) break
+  }
+  metrics["train/kept_groups"] = keptGroups
+  return { kept, metrics, extraTokens, extraSampleSeconds }
+}

@@ -1,0 +1,69 @@
+/**
+ * The bookkeeping of a run's folder: opening it fresh or for resume, reading back what a resume
+ * needs (the last checkpoint, the metrics up to it), and writing the summary. A corrupt resume
+ * state is a user error naming the file, never a stack trace.
+ */
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import { UsageError } from "../errors.ts"
+import { writeFileAtomic } from "../results/atomic.ts"
+import { openRun, type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
+import { decodeSync } from "../schema/decode.ts"
+import { MetricsLine, RunSummary } from "../schema/results.ts"
+import type { RunConfig } from "../schema/run-config.ts"
+import { latestCheckpoint, type TrainerState } from "./checkpoint.ts"
+
+export interface OpenedRun {
+  readonly run: RunHandle
+  /** The checkpoint to resume from; undefined: a fresh start. */
+  readonly resumeFrom?: { readonly policyPath: string; readonly state: TrainerState }
+  /** Metrics lines already written up to the resumed step. */
+  readonly lines: MetricsLine[]
+  /** Set when a resumed run was already complete: nothing to do. */
+  readonly complete?: RunSummary
+}
+
+/** Keep the metrics lines up to `upTo` (a resumed run rewrites the later ones). */
+const truncateMetrics = (run: RunHandle, upTo: number): MetricsLine[] => {
+  const p = join(run.dir, "metrics.jsonl")
+  if (!existsSync(p)) return []
+  const kept: MetricsLine[] = []
+  for (const l of readFileSync(p, "utf8").split("\n")) {
+    if (l.trim() === "") continue
+    let json: unknown
+    try {
+      json = JSON.parse(l)
+    } catch {
+      continue // a torn last line from a killed writer
+    }
+    const r = decodeSync(MetricsLine, json)
+    if (r.ok && typeof r.value.step === "number" && r.value.step <= upTo) kept.push(r.value)
+  }
+  writeFileAtomic(p, kept.map((x) => JSON.stringify(x) + "\n").join(""))
+  return kept
+}
+
+export const openRunFolder = (outDir: string, config: RunConfig, o: { resume?: boolean; fresh?: boolean } & OpenRunOptions): OpenedRun => {
+  const existing = join(outDir, runIdOf(config).runId)
+  if (!o.resume && !o.fresh && existsSync(join(existing, "metrics.jsonl"))) {
+    throw new UsageError({ field: "--resume", message: `${existing} already holds this run; pass --resume to continue it (a complete run is left as it is) or --fresh to start it over` })
+  }
+  const run = openRun(outDir, config, o)
+  const resumeFrom = o.resume ? latestCheckpoint(run.checkpointDir) : undefined
+  if (o.resume && !resumeFrom && existsSync(join(run.dir, "summary.json"))) {
+    let json: unknown
+    try {
+      json = JSON.parse(readFileSync(join(run.dir, "summary.json"), "utf8"))
+    } catch {
+      json = undefined // unreadable: the run starts over below
+    }
+    const prev = decodeSync(RunSummary, json)
+    if (prev.ok && prev.value.status === "complete") return { run, lines: [], complete: prev.value }
+  }
+  if (!resumeFrom) {
+    rmSync(join(run.dir, "metrics.jsonl"), { force: true })
+    rmSync(run.checkpointDir, { recursive: true, force: true })
+    return { run, lines: [] }
+  }
+  return { run, resumeFrom, lines: truncateMetrics(run, resumeFrom.state.step) }
+}

@@ -1,0 +1,47 @@
+/**
+ * Teacher turns for a supervised warm start (DESIGN.md §4, §10): the env's scripted expert plays
+ * episodes with action noise ε and reasoning noise; each turn becomes (prompt, completion) with
+ * core/prompt.ts, so SFT and RL see identical text. The env steps on the (noisy) action.
+ *
+ * Seeds: SFT episodes start at SFT_SEED_START (1,000,000, as DESIGN.md §10's prototype), disjoint
+ * from the RL training seeds (10000 + …) and the validation seeds (123 …) of DESIGN.md §3.
+ */
+import type { EnvSpec, TeacherTurn } from "../contracts/index.ts"
+import { buildPrompt, formatCompletion } from "../prompt.ts"
+import { derive } from "../rng.ts"
+
+export const SFT_SEED_START = 1_000_000
+
+export interface CollectOptions {
+  readonly turns: number
+  readonly epsilon: number
+  readonly reasoningNoise: number
+  readonly seed: number
+  /** First env seed (default SFT_SEED_START). */
+  readonly seedStart?: number
+  /** Shown at the top of each prompt (undefined: Markov prompts, the grid-env default). */
+  readonly instructions?: string | undefined
+  readonly maxTurns?: number
+}
+
+/**
+ * Teacher episodes until `turns` turns are collected. Awaits resetAsync/stepAsync when the env
+ * has them (remote-backed envs throw on sync reset/step), else the sync calls: the turns are the same.
+ */
+export const collectTeacherTurns = async (spec: EnvSpec, envOptions: unknown, o: CollectOptions): Promise<TeacherTurn[]> => {
+  const out: TeacherTurn[] = []
+  const env = spec.make(envOptions)
+  const maxTurns = o.maxTurns ?? spec.maxTurns
+  for (let seed = o.seedStart ?? SFT_SEED_START; out.length < o.turns; seed++) {
+    let obs = env.resetAsync ? await env.resetAsync(seed) : env.reset(seed)
+    const rng = derive(o.seed, "sft-teacher", seed)
+    for (let turn = 0; turn < maxTurns && !env.done && out.length < o.turns; turn++) {
+      const t = env.teach({ epsilon: o.epsilon, reasoningNoise: o.reasoningNoise }, rng)
+      out.push({ prompt: buildPrompt({ instructions: o.instructions, observation: obs }), completion: formatCompletion(t.reasoning, t.action) })
+      const r = env.stepAsync ? await env.stepAsync(t.action) : env.step(t.action)
+      obs = r.observation
+      if (r.terminated) break
+    }
+  }
+  return out
+}

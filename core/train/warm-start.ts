@@ -1,0 +1,80 @@
+/**
+ * The policy at the start of RL: fresh, from a checkpoint (`init`), or after an SFT warm start on
+ * the env teacher's turns (`sftSteps`), cached under <out>/.sft-cache/ by the hash of its inputs
+ * so that the runs of a sweep that share a warm start train it once. The SFT goes through the
+ * policy's own `sft` (TrainablePolicy contract): the trainer knows no policy's internals.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs"
+import { join } from "node:path"
+import type { TrainablePolicy } from "../contracts/index.ts"
+import { UsageError } from "../errors.ts"
+import { contentHash } from "../hash.ts"
+import { writeFileAtomic } from "../results/atomic.ts"
+import type { TrainSetup } from "./setup.ts"
+import { collectTeacherTurns } from "./teacher-turns.ts"
+
+/** What the SFT warm start reported (kept next to its cache entry), logged on the step-0 line. */
+export interface SftReport {
+  readonly steps: number
+  readonly loss: number
+  readonly heldOutAcc: number
+  readonly seconds: number
+}
+
+export const sftMetrics = (r: SftReport | undefined): Record<string, number> =>
+  r ? { "sft/steps": r.steps, "sft/loss": r.loss, "sft/token_acc": r.heldOutAcc, "perf/sft_seconds": r.seconds } : {}
+
+const isTrainable = (p: unknown): p is TrainablePolicy =>
+  typeof (p as TrainablePolicy)?.accumulate === "function" && typeof (p as TrainablePolicy)?.step === "function"
+
+/** The SFT cache key: every input of the warm start (its own seed included, initial weights too). */
+export const sftCacheKey = (s: TrainSetup, sftSeed: number): string => {
+  const { config, opts } = s
+  return contentHash({ env: config.env, envOptions: config.envOptions, policy: config.policy, policyOptions: config.policyOptions, seed: sftSeed, sftSteps: opts.sftSteps, sftLr: opts.sftLr, sftBatch: opts.sftBatch, sftTurns: opts.sftTurns, eps: opts.teacherEpsilon, noise: opts.reasoningNoise, instructions: s.rollout.instructions ?? null, maxTurns: s.rollout.maxTurns })
+}
+
+export const initialPolicy = async (
+  s: TrainSetup,
+  outDir: string,
+  log: (l: string) => void,
+  signal?: AbortSignal,
+  init: string | undefined = s.opts.init
+): Promise<{ policy: TrainablePolicy; sft?: SftReport }> => {
+  const { config, opts } = s
+  const vocabulary = s.spec.vocabulary(s.envOptions)
+  const sftSeed = opts.sftSeed ?? config.seed
+  const sft = opts.sftSteps > 0 && !init
+  const policy = await s.policySpec.make(s.policyOptions, { vocabulary, seed: sft ? sftSeed : config.seed })
+  if (!isTrainable(policy)) throw new UsageError({ field: "policy", message: `policy ${config.policy} is not trainable` })
+  let report: SftReport | undefined
+  if (init) {
+    if (!existsSync(init)) throw new UsageError({ field: "--init", message: `--init ${init}: file does not exist` })
+    try {
+      await policy.load(init)
+    } catch (e) {
+      throw new UsageError({ field: "--init", message: `--init ${init}: ${(e as Error).message}; use a checkpoint of the same policy and preset` })
+    }
+  } else if (sft) {
+    if (!policy.sft) throw new UsageError({ field: "--sft-steps", message: `policy ${config.policy} has no SFT warm start; start it from a checkpoint with --init instead` })
+    const key = sftCacheKey(s, sftSeed)
+    const cachePath = join(outDir, ".sft-cache", `${key}.ckpt`)
+    const reportPath = join(outDir, ".sft-cache", `${key}.json`)
+    if (existsSync(cachePath)) {
+      log(`sft: cached ${cachePath}`)
+      await policy.load(cachePath)
+      if (existsSync(reportPath)) report = JSON.parse(readFileSync(reportPath, "utf8")) as SftReport
+    } else {
+      const turns = await collectTeacherTurns(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: sftSeed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
+      const r = await policy.sft(turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: sftSeed, ...(signal ? { signal } : {}) })
+      log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
+      mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
+      const tmp = `${cachePath}.tmp-${process.pid}`
+      await policy.save(tmp)
+      report = { steps: r.steps, loss: r.loss, heldOutAcc: r.heldOutAcc, seconds: r.seconds }
+      writeFileAtomic(reportPath, JSON.stringify(report) + "\n")
+      renameSync(tmp, cachePath)
+    }
+  }
+  policy.resetOptimizer?.()
+  return { policy, ...(report ? { sft: report } : {}) }
+}

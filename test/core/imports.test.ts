@@ -1,0 +1,43 @@
+/**
+ * The core is minimal (issue 13): it defines the contracts and orchestration and imports nothing
+ * from envs/, algorithms/ or plugins/, statically or dynamically; plugins arrive by value.
+ */
+import { describe, expect, test } from "bun:test"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join, relative, resolve } from "node:path"
+import { root } from "../helpers/cli.ts"
+
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n)
+    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : []
+  })
+
+// Static imports and re-exports, dynamic import(), and new URL("…", import.meta.url) module paths.
+const specifiers = (text: string): string[] => {
+  const out: string[] = []
+  for (const re of [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["'`]([^"'`]+)["'`]/g, /\bimport\s+["']([^"']+)["']/g, /new URL\(\s*["']([^"']+)["']\s*,\s*import\.meta\.url/g]) {
+    for (const m of text.matchAll(re)) out.push(m[1]!)
+  }
+  return out
+}
+
+describe("core imports", () => {
+  test("core/ imports nothing from envs/, algorithms/ or plugins/", () => {
+    const core = join(root, "core")
+    const bad: string[] = []
+    for (const f of files(core)) {
+      for (const spec of specifiers(readFileSync(f, "utf8"))) {
+        if (!spec.startsWith(".")) continue
+        const target = relative(root, resolve(f, "..", spec))
+        if (/^(envs|algorithms|plugins)(\/|$)/.test(target)) bad.push(`${relative(root, f)} → ${target}`)
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  test("the scan sees every kind of import (a check that cannot fail is no check)", () => {
+    const text = `import a from "../envs/x.ts"\nexport { b } from "../../plugins/y.ts"\nconst c = await import("../algorithms/z.ts")\nnew URL("../plugins/w.ts", import.meta.url)`
+    expect(specifiers(text)).toEqual(["../envs/x.ts", "../../plugins/y.ts", "../algorithms/z.ts", "../plugins/w.ts"])
+  })
+})
