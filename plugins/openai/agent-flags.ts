@@ -81,6 +81,10 @@ export const resolveAgent = (o: Record<string, any>, defaults: { readonly temper
     const raw: Record<string, unknown> = yield* pairsOf(listFlag(o.policyOption), "--policy-option")
     const named: Array<[string, string]> = [["baseUrl", "baseUrl"], ["model", "model"], ["apiKeyEnv", "apiKeyEnv"], ["template", "template"], ["endpoint", "endpoint"], ["checkpoint", "init"]]
     for (const [flag, key] of named) if (o[flag] !== undefined && o[flag] !== true) raw[key] = String(o[flag])
+    if (policyE.value.id === "openai") {
+      if (raw.baseUrl === undefined) return yield* new UsageError({ field: "--base-url", message: "--policy openai needs --base-url, the server root with /v1 (e.g. http://127.0.0.1:8000/v1)" })
+      if (raw.model === undefined) return yield* new UsageError({ field: "--model", message: "--policy openai needs --model, the model name the server lists under /v1/models" })
+    }
     const policyOptions = yield* decodeInput(policyE.value.options, raw, `policyOptions (of ${policyE.fullId})`)
     const seed = (yield* numberFlag(o.seed, "--seed", { integer: true, min: 0 })) ?? 1
     const temperature = (yield* numberFlag(o.temperature, "--temperature", { min: 0 })) ?? defaults.temperature
