@@ -10,7 +10,10 @@
  *    diagnostics' share of a training step:
  *    the mean perf/diag_seconds of a diagnostics step over 5 × the mean step without them (one
  *    diagnostics step per 5; issue 6's target ≤ 15%).
- * Usage: bun benchmarks/diagnostics.ts [--iters 5] [--steps 5] [--rounds 1] [--json]
+ *    MI scores only valid first turns, and an untrained policy writes few: with --sft-steps 0 a
+ *    diagnostics step may have no MI rows; --sft-steps N warm-starts all variants from one SFT
+ *    (cached in the shared output folder, excluded from the timed steps).
+ * Usage: bun benchmarks/diagnostics.ts [--iters 5] [--steps 5] [--rounds 1] [--sft-steps 0] [--json]
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -37,6 +40,7 @@ const flag = (name: string, d: number) => {
 const iters = flag("--iters", 5)
 const steps = flag("--steps", 5)
 const rounds = flag("--rounds", 1)
+const sftSteps = flag("--sft-steps", 0)
 const asJson = args.includes("--json")
 const P = 8, G = 16, ROWS = 128
 
@@ -136,30 +140,35 @@ const configOf = (v: Variant) => {
     steps,
     seed: 1,
     lr: 1e-4,
-    train: { sftSteps: 0, diagEvery, evalEvery: 0, valSeeds: 8, valTemperatures: [0.5], checkpointEvery: 0, ...(v === "diag5-pair-by-pair" ? { scorer: "bench/pair-by-pair" } : {}) }
+    train: { sftSteps, sftTurns: 2048, diagEvery, evalEvery: 0, valSeeds: 8, valTemperatures: [0.5], checkpointEvery: 0, ...(v === "diag5-pair-by-pair" ? { scorer: "bench/pair-by-pair" } : {}) }
   })
   if (!r.ok) throw new Error(r.message)
   return r.value
 }
 const perStep: Record<Variant, Array<Record<string, number | null>>> = { "diag0": [], "diag5": [], "diag5-pair-by-pair": [] }
 const variants: Variant[] = ["diag0", "diag5", "diag5-pair-by-pair"]
+// One output folder for every variant and round, so that an SFT warm start is made once (its
+// cache key does not depend on the diagnostics settings); `fresh` reruns a variant's run.
+const out = mkdtempSync(join(tmpdir(), "ragen-bench-diag-"))
 for (let round = 0; round < rounds; round++) {
   for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
-    const out = mkdtempSync(join(tmpdir(), "ragen-bench-diag-"))
-    await runTraining(configOf(v), { outDir: out, plugins: [...builtinPlugins, pairPlugin], onProgress: (p) => p.step > 0 && perStep[v].push(p.metrics), onLog: () => {} })
-    rmSync(out, { recursive: true, force: true })
+    await runTraining(configOf(v), { outDir: out, fresh: true, plugins: [...builtinPlugins, pairPlugin], onProgress: (p) => p.step > 0 && perStep[v].push(p.metrics), onLog: () => {} })
   }
 }
+rmSync(out, { recursive: true, force: true })
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
 const col = (ms: Array<Record<string, number | null>>, k: string) => ms.map((m) => Number(m[k] ?? 0))
 const base = perStep["diag0"]
 const stepNoDiag = mean(col(base, "perf/step_seconds"))
 // Steps that ran the diagnostics are the ones that logged MI proxies.
 const diagCost = (v: Variant) => mean(col(perStep[v].filter((m) => typeof m["mi/first_turn/mi_est"] === "number"), "perf/diag_seconds"))
+const miSteps = perStep["diag5"].filter((m) => typeof m["mi/first_turn/mi_est"] === "number").length
+if (miSteps === 0) console.log("note: no diagnostics step logged MI proxies (no valid first turns to score); the diag* figures below are 0. Pass --sft-steps N.")
 const ours = diagCost("diag5")
 const before = diagCost("diag5-pair-by-pair")
 report({
-  task: `train frozenlake tiny P${P}xG${G} sftSteps 0, ${steps} steps x ${rounds} rounds`,
+  task: `train frozenlake tiny P${P}xG${G} sftSteps ${sftSteps}, ${steps} steps x ${rounds} rounds`,
+  miSteps,
   stepSecondsDiag0: +stepNoDiag.toFixed(3),
   stepSecondsDiag5: +mean(col(perStep["diag5"], "perf/step_seconds")).toFixed(3),
   rolloutSeconds: +mean(col(base, "perf/rollout_seconds")).toFixed(3),

@@ -7,7 +7,10 @@ import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { runtimeArgs } from "../plugins/sweep/runner.ts"
+
+/** Arguments that run a script on this runtime (Deno needs `run -A`); kept here so that listing
+ * and launching benchmarks loads none of the sweep machinery. */
+const runtimeArgs = (file: string): string[] => ((globalThis as { Deno?: unknown }).Deno ? ["run", "-A", file] : [file])
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 const names = readdirSync(here)

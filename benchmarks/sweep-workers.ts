@@ -12,7 +12,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { runtimeArgs } from "../plugins/sweep/runner.ts"
+
+/** Arguments that run a script on this runtime (Deno needs `run -A`); kept here so that listing
+ * and launching benchmarks loads none of the sweep machinery. */
+const runtimeArgs = (file: string): string[] => ((globalThis as { Deno?: unknown }).Deno ? ["run", "-A", file] : [file])
 
 const argv = process.argv.slice(2)
 const arg = (name: string, dflt: number): number => {
