@@ -47,7 +47,7 @@ const run = (spec: EnvSpec, epsilon: number, options: Record<string, unknown> = 
   // The harness applies the action budget (as the rollout does); envs themselves never truncate.
   const env = withTimeLimit(spec.make(decoded.value), spec.actionBudget)
   const rng = new Rng(7)
-  let success = 0
+  let solved = 0
   let ret = 0
   let words = 0
   let turns = 0
@@ -55,7 +55,7 @@ const run = (spec: EnvSpec, epsilon: number, options: Record<string, unknown> = 
   let cons = 0
   for (let s = 0; s < SEEDS; s++) {
     env.reset(10_000 + s)
-    let last
+    let succeeded = false
     while (!env.done) {
       const t = env.teach({ epsilon, reasoningNoise: 0.5 }, rng)
       const g = env.gradeReasoning(env.state(), t.reasoning, t.intendedAction)
@@ -63,10 +63,11 @@ const run = (spec: EnvSpec, epsilon: number, options: Record<string, unknown> = 
       cons += g.consistency
       words += t.reasoning.split(/\s+/).length
       turns++
-      last = env.step(t.action)
-      ret += last.reward
+      const r = env.step(t.action)
+      ret += r.reward
+      succeeded = r.info.success
     }
-    if (last?.info.success) success++
+    if (succeeded) solved++
   }
   const label = Object.keys(options).length ? `${spec.id} ${JSON.stringify(options)}` : spec.id
   const task = `${label} ε=${epsilon} teacher episode`
@@ -88,7 +89,7 @@ const run = (spec: EnvSpec, epsilon: number, options: Record<string, unknown> = 
     env: label,
     epsilon,
     seeds: SEEDS,
-    success: success / SEEDS,
+    success: solved / SEEDS,
     meanReturn: ret / SEEDS,
     meanReasoningWords: words / turns,
     factAccuracy: fact / turns,

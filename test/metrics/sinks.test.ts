@@ -212,7 +212,9 @@ describe("choosing sinks through the Registry", () => {
     const dir = tmp()
     const csv = makeCsvSink(decoded(csvSinkSpec, { exclude: ["perf/", "mi/"], file: "slim.csv" }), ctx(dir))
     const tb = makeTensorBoardSink(decoded(tensorBoardSinkSpec, { exclude: ["perf/"] }), ctx(dir))
-    for (const l of [{ step: 1, "train/success": 1, "perf/step_seconds": 0.5, "mi/first_turn/mi_est": 0.1 }]) (csv.write(l), tb.write(l))
+    const line = { step: 1, "train/success": 1, "perf/step_seconds": 0.5, "mi/first_turn/mi_est": 0.1 }
+    csv.write(line)
+    tb.write(line)
     expect(readCsv(join(dir, "slim.csv")).header).toEqual(["step", "train/success"])
     const ev = readRecords(new Uint8Array(readFileSync(tb.path))).map(decodeEvent)[1]!
     expect(ev.values!.map((v) => v.tag)).toEqual(["train/success", "mi/first_turn/mi_est"])

@@ -60,9 +60,11 @@ export const decodeFields = (buf: Uint8Array): Map<number, Field[]> => {
     const wire = key & 7
     let f: Field
     if (wire === 0) f = { wire, value: varint() }
-    else if (wire === 1) (f = { wire, bytes: buf.subarray(o, o + 8) }), (o += 8)
-    else if (wire === 5) (f = { wire, bytes: buf.subarray(o, o + 4) }), (o += 4)
-    else if (wire === 2) {
+    else if (wire === 1 || wire === 5) {
+      const n = wire === 1 ? 8 : 4
+      f = { wire, bytes: buf.subarray(o, o + n) }
+      o += n
+    } else if (wire === 2) {
       const n = Number(varint())
       f = { wire, bytes: buf.subarray(o, o + n) }
       o += n
