@@ -12,10 +12,9 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
-import { canonicalJson } from "../../core/hash.ts"
-import { listRunDirs, readRun, type RunRead } from "../../core/results/store.ts"
+import { canonicalJson, contentHash } from "../../core/hash.ts"
+import { readRun, scanRunDirs, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
-import { filterLabel } from "../../core/sweep/grid.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import {
   type Chart,
@@ -42,7 +41,20 @@ export const CHART_METRICS: ReadonlyArray<{ metric: string; title: string }> = [
   { metric: "filter/rv_std", title: "reward variance: std" }
 ]
 
+/** The no-filter baseline's display name (the local id of the built-in `none`). */
 export const BASELINE_FILTER = "none"
+
+/** Points per chart series at most: a longer curve keeps every k-th point and its last one. */
+export const MAX_CHART_POINTS = 2000
+
+export const thin = <T>(xs: ReadonlyArray<T>, max: number): T[] => {
+  if (xs.length <= max) return [...xs]
+  const k = Math.ceil(xs.length / max)
+  const out: T[] = []
+  for (let i = 0; i < xs.length; i += k) out.push(xs[i]!)
+  if ((xs.length - 1) % k !== 0) out.push(xs[xs.length - 1]!)
+  return out
+}
 
 export interface RunInput {
   readonly run: RunRead
@@ -84,14 +96,60 @@ export const ranksDesc = (xs: ReadonlyArray<number>): number[] => {
 /** Peak validation success of a run: its summary's, else the max over its metrics lines. */
 export const peakOf = (run: RunRead): number | null => {
   if (run.summary?.peakValSuccess != null) return run.summary.peakValSuccess
-  const vals = run.metrics.lines.map((l) => l[SUCCESS_METRIC]).filter((v): v is number => typeof v === "number")
-  return vals.length ? Math.max(...vals) : null
+  // A loop, not Math.max(...values): a spread of millions of values overflows the call stack.
+  let best: number | null = null
+  for (const l of run.metrics.lines) {
+    const v = l[SUCCESS_METRIC]
+    if (typeof v === "number" && (best === null || v > best)) best = v
+  }
+  return best
 }
 
-const rowKeyOf = (c: RunRead["config"]["config"]): string => {
-  const { seed: _s, filter: _f, filterOptions: _fo, ...rest } = c
-  return canonicalJson(rest)
+/**
+ * Runs pool into one row only when their resolved configs agree apart from the seed and the
+ * filter, under the same results-semantics version (a changed rule or default never pools).
+ */
+const rowKeyOf = (file: RunRead["config"]): string => {
+  const { seed: _s, filter: _f, filterOptions: _fo, ...rest } = file.config
+  return canonicalJson({ config: rest, semantics: file.semantics })
 }
+
+/** The cell's identity: the resolved config (seed aside) and the semantics version its runs share. */
+const cellHashOf = (file: RunRead["config"]): string => {
+  const { seed: _s, ...rest } = file.config
+  return contentHash({ config: rest, semantics: file.semantics })
+}
+
+const localId = (id: string): string => id.replace(/^.*\//, "")
+
+/**
+ * Display names of filters, from the files alone: the filter's local id, plus the options whose
+ * values differ between the configurations of that filter present ("top-p(p=0.9)" next to
+ * "top-p(p=1)"; a filter run with one configuration is just "top-p").
+ */
+export const filterNames = (configs: ReadonlyArray<{ filter: string; filterOptions: Record<string, unknown> }>): Map<string, string> => {
+  const byId = new Map<string, Array<Record<string, unknown>>>()
+  for (const c of configs) {
+    const list = byId.get(c.filter) ?? []
+    if (!list.some((o) => canonicalJson(o) === canonicalJson(c.filterOptions))) list.push(c.filterOptions)
+    byId.set(c.filter, list)
+  }
+  // Two plugins' filters of the same local id keep their full ids.
+  const locals = new Map<string, number>()
+  for (const id of byId.keys()) locals.set(localId(id), (locals.get(localId(id)) ?? 0) + 1)
+  const out = new Map<string, string>()
+  for (const [id, optionSets] of byId) {
+    const keys = [...new Set(optionSets.flatMap((o) => Object.keys(o)))].sort()
+    const varying = keys.filter((k) => new Set(optionSets.map((o) => canonicalJson(o[k] ?? null))).size > 1)
+    const name = locals.get(localId(id))! > 1 ? id : localId(id)
+    for (const o of optionSets) {
+      const label = varying.length === 0 ? name : `${name}(${varying.map((k) => `${k}=${typeof o[k] === "object" ? canonicalJson(o[k]) : String(o[k])}`).join(",")})`
+      out.set(`${id}\u0000${canonicalJson(o)}`, label)
+    }
+  }
+  return out
+}
+const filterNameKey = (c: { filter: string; filterOptions: Record<string, unknown> }): string => `${c.filter}\u0000${canonicalJson(c.filterOptions)}`
 
 /** Dotted leaves of an object: {a: {b: 1}} → {"a.b": "1"}. */
 const leaves = (v: unknown, prefix: string, out: Map<string, string>): void => {
@@ -131,11 +189,16 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
   // rowKey → filter → metric → step → values
   const curves = new Map<string, Map<string, Map<string, Map<number, number[]>>>>()
   const filterOrder: string[] = []
+  const names = filterNames(runs.map(({ run }) => run.config.config))
+  // filter name → rowKey → the cell's config hash
+  const cellHashes = new Map<string, string>()
   for (const { run, verified } of runs) {
     const c = run.config.config
-    const rowKey = rowKeyOf(c)
-    if (!rowConfigs.has(rowKey)) rowConfigs.set(rowKey, c)
-    const filter = filterLabel(c.filter, c.filterOptions)
+    const rowKey = rowKeyOf(run.config)
+    // The semantics version rides along so that rows differing only in it say so in their setting.
+    if (!rowConfigs.has(rowKey)) rowConfigs.set(rowKey, { ...c, semantics: run.config.semantics } as typeof c)
+    const filter = names.get(filterNameKey(c))!
+    cellHashes.set(`${rowKey}\u0000${filter}`, cellHashOf(run.config))
     const status = run.summary?.status ?? "incomplete"
     const peak = peakOf(run)
     entries.push({
@@ -174,7 +237,9 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
         if (typeof v !== "number") continue
         const bySteps = byM.get(metric) ?? new Map<number, number[]>()
         byM.set(metric, bySteps)
-        bySteps.set(step, [...(bySteps.get(step) ?? []), v])
+        const at = bySteps.get(step)
+        if (at) at.push(v)
+        else bySteps.set(step, [v])
       }
     }
   }
@@ -194,7 +259,7 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
     const baseline = byFilter.has(BASELINE_FILTER) ? stat(byFilter.get(BASELINE_FILTER)!) : null
     const present = filters.filter((f) => byFilter.has(f))
     const stats = present.map((f) => stat(byFilter.get(f)!))
-    const best = stats.length ? Math.max(...stats.map((s) => s.mean)) : NaN
+    const best = stats.reduce((m, s) => (s.mean > m ? s.mean : m), -Infinity)
     const ranks = ranksDesc(stats.map((s) => s.mean))
     const cells = present.map((f, i) => {
       const s = stats[i]!
@@ -214,9 +279,9 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
         acc.deltas++
       } else if (f === BASELINE_FILTER) acc.deltas++ // the baseline's delta is 0 by definition
       rankSum.set(f, acc)
-      return { filter: f, stat: s, delta, best: s.mean === best }
+      return { filter: f, stat: s, delta, best: s.mean === best, configHash: cellHashes.get(`${key}\u0000${f}`)! }
     })
-    rows.push({ key, env: c.env, algo: c.algo, setting: labels.get(key)!, baseline, cells })
+    rows.push({ key, env: c.env, algo: c.algo, setting: labels.get(key)!, semantics: (c as typeof c & { semantics: number }).semantics, baseline, cells })
   }
   const ranking: RankEntry[] = [...rankSum.entries()]
     .map(([filter, a]) => ({ filter, meanRank: r6(a.rank / a.rows), meanDelta: a.deltas ? r6(a.delta / a.deltas) : null, rows: a.rows, wins: a.wins }))
@@ -232,7 +297,7 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
         .map((f) => {
           const bySteps = byF.get(f)!.get(metric)! as Map<number, number[]>
           const points = [...bySteps.entries()].sort((a, b) => a[0] - b[0]).map(([s, vs]) => [s, r6(vs.reduce((x, y) => x + y, 0) / vs.length)] as const)
-          return { name: f, points }
+          return { name: f, points: thin(points, MAX_CHART_POINTS) }
         })
       if (series.length) charts.push({ metric, title, series })
       else missing.push(metric)
@@ -272,7 +337,9 @@ export const collectRuns = (
         if (v._tag === "Success") verified = v.success.runs
         else problems.push({ path: rel(vPath), message: relMsg(v.failure.message, root) })
       }
-      for (const dir of listRunDirs(root)) {
+      const scanned = scanRunDirs(root)
+      for (const p of scanned.problems) problems.push({ path: rel(p.path), message: relMsg(p.message, root) })
+      for (const dir of scanned.dirs) {
         const r = yield* Effect.result(readRun(dir))
         if (r._tag === "Failure") {
           problems.push({ path: rel(r.failure.path), message: relMsg(r.failure.message, root) })

@@ -4,7 +4,8 @@
  */
 import { Schema } from "effect"
 
-export const LEADERBOARD_VERSION = 1
+/** 2: runs pool only under equal resolved configs and semantics version; cells carry their config hash. */
+export const LEADERBOARD_VERSION = 2
 
 /** Mean ± standard error over seeds (se null when n < 2). */
 export const Stat = Schema.Struct({ mean: Schema.Finite, se: Schema.NullOr(Schema.Finite), n: Schema.Int })
@@ -16,7 +17,9 @@ export const Cell = Schema.Struct({
   /** Filter mean − no-filter mean; se = √(se_f² + se_none²). Null without a no-filter baseline. */
   delta: Schema.NullOr(Stat),
   /** Highest mean in its row (ties all marked). */
-  best: Schema.Boolean
+  best: Schema.Boolean,
+  /** Hash of the resolved config (seed aside) and the semantics version every run of the cell shares. */
+  configHash: Schema.String
 })
 
 export const Row = Schema.Struct({
@@ -25,6 +28,8 @@ export const Row = Schema.Struct({
   algo: Schema.String,
   /** What else distinguishes this row from the others (e.g. "lr=0.001 PxG=8x16"); "" when nothing. */
   setting: Schema.String,
+  /** The results-semantics version of the row's runs (core/semantics.ts). */
+  semantics: Schema.Int,
   baseline: Schema.NullOr(Stat),
   cells: Schema.Array(Cell)
 })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { buildLeaderboard, collectRuns, ranksDesc, stat } from "../../plugins/leaderboard/build.ts"
@@ -26,11 +26,11 @@ describe("leaderboard build", () => {
     writeRuns(dir, standardRuns)
     const lb = build(dir)
     expect(decodeSync(Leaderboard, JSON.parse(JSON.stringify(lb))).ok).toBe(true)
-    expect(lb.filters).toEqual(["none", "random", "top-p(p=0.9)"])
+    expect(lb.filters).toEqual(["none", "random", "top-p"])
     expect(lb.rows.map((r) => r.env)).toEqual(["frozenlake", "sokoban"])
     const fl = lb.rows[0]!
     expect(fl.baseline).toEqual({ mean: 0.6, se: 0.1, n: 2 })
-    const topp = fl.cells.find((c) => c.filter === "top-p(p=0.9)")!
+    const topp = fl.cells.find((c) => c.filter === "top-p")!
     expect(topp.stat).toEqual({ mean: 0.85, se: 0.05, n: 2 })
     expect(topp.delta!.mean).toBeCloseTo(0.25, 6)
     expect(topp.delta!.se).toBeCloseTo(Math.sqrt(0.05 ** 2 + 0.1 ** 2), 6)
@@ -40,7 +40,7 @@ describe("leaderboard build", () => {
     // Ranks: frozenlake top-p 1, none 2, random 3; sokoban random 1, none 2.5, top-p 2.5.
     expect(lb.ranking.map((r) => [r.filter, r.meanRank, r.wins])).toEqual([
       ["random", 2, 1],
-      ["top-p(p=0.9)", 1.75, 1],
+      ["top-p", 1.75, 1],
       ["none", 2.25, 0]
     ].sort((a, b) => (a[1] as number) - (b[1] as number)))
     const rnd = lb.ranking.find((r) => r.filter === "random")!
@@ -49,16 +49,35 @@ describe("leaderboard build", () => {
     expect(lb.entries[0]!.path.startsWith("../results/")).toBe(true)
   })
 
+  test("runs pool only under equal resolved configs and semantics version; cells carry their config hash", () => {
+    const dir = join(tempDir("lb"), "results")
+    const [, b] = writeRuns(dir, [
+      { env: "frozenlake", filter: "none", seed: 1, peak: 0.5 },
+      { env: "frozenlake", filter: "none", seed: 2, peak: 0.7 }
+    ])
+    const pooled = build(dir)
+    expect(pooled.rows.length).toBe(1)
+    expect(pooled.rows[0]!.cells[0]!.stat.n).toBe(2)
+    expect(pooled.rows[0]!.cells[0]!.configHash).toMatch(/^[0-9a-f]{12}$/)
+    // The same config under another semantics version is another row, and says so.
+    const cfgPath = join(b!, "config.json")
+    writeFileSync(cfgPath, JSON.stringify({ ...JSON.parse(readFileSync(cfgPath, "utf8")), semantics: 99 }))
+    const split = build(dir)
+    expect(split.rows.map((r) => r.semantics).sort()).toEqual([2, 99])
+    expect(split.rows.map((r) => r.setting).sort()).toEqual(["semantics=2", "semantics=99"])
+    expect(split.rows[0]!.cells[0]!.configHash).not.toBe(split.rows[1]!.cells[0]!.configHash)
+  })
+
   test("charts per group hold one series per filter; missing metrics are noted", () => {
     const dir = join(tempDir("lb"), "results")
     writeRuns(dir, standardRuns)
     const lb = build(dir)
     const sk = lb.groups.find((g) => g.title.startsWith("sokoban"))!
     const succ = sk.charts.find((c) => c.metric === "val/success@0.5")!
-    expect(succ.series.map((s) => s.name)).toEqual(["none", "random", "top-p(p=0.9)"])
+    expect(succ.series.map((s) => s.name)).toEqual(["none", "random", "top-p"])
     expect(succ.series[0]!.points.at(-1)).toEqual([4, 0.2])
     const kept = sk.charts.find((c) => c.metric === "filter/kept_ratio")!
-    expect(kept.series.map((s) => s.name)).toEqual(["none", "top-p(p=0.9)"])
+    expect(kept.series.map((s) => s.name)).toEqual(["none", "top-p"])
     expect(sk.missing).toContain("mi/first_turn/retrieval_acc")
   })
 

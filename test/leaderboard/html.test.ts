@@ -17,6 +17,8 @@ const page = (): { html: string; window: Window } => {
     // Markup in every string a submission controls: env id, filter id and options, error text.
     { env: XSS, filter: "none", seed: 1, peak: 0.3 },
     { env: XSS, filter: `x"><img src=x onerror=alert(3)>`, filterOptions: { p: XSS }, seed: 1, peak: 0.4 },
+    // A second configuration of the same filter, so that its options are part of its name.
+    { env: XSS, filter: `x"><img src=x onerror=alert(3)>`, filterOptions: { p: 1 }, seed: 1, peak: 0.4 },
     { env: "sokoban", filter: "top-k", seed: 3, peak: 0.1, status: "failed" }
   ])
   const w = Effect.runSync(writeSite([dir], join(base, "site")))
@@ -35,10 +37,10 @@ describe("leaderboard page (happy-dom)", () => {
     const doc = window.document
     expect(doc.querySelectorAll("#results tbody tr").length).toBe(3)
     expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(
-      expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p(p=0.9) (Δ)"])
+      expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p (Δ)"])
     )
-    expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(4)
-    expect(doc.querySelectorAll("#runs tbody tr").length).toBe(15)
+    expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(5)
+    expect(doc.querySelectorAll("#runs tbody tr").length).toBe(16)
     expect(html).not.toMatch(/<(link|img|script)[^>]+(src|href)=["']?https?:/i)
     expect(doc.querySelectorAll("script[src], link[rel=stylesheet]").length).toBe(0)
     const best = doc.querySelector('#results tbody tr td.best') as any
@@ -87,8 +89,8 @@ describe("leaderboard page (happy-dom)", () => {
     const sk = groups.find((g) => g.querySelector("h3").textContent.startsWith("sokoban"))
     const succ = sk.querySelector('figure[data-metric="val/success@0.5"] svg')
     expect(succ).not.toBeNull()
-    expect([...succ.querySelectorAll("polyline")].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "random", "top-p(p=0.9)"])
-    expect([...sk.querySelectorAll('figure[data-metric="filter/kept_ratio"] polyline')].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "top-p(p=0.9)"])
+    expect([...succ.querySelectorAll("polyline")].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "random", "top-p"])
+    expect([...sk.querySelectorAll('figure[data-metric="filter/kept_ratio"] polyline')].map((p: any) => p.getAttribute("data-series"))).toEqual(["none", "top-p"])
     expect(sk.querySelector('figure[data-metric="train/entropy"]')).not.toBeNull()
     expect(sk.querySelector("p.missing").textContent).toContain("mi/first_turn/retrieval_acc")
   })
