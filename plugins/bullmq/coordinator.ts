@@ -119,7 +119,12 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
       }
       const finishDone = (p: Pending, value: unknown): void => {
         if (p.finished) return
-        const r = collectResult(req.outDir, value)
+        let r: ReturnType<typeof collectResult>
+        try {
+          r = collectResult(req.outDir, value)
+        } catch (e) {
+          r = { error: `cannot write the run into ${req.outDir}: ${(e as Error)?.message ?? e}` }
+        }
         p.finished = true
         if ("summary" in r && r.summary.status === "complete") {
           done++
@@ -146,23 +151,21 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
       const add = (p: Pending): Promise<unknown> => q.add("run", dataOf(name, p.run, registry), jobOptions(p.run.hash))
       /** Read one run's job and act on its state; `fresh`: a failed job is retried (a new sweep). */
       const reconcile = async (id: string, p: Pending, fresh: boolean): Promise<"added" | "ok"> => {
-        const job = await q.getJob(id)
-        if (!job) {
+        // The state first, then the job: a job read while active and finished a moment later has no result yet.
+        const state = await q.getJobState(id)
+        const job = state === "completed" || state === "failed" ? await q.getJob(id) : undefined
+        if (state === "unknown" || ((state === "completed" || state === "failed") && !job)) {
           await add(p)
           return "added"
         }
-        const state = await job.getState()
-        if (state === "completed") finishDone(p, job.returnvalue)
+        if (state === "completed") finishDone(p, job!.returnvalue)
         else if (state === "failed") {
           if (fresh) {
-            await job.remove()
+            await job!.remove()
             await add(p)
             return "added"
           }
-          finishFailed(p, job.failedReason)
-        } else if (state === "unknown") {
-          await add(p)
-          return "added"
+          finishFailed(p, job!.failedReason)
         }
         return "ok"
       }
