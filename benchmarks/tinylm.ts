@@ -2,7 +2,8 @@
  * tinylm throughput (issue 4): training tokens/s (forward + backward + AdamW), scoring tokens/s
  * (forward only) and sampling tokens/s with the KV cache, for tiny and small at 32 × 128 and the
  * d64/2L/4H/ctx64 model at 32 × 64; GFLOP/s from nanoGPT's 6·N-style count (forward ×3 for training);
- * peak RSS after a training step. Kernels: RAGEN_KERNELS=js|wasm (default wasm when it loads).
+ * peak RSS after a training step. Kernels: RAGEN_KERNELS=native|wasm|js (default auto: native where it
+ * loads, else wasm). Timed with tinybench (median latency of --iters calls after one warm-up).
  * Usage: bun benchmarks/tinylm.ts [--iters 3] [--json]; side by side with PyTorch: benchmarks/tinylm-vs-torch.ts
  */
 import { Rng } from "../core/rng.ts"
@@ -11,6 +12,8 @@ import { forwardFlopsPerToken } from "../plugins/tinylm/config.ts"
 import { TinyLMPolicy } from "../plugins/tinylm/policy.ts"
 import { nllLoss } from "../plugins/tinylm/sft.ts"
 import { Tokenizer } from "../plugins/tinylm/tokenizer.ts"
+import { Bench } from "tinybench"
+import { figures, runtime, tinybenchVersion } from "./_tinybench.ts"
 
 const args = process.argv.slice(2)
 const iters = Number(args[args.indexOf("--iters") + 1] ?? 3) || 3
@@ -25,8 +28,6 @@ const cases: Case[] = [
   { name: "tiny 32x128", ctx: 128, d: 64, layers: 2, heads: 4, B: 32, T: 128 },
   { name: "small 32x128", ctx: 256, d: 128, layers: 4, heads: 4, B: 32, T: 128 }
 ]
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 for (const c of cases) {
   const p = new TinyLMPolicy(tok, {
@@ -44,15 +45,12 @@ for (const c of cases) {
     tokens: Int32Array.from({ length: half }, () => tok.id(rng.pick(words)))
   }))
   const flopsTok = forwardFlopsPerToken(p.settings.config, c.T)
+  /** Median seconds of one call over `iters` calls after a warm-up (tinybench). */
   const time = async (f: () => Promise<unknown>) => {
-    await f() // warm-up
-    const ts: number[] = []
-    for (let i = 0; i < iters; i++) {
-      const t0 = performance.now()
-      await f()
-      ts.push((performance.now() - t0) / 1000)
-    }
-    return median(ts)
+    const bench = new Bench({ iterations: iters, time: 0, warmupIterations: 1 })
+    bench.add("call", f)
+    await bench.run()
+    return figures(bench.tasks[0]!).medianMs / 1000
   }
   const tokens = c.B * c.T
   const train = await time(async () => {
@@ -76,8 +74,9 @@ for (const c of cases) {
     scoreGflops: +((flopsTok * tokens) / score / 1e9).toFixed(2),
     sampleTokPerS: Math.round(generated / sample),
     peakRssMiB: Math.round(rss / 2 ** 20),
-    kernels: selectKernels().name,
-    runtime: typeof Bun !== "undefined" ? `bun ${Bun.version}` : "other"
+    kernels: `${selectKernels().name} ${selectKernels().isa}`,
+    runtime,
+    tinybench: tinybenchVersion
   }
   console.log(json ? JSON.stringify(row) : `${row.task} [${row.kernels}]: ${row.params} params | train ${row.trainTokPerS} tok/s (${row.trainGflops} GFLOP/s) | score ${row.scoreTokPerS} tok/s (${row.scoreGflops} GFLOP/s) | sample ${row.sampleTokPerS} tok/s | RSS ${row.peakRssMiB} MiB`)
 }

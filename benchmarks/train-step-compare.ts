@@ -4,14 +4,15 @@
  * run's mean step time and its parts, and the ratio.
  *   --vary prefix   shared-prompt batching on (plugins/tinylm/prefix.ts) vs off (sharePrefix: false)
  *   --vary threads  RAGEN_THREADS=2 vs 1 (the kernel pool, plugins/tinylm/kernels/wasm/pool.ts)
+ *   --vary kernels  the tinylm option kernels: native vs wasm (docs/kernels.md)
  *
- *   node_modules/.bin/bun benchmarks/train-step-compare.ts [--vary prefix|threads] [--reps 3] [--steps 10] [--init ckpt]
+ *   node_modules/.bin/bun benchmarks/train-step-compare.ts [--vary prefix|threads|kernels] [--reps 3] [--steps 10] [--init ckpt]
  *
  * Without --init, a 600-step FrozenLake SFT (ε = 0.5) is trained once first (≈ 1–2 min).
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 
 const argv = process.argv.slice(2)
@@ -27,7 +28,9 @@ const settings: Setting[] = vary === "threads"
   ? [{ name: "2 threads", args: [], env: { RAGEN_THREADS: "2" } }, { name: "1 thread", args: [], env: { RAGEN_THREADS: "1" } }]
   : vary === "prefix"
     ? [{ name: "shared prompts", args: [], env: {} }, { name: "every row alone", args: ["--no-share-prefix"], env: {} }]
-    : (() => { throw new Error(`--vary ${vary}: use prefix or threads`) })()
+    : vary === "kernels"
+    ? [{ name: "native", args: ["--kernels", "native"], env: {} }, { name: "wasm", args: ["--kernels", "wasm"], env: {} }]
+    : (() => { throw new Error(`--vary ${vary}: use prefix, threads or kernels`) })()
 
 let init = arg("--init", "")
 if (init === "") {
@@ -41,19 +44,21 @@ type Part = "step_seconds" | "rollout_seconds" | "update_seconds" | "diag_second
 const parts: Part[] = ["step_seconds", "rollout_seconds", "update_seconds", "diag_seconds"]
 const runs: Array<Array<Record<Part, number>>> = settings.map(() => [])
 for (let r = 0; r < reps; r++) {
-  settings.forEach((s, i) => {
+  // alternate the order every rep so that drift in the machine's load hits both settings alike
+  for (const i of r % 2 === 0 ? settings.map((_, k) => k) : settings.map((_, k) => settings.length - 1 - k)) {
+    const s = settings[i]!
     const out = execFileSync(bun, [join(here, "train-step.ts"), "--steps", steps, "--init", init, ...s.args], { env: { ...process.env, ...s.env }, encoding: "utf8" })
     const j = JSON.parse(out.trim().split("\n").pop()!) as Record<Part, { mean: number }>
     runs[i]!.push(Object.fromEntries(parts.map((p) => [p, j[p].mean])) as Record<Part, number>)
-    console.error(`rep ${r + 1} ${s.name}: step ${j.step_seconds.mean.toFixed(3)} s`)
-  })
+    console.error(`rep ${r + 1} ${s.name}: step ${j.step_seconds.mean.toFixed(3)} s (load ${loadavg()[0]!.toFixed(1)})`)
+  }
 }
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 const rows = runs.map((rs) => parts.map((p) => median(rs.map((x) => x[p]))))
-console.log(`FrozenLake P = 8, G = 16, tiny, diagnostics every 5; ${reps} alternating reps of ${steps} steps; medians of the per-run means (s)`)
+console.log(`FrozenLake P = 8, G = 16, tiny, diagnostics every 5; ${reps} alternating reps of ${steps} steps; medians of the per-run means (s); load average at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")}`)
 console.log(`| setting | step | rollout | update | diagnostics |`)
 console.log(`|---|---|---|---|---|`)
 settings.forEach((s, i) => console.log(`| ${s.name} | ${rows[i]!.map((x) => x.toFixed(3)).join(" | ")} |`))

@@ -3,7 +3,7 @@
  * diagnostics every 5 steps (and step 1), from an SFT start (a short SFT is run first unless
  * --init gives a checkpoint), validation off so only the step is timed.
  *
- *   node_modules/.bin/bun benchmarks/train-step.ts [--steps 10] [--sft-steps 300] [--init ckpt] [--micro-batch N] [--no-share-prefix]
+ *   node_modules/.bin/bun benchmarks/train-step.ts [--steps 10] [--sft-steps 300] [--init ckpt] [--micro-batch N] [--no-share-prefix] [--kernels auto|native|wasm|js]
  *
  * RAGEN_THREADS=1|2 picks the kernel threads (plugins/tinylm/kernels/wasm/pool.ts);
  * --no-share-prefix computes every row's prompt on its own (tinylm sharePrefix: false).
@@ -28,6 +28,7 @@ const sftSteps = Number(arg("--sft-steps") ?? 300)
 const init = arg("--init")
 const microBatch = arg("--micro-batch")
 const sharePrefix = !argv.includes("--no-share-prefix")
+const kernels = arg("--kernels")
 
 const out = mkdtempSync(join(tmpdir(), "ragen-step-bench-"))
 const config = {
@@ -36,7 +37,7 @@ const config = {
   algo: "grpo",
   filter: "none",
   policy: "tinylm",
-  policyOptions: { ...(microBatch ? { microBatch: Number(microBatch) } : {}), sharePrefix },
+  policyOptions: { ...(microBatch ? { microBatch: Number(microBatch) } : {}), sharePrefix, ...(kernels ? { kernels } : {}) },
   P: 8,
   G: 16,
   steps,
@@ -55,4 +56,4 @@ const median = (xs: number[]) => {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 const parts = ["perf/step_seconds", "perf/rollout_seconds", "perf/update_seconds", "perf/diag_seconds"]
 for (const k of parts) console.log(`${k.padEnd(22)} median ${median(series(k)).toFixed(3)} s   mean ${mean(series(k)).toFixed(3)} s`)
-console.log(JSON.stringify({ bench: "train-step", env: "frozenlake", P: 8, G: 16, steps, threads: process.env.RAGEN_THREADS ?? "default", microBatch: microBatch ?? "default", sharePrefix, ...Object.fromEntries(parts.map((k) => [k.slice(5), { median: median(series(k)), mean: mean(series(k)) }])) }))
+console.log(JSON.stringify({ bench: "train-step", env: "frozenlake", P: 8, G: 16, steps, threads: process.env.RAGEN_THREADS ?? "default", microBatch: microBatch ?? "default", sharePrefix, kernels: kernels ?? "auto", ...Object.fromEntries(parts.map((k) => [k.slice(5), { median: median(series(k)), mean: mean(series(k)) }])) }))

@@ -46,9 +46,9 @@ export interface FastBackend {
   readonly attached: WeakMap<ArrayBufferLike, Attached>
   /** The process's pool for this backend (undefined on one thread). */
   readonly pool: () => KernelPool | undefined
-  /** Work (multiply-adds; elements for the pointwise kernels) from which a call is split in two. */
-  readonly splitMatmul: number
-  readonly splitPointwise: number
+  /** Work (multiply-adds; elements for the pointwise kernels) from which a call is split in two (read per call). */
+  splitMatmul: number
+  splitPointwise: number
 }
 
 export const fastKernels = (backend: FastBackend): Kernels => {
@@ -64,8 +64,6 @@ export const fastKernels = (backend: FastBackend): Kernels => {
 
   /** The pool when a call of this much work should be split, else undefined. */
   const splitter = (work: number, threshold: number): KernelPool | undefined => (work >= threshold ? backend.pool() : undefined)
-  const SPLIT_MATMUL = backend.splitMatmul
-  const SPLIT_POINTWISE = backend.splitPointwise
 
   /** A multiple of every build's matmul row tile (matmul.c TR: 3 wasm/SSE2, 6 AVX2, 4 AVX-512; 4 in the dot form). */
   const TILE_ROWS = 12
@@ -83,7 +81,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const ex = at.ex
     const o = out.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias === null ? 0 : bias.byteOffset, hasBias = bias === null ? 0 : 1
     const transposed = wt != null && wt.length >= C * OC
-    const pool = BT >= 8 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
+    const pool = BT >= 8 ? splitter(BT * C * OC, backend.splitMatmul) : undefined
     if (pool === undefined) {
       if (transposed) ex.matmul_forward_t(o, x, w, b, hasBias, BT, C, OC, wt.byteOffset, wtReady ? 1 : 0)
       else ex.matmul_forward(o, x, w, b, hasBias, BT, C, OC)
@@ -113,7 +111,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const ex = at.ex
     const di = dinp.byteOffset, dw = dweight.byteOffset, db = dbias === null ? 0 : dbias.byteOffset, hasBias = dbias === null ? 0 : 1
     const g = dout.byteOffset, x = inp.byteOffset, w = weight.byteOffset
-    const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, SPLIT_MATMUL) : undefined
+    const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, backend.splitMatmul) : undefined
     if (pool === undefined) return ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, BT, 0, OC)
     // worker: dinp rows [h, BT) and dweight rows [oh, OC); caller: the rest and the bias
     const h = half(BT, TILE_ROWS), oh = half(OC, TILE_ROWS)
@@ -126,7 +124,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const at = owner(out, att, qkv, lens)
     if (at === undefined) return attentionForward(out, att, qkv, lens, B, T, C, NH)
     const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset
-    const pool = B >= 2 ? splitter(B * T * T * C, SPLIT_MATMUL) : undefined
+    const pool = B >= 2 ? splitter(B * T * T * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_forward(o, a, q, l, B, T, C, NH)
     // rows of the batch are independent: [h, B) on the worker
     const h = B >> 1
@@ -144,7 +142,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     if (at === undefined) return attentionBackward(dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)
     const dq = dqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset, l = lens.byteOffset
     // the worker needs its own T floats of scratch: the second half of a 2T scratch
-    const pool = B >= 2 && scratch.length >= 2 * T ? splitter(B * T * T * C, SPLIT_MATMUL) : undefined
+    const pool = B >= 2 && scratch.length >= 2 * T ? splitter(B * T * T * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_backward(dq, s, g, q, a, l, B, T, C, NH)
     const h = B >> 1
     pool.start(at.memory, "attention_backward", [dq + 4 * h * T * 3 * C, s + 4 * T, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * T, l + 4 * h, B - h, T, C, NH])
@@ -159,7 +157,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const at = pref.buffer === out.buffer ? owner(out, att, qkv, lens, pqkv) : undefined
     if (at === undefined) return attentionForwardPrefixed(out, att, qkv, lens, B, T, C, NH, pqkv, pref, Tk)
     const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
-    const pool = B >= 2 ? splitter(B * T * Tk * C, SPLIT_MATMUL) : undefined
+    const pool = B >= 2 ? splitter(B * T * Tk * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_forward_prefixed(o, a, q, l, B, T, C, NH, pq, pr, Tk)
     // rows are independent (the prefix is only read): [h, B) on the worker
     const h = B >> 1
@@ -189,7 +187,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     // Both threads add into the prefix gradients: split only between rows of different prefixes,
     // so each prefix's sum keeps its one-thread order. The worker's scratch is the second half.
     const h = scratch.length >= 2 * Tk && B >= 2 ? prefixBoundary(pref, B) : 0
-    const pool = h > 0 ? splitter(B * T * Tk * C, SPLIT_MATMUL) : undefined
+    const pool = h > 0 ? splitter(B * T * Tk * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, B, T, C, NH, pq, pr, Tk)
     pool.start(at.memory, "attention_backward_prefixed", [dq + 4 * h * T * 3 * C, dp, s + 4 * Tk, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * Tk, l + 4 * h, B - h, T, C, NH, pq, pr + 8 * h, Tk])
     at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, h, T, C, NH, pq, pr, Tk)
@@ -206,7 +204,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const at = owner(out, inp)
     if (at === undefined) return geluForward(out, inp, N)
     const o = out.byteOffset, x = inp.byteOffset
-    const pool = splitter(N, SPLIT_POINTWISE)
+    const pool = splitter(N, backend.splitPointwise)
     if (pool === undefined) return at.ex.gelu_forward(o, x, N)
     const h = half(N, 4)
     pool.start(at.memory, "gelu_forward", [o + 4 * h, x + 4 * h, N - h])
@@ -218,7 +216,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const at = owner(dinp, inp, dout)
     if (at === undefined) return geluBackward(dinp, inp, dout, N)
     const d = dinp.byteOffset, x = inp.byteOffset, g = dout.byteOffset
-    const pool = splitter(N, SPLIT_POINTWISE)
+    const pool = splitter(N, backend.splitPointwise)
     if (pool === undefined) return at.ex.gelu_backward(d, x, g, N)
     const h = half(N, 4)
     pool.start(at.memory, "gelu_backward", [d + 4 * h, x + 4 * h, g + 4 * h, N - h])
@@ -230,7 +228,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const at = owner(out, mean, rstd, inp, weight, bias)
     if (at === undefined) return layernormForward(out, mean, rstd, inp, weight, bias, N, C)
     const o = out.byteOffset, mu = mean.byteOffset, rs = rstd.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias.byteOffset
-    const pool = splitter(N * C, SPLIT_POINTWISE)
+    const pool = splitter(N * C, backend.splitPointwise)
     if (pool === undefined) return at.ex.layernorm_forward(o, mu, rs, x, w, b, N, C)
     // rows are independent (the backward sums dweight over rows, so it stays on one thread)
     const h = N >> 1
@@ -254,7 +252,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     const at = owner(probs, logprob, entropy, logits, targets)
     if (at === undefined) return headForward(probs, logprob, entropy, logits, targets, M, V, Vp)
     const p = probs.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset, z = logits.byteOffset, y = targets.byteOffset
-    const pool = M >= 2 ? splitter(M * V, SPLIT_POINTWISE) : undefined
+    const pool = M >= 2 ? splitter(M * V, backend.splitPointwise) : undefined
     if (pool === undefined) return at.ex.head_forward(p, lp, en, z, y, M, V, Vp)
     const h = M >> 1 // rows are independent
     pool.start(at.memory, "head_forward", [p + 4 * h * Vp, lp + 4 * h, en + 4 * h, z + 4 * h * Vp, y + 4 * h, M - h, V, Vp])
@@ -271,7 +269,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     if (at === undefined) return headBackward(dlogits, probs, logits, logprob, entropy, targets, dlogprob, dentropy, M, V, Vp)
     const d = dlogits.byteOffset, p = probs.byteOffset, z = logits.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset
     const y = targets.byteOffset, gl = dlogprob.byteOffset, ge = dentropy.byteOffset
-    const pool = M >= 2 ? splitter(M * V, SPLIT_POINTWISE) : undefined
+    const pool = M >= 2 ? splitter(M * V, backend.splitPointwise) : undefined
     if (pool === undefined) return at.ex.head_backward(d, p, z, lp, en, y, gl, ge, M, V, Vp)
     const h = M >> 1
     const r = (o: number, w: number) => o + 4 * h * w

@@ -17,19 +17,31 @@ const backends = new Map<NativeIsa, { backend: FastBackend; kernels: Kernels }>(
 export const NATIVE_SPLIT_MATMUL = 1 << 21
 export const NATIVE_SPLIT_POINTWISE = 1 << 17
 
+const splits = { matmul: NATIVE_SPLIT_MATMUL, pointwise: NATIVE_SPLIT_POINTWISE }
+
 const entry = (isa: NativeIsa) => {
   let e = backends.get(isa)
   if (!e) {
     const backend: FastBackend = {
       attached: new WeakMap<ArrayBufferLike, Attached>(),
       pool: () => kernelPool({ kind: "native", isa }),
-      splitMatmul: NATIVE_SPLIT_MATMUL,
-      splitPointwise: NATIVE_SPLIT_POINTWISE
+      splitMatmul: splits.matmul,
+      splitPointwise: splits.pointwise
     }
     e = { backend, kernels: fastKernels(backend) }
     backends.set(isa, e)
   }
   return e
+}
+
+/** Set the split thresholds of every native build (benchmarks/tinylm-trainer-shapes.ts --splits measures them). */
+export const setNativeSplits = (matmul: number, pointwise: number): void => {
+  splits.matmul = matmul
+  splits.pointwise = pointwise
+  for (const { backend } of backends.values()) {
+    backend.splitMatmul = matmul
+    backend.splitPointwise = pointwise
+  }
 }
 
 /** The kernels of build `isa` (views of memories not attached to it run the JS reference). */
