@@ -8,11 +8,12 @@
  * name of a preset in benchmarks/sweeps/ (`quick`, `table4`, …).
  */
 import { Cause, Effect, Exit, Schema } from "effect"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { basename, extname, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parse as parseYaml } from "yaml"
 import { UsageError } from "../errors.ts"
+import { readRegularFileSync } from "../files.ts"
 import { projectRoot } from "../runtime.ts"
 
 const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
@@ -125,6 +126,12 @@ const parseText = (path: string, text: string, ext: string): Effect.Effect<unkno
     catch: (e) => new UsageError({ field: "spec", message: `sweep spec ${path} does not parse: ${String((e as Error)?.message ?? e).split("\n")[0]}` })
   })
 
+const readSpecText = (path: string): Effect.Effect<string, UsageError> =>
+  Effect.try({
+    try: () => new TextDecoder().decode(readRegularFileSync(path, 16 << 20)),
+    catch: (e) => new UsageError({ field: "spec", message: `cannot read sweep spec: ${(e as Error).message}` })
+  })
+
 /** Load a spec from a file path or a preset name. */
 export const loadSpec = (ref: string): Effect.Effect<SweepSpec, UsageError> =>
   Effect.gen(function*() {
@@ -141,9 +148,12 @@ export const loadSpec = (ref: string): Effect.Effect<SweepSpec, UsageError> =>
       }
     }
     const kind = extname(path).toLowerCase()
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+      return yield* new UsageError({ field: "spec", message: `sweep spec ${path} is a folder; pass a .ts, .json or .yaml file (or a preset: ${presetNames().join(", ") || "(none)"})` })
+    }
     let value: unknown
     if (kind === ".ts" || kind === ".js" || kind === ".mjs") value = yield* importDefault(path)
-    else if (kind === ".json" || kind === ".yaml" || kind === ".yml") value = yield* parseText(path, readFileSync(path, "utf8"), kind)
+    else if (kind === ".json" || kind === ".yaml" || kind === ".yml") value = yield* parseText(path, yield* readSpecText(path), kind)
     else return yield* new UsageError({ field: "spec", message: `sweep spec ${path}: unknown file type "${kind}"; use .ts, .json, .yaml or .yml` })
     return yield* decodeSpec(value, basename(path))
   })

@@ -7,7 +7,10 @@ import { Console, Effect } from "effect"
 import { derive } from "../../core/rng.ts"
 import { UsageError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
-import { startHttp } from "../server/http.ts"
+import { listFlag } from "../../core/cli/flags.ts"
+import { terminalSafe } from "../../core/text.ts"
+import { defaultAllowedHosts, hostNameOf, isLoopback, startHttp } from "../server/http.ts"
+import { loadResources, parseResourceFlags } from "../server/operator.ts"
 import { registryCatalog } from "../server/registry-catalog.ts"
 import { SessionStore } from "../server/sessions.ts"
 import { serveStdio } from "../server/stdio.ts"
@@ -52,7 +55,14 @@ const serve = (opts: Record<string, any>) =>
     const registry = yield* Registry
     const maxSessions = yield* intFlag(opts.maxSessions, "--max-sessions", 256, 1, 1_000_000)
     const ttl = yield* intFlag(opts.ttlSeconds, "--ttl-seconds", 900, 1, 7 * 24 * 3600)
-    const srv = { catalog: registryCatalog(registry), sessions: new SessionStore({ maxSessions, ttlMs: ttl * 1000 }) }
+    const parsed = parseResourceFlags(listFlag(opts.resource))
+    if (!parsed.ok) return yield* new UsageError({ field: "--resource", message: parsed.message })
+    const resources = yield* Effect.tryPromise({
+      try: () => loadResources(parsed.value),
+      catch: (e) => new UsageError({ field: "--resource", message: terminalSafe((e as Error).message) })
+    })
+    const srv = { catalog: registryCatalog(registry), sessions: new SessionStore({ maxSessions, ttlMs: ttl * 1000 }), resources }
+    if (resources.size > 0) console.error(`operator resources: ${[...resources.values()].map((r) => `${r.name} (${r.kind})`).join(", ")}`)
     if (opts.stdio) {
       if (opts.port !== undefined) return yield* new UsageError({ field: "--stdio", message: "use either --stdio or --port, not both" })
       console.error(`env server on stdin/stdout (JSON lines); ${srv.catalog.list().length} envs`)
@@ -60,8 +70,16 @@ const serve = (opts: Record<string, any>) =>
     }
     const port = yield* intFlag(opts.port, "--port", 8765, 0, 65535)
     const host = typeof opts.host === "string" ? opts.host : "127.0.0.1"
+    const extraHosts = listFlag(opts.allowedHost)
+    const badHost = extraHosts.find((h) => hostNameOf(h) === undefined)
+    if (badHost !== undefined) return yield* new UsageError({ field: "--allowed-host", message: `--allowed-host "${terminalSafe(badHost)}" is not a host name such as myhost.lan or 10.0.0.5` })
+    if (!isLoopback(host.replace(/^\[|\]$/g, "")) && extraHosts.length === 0) {
+      console.error(`warning: bound to ${host}: only requests whose Host header is ${host} are served; name the others with --allowed-host`)
+    }
+    const allowedHosts = extraHosts.length > 0 ? [...defaultAllowedHosts(host.replace(/^\[|\]$/g, "")), ...extraHosts.map((h) => hostNameOf(h)!)] : undefined
+    const idleS = yield* intFlag(opts.idleTimeoutSeconds, "--idle-timeout-seconds", 30, 1, 3600)
     const started = yield* Effect.tryPromise({
-      try: () => startHttp(srv, port, host),
+      try: () => startHttp(srv, port, host, { allowedHosts, idleTimeoutMs: idleS * 1000 }),
       catch: (e) => new UsageError({ field: "--port", message: `cannot listen on ${host}:${port}: ${(e as Error).message}; pick another --port (0 = any free port)` })
     })
     console.log(`env server listening on ${started.url}  (GET ${started.url}/envs; Ctrl-C stops)`)
@@ -94,13 +112,17 @@ export default defineCommand({
     { flags: "--host <h>", description: "serve: bind address (default 127.0.0.1)" },
     { flags: "--stdio", description: "serve: JSON lines on stdin/stdout instead of HTTP" },
     { flags: "--max-sessions <n>", description: "serve: live sessions at most; the least recently used is evicted (default 256)" },
-    { flags: "--ttl-seconds <s>", description: "serve: idle sessions expire after this (default 900)" }
+    { flags: "--ttl-seconds <s>", description: "serve: idle sessions expire after this (default 900)" },
+    { flags: "--resource <name=path|url>", description: "serve: a file or URL clients may choose by name for an env's file/URL option (dataPath, retriever.url, server.url); repeatable" },
+    { flags: "--allowed-host <h>", description: "serve: a Host name clients may use besides the bound address (loopback names are always allowed on loopback); repeatable" },
+    { flags: "--idle-timeout-seconds <s>", description: "serve: close a connection idle this long (default 30)" }
   ],
   examples: [
     "ragen-bench env show countdown --seed 3 --teacher",
     "ragen-bench env show metamathqa --seed 1 --teacher --option maxAttempts=2",
     "ragen-bench env serve --port 8765",
-    "ragen-bench env serve --stdio"
+    "ragen-bench env serve --stdio",
+    "ragen-bench env serve --resource metamath=data/MetaMathQA-395K.json --resource bm25=http://127.0.0.1:8000/retrieve"
   ],
   run: ([action, envId], opts) => {
     if (action === "show") return show(envId, opts)

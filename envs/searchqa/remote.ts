@@ -11,10 +11,14 @@
  * A passage decodes from a string, {contents}, {text} or {document: {contents}}. Every
  * response goes through a Schema; one that does not decode is a RetrieverError (not retried).
  * Each attempt has its own AbortController timeout; network errors, timeouts and 5xx answers
- * are retried `retries` times with exponential backoff (50 ms, 100 ms, ...).
+ * are retried `retries` times with exponential backoff (50 ms, 100 ms, ...). A reply must be
+ * application/json of at most MAX_RETRIEVER_BYTES (cut off while read, not buffered whole), and
+ * redirects are followed only within the URL's origin (common/fetch.ts); an error message never
+ * carries the reply's body.
  */
 import { Effect, Schedule, Schema } from "effect"
 import { decodeSync } from "../../core/schema/decode.ts"
+import { fetchCapped, FetchRefused } from "../common/fetch.ts"
 
 export const RetrieverFormat = Schema.Literals(["search-r1", "ragen"])
 export type RetrieverFormat = typeof RetrieverFormat.Type
@@ -58,22 +62,29 @@ const describe = (e: unknown): string => {
   return err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e)
 }
 
+/** A top-k reply is a few kilobytes; a larger answer is refused while it is read. */
+export const MAX_RETRIEVER_BYTES = 1 << 20
+
 const post = (s: RetrieverSettings, body: unknown): Effect.Effect<unknown, RetrieverError> =>
   Effect.tryPromise({
     try: async () => {
       const ac = new AbortController()
       const timer = setTimeout(() => ac.abort(), s.timeoutMs)
       try {
-        const res = await fetch(s.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: ac.signal })
-        const text = await res.text()
-        if (!res.ok) throw new RetrieverError({ url: s.url, transient: res.status >= 500, message: `retrieval server ${s.url} answered HTTP ${res.status}: ${text.slice(0, 200)}` })
+        const res = await fetchCapped(
+          s.url,
+          { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: ac.signal },
+          { maxBytes: MAX_RETRIEVER_BYTES, contentTypes: ["application/json"] }
+        )
+        if (res.status < 200 || res.status > 299) throw new RetrieverError({ url: s.url, transient: res.status >= 500, message: `retrieval server ${s.url} answered HTTP ${res.status}` })
         try {
-          return JSON.parse(text) as unknown
+          return JSON.parse(res.text) as unknown
         } catch {
-          throw new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is not JSON: ${text.slice(0, 200)}` })
+          throw new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is not JSON` })
         }
       } catch (e) {
         if (e instanceof RetrieverError) throw e
+        if (e instanceof FetchRefused) throw new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url}: ${e.message}` })
         const why = ac.signal.aborted ? `timed out after ${s.timeoutMs} ms` : `is not reachable (${describe(e)})`
         throw new RetrieverError({ url: s.url, transient: true, message: `retrieval server ${s.url} ${why}` })
       } finally {
@@ -93,11 +104,11 @@ export const retrieve = (s: RetrieverSettings, query: string, k: number): Effect
     ),
     Effect.flatMap((json) => {
       if (s.format === "search-r1") {
-        const r = decodeSync(SearchR1Response, json)
+        const r = decodeSync(SearchR1Response, json, { strict: false })
         if (!r.ok) return Effect.fail(new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is not Search-R1's {"result": [[...]]}: ${r.message}` }))
         return Effect.succeed((r.value.result[0] ?? []).slice(0, k).map(passageText))
       }
-      const r = decodeSync(RagenResponse, json)
+      const r = decodeSync(RagenResponse, json, { strict: false })
       if (!r.ok) return Effect.fail(new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is neither a passage list nor {"results": [...]}: ${r.message}` }))
       const list = Array.isArray(r.value) ? r.value : (r.value as { results: ReadonlyArray<Passage> }).results
       return Effect.succeed(list.slice(0, k).map(passageText))

@@ -4,6 +4,7 @@
  * request handlers stay synchronous.
  */
 import type { Env, EnvSpec } from "../../core/contracts/index.ts"
+import { withTimeLimit } from "../../core/env/time-limit.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 
 export interface EnvCatalog {
@@ -12,12 +13,16 @@ export interface EnvCatalog {
   readonly list: () => ReadonlyArray<{ id: string; description: string }>
 }
 
-/** Decode `raw` through the spec's options schema and build the env; errors name the field. */
+/**
+ * Decode `raw` through the spec's options schema (strictly: an unknown key is an error with the
+ * nearest known one) and build the env, wrapped in the harness's action budget (core/env/
+ * time-limit.ts: the env server and `play` truncate as the rollout does); errors name the field.
+ */
 export const makeEnv = (spec: EnvSpec, raw: unknown): { ok: true; env: Env; options: unknown } | { ok: false; message: string } => {
   const decoded = decodeSync(spec.options, raw ?? {})
   if (!decoded.ok) return { ok: false, message: `invalid options for ${spec.id}: ${decoded.message}` }
   try {
-    return { ok: true, env: spec.make(decoded.value), options: decoded.value }
+    return { ok: true, env: withTimeLimit(spec.make(decoded.value), spec.actionBudget), options: decoded.value }
   } catch (e) {
     return { ok: false, message: `cannot build ${spec.id}: ${(e as Error).message}` }
   }

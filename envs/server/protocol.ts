@@ -7,11 +7,15 @@
  *   envs                           → {envs: [{id, description}]}
  *   close  {id}                    → {closed: true}
  * Errors: 400 {error} for a body that does not decode, 404 for an unknown (or expired) session
- * or env id.
+ * or env id. Options that name files or URLs are operator settings (operator.ts): a client
+ * names one of the server's resources there, and the reply says which ({resources: {field:
+ * {name, sha256}}}).
  */
 import { Schema } from "effect"
 import { decodeSync } from "../../core/schema/decode.ts"
+import type { Env, EnvSpec, StepResult } from "../../core/contracts/index.ts"
 import { makeEnv, type EnvCatalog } from "./catalog.ts"
+import { resolveOperatorOptions, type Resources } from "./operator.ts"
 import type { SessionStore } from "./sessions.ts"
 
 const Seed = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 32 - 1 }))
@@ -39,53 +43,85 @@ const notFound = (message: string): Reply => ({ status: 404, body: { error: mess
 export interface Server {
   readonly catalog: EnvCatalog
   readonly sessions: SessionStore
+  /** Files and URLs the operator offers (operator.ts); none when absent. */
+  readonly resources?: Resources
 }
+
+const NO_RESOURCES: Resources = new Map()
+
+type Prepared =
+  | { reply: Reply }
+  | { id: string; spec: EnvSpec<any>; env: Env; options: unknown; seed: number; used: Record<string, unknown>; prepare: ReadonlyArray<() => Promise<unknown>> }
+
+/** Decode a create request and build its env (operator fields resolved first); no reset yet. */
+const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => {
+  const r = decodeSync(CreateRequest, body)
+  if (!r.ok) return { reply: bad(`create: ${r.message}; expected {"env": "countdown-v1", "seed": 0, "options": {}}`) }
+  const found = srv.catalog.resolve(r.value.env)
+  if (!found.ok) return { reply: notFound(found.message) }
+  const resolved = resolveOperatorOptions(found.spec, (r.value.options ?? {}) as Record<string, unknown>, srv.resources ?? NO_RESOURCES)
+  if (!resolved.ok) return { reply: bad(resolved.message) }
+  const base = { id: found.id, spec: found.spec, seed: r.value.seed ?? 0, used: resolved.value.used, prepare: resolved.value.prepare }
+  if (!build) return { ...base, env: undefined as unknown as Env, options: resolved.value.options }
+  const made = makeEnv(found.spec, resolved.value.options)
+  if (!made.ok) return { reply: bad(made.message) }
+  return { ...base, env: made.env, options: made.options }
+}
+
+const created = (srv: Server, p: Exclude<Prepared, { reply: Reply }>, observation: string): Reply => {
+  const s = srv.sessions.create(p.id, p.env)
+  return {
+    status: 200,
+    body: {
+      id: s.id,
+      observation,
+      env: p.id,
+      maxTurns: p.spec.maxTurns,
+      actionBudget: p.spec.actionBudget,
+      instructions: p.spec.instructions(p.options),
+      ...(Object.keys(p.used).length > 0 ? { resources: p.used } : {})
+    }
+  }
+}
+
+const stepReply = (out: StepResult): Reply => ({ status: 200, body: { observation: out.observation, reward: out.reward, terminated: out.terminated, truncated: out.truncated, info: out.info } })
 
 export const handle = (srv: Server, op: Op, body: unknown): Reply => {
   switch (op) {
     case "envs":
       return { status: 200, body: { envs: srv.catalog.list() } }
     case "create": {
-      const r = decodeSync(CreateRequest, body)
-      if (!r.ok) return bad(`create: ${r.message}; expected {"env": "countdown-v1", "seed": 0, "options": {}}`)
-      const found = srv.catalog.resolve(r.value.env)
-      if (!found.ok) return notFound(found.message)
-      const made = makeEnv(found.spec, r.value.options ?? {})
-      if (!made.ok) return bad(made.message)
-      const observation = made.env.reset(r.value.seed ?? 0)
-      const s = srv.sessions.create(found.id, made.env)
-      return {
-        status: 200,
-        body: { id: s.id, observation, env: found.id, maxTurns: found.spec.maxTurns, actionBudget: found.spec.actionBudget, instructions: found.spec.instructions(made.options) }
-      }
+      const p = prepareCreate(srv, body, true)
+      if ("reply" in p) return p.reply
+      return created(srv, p, p.env.reset(p.seed))
     }
     case "step": {
       const r = decodeSync(StepRequest, body)
       if (!r.ok) return bad(`step: ${r.message}; expected {"id": "...", "action": "..."}`)
       const s = srv.sessions.get(r.value.id)
-      if (!s) return notFound(`unknown or expired session "${r.value.id}"; create one with POST /create`)
+      if (!s) return notFound(`unknown or expired session "${r.value.id.slice(0, 100)}"; create one with POST /create`)
       if (s.env.done) return bad(`session "${r.value.id}" has ended; POST /reset to start a new episode`)
-      const out = s.env.step(r.value.action)
-      return { status: 200, body: { observation: out.observation, reward: out.reward, terminated: out.terminated, truncated: out.truncated, info: out.info } }
+      return stepReply(s.env.step(r.value.action))
     }
     case "reset": {
       const r = decodeSync(ResetRequest, body)
       if (!r.ok) return bad(`reset: ${r.message}; expected {"id": "...", "seed": 0}`)
       const s = srv.sessions.get(r.value.id)
-      if (!s) return notFound(`unknown or expired session "${r.value.id}"`)
+      if (!s) return notFound(`unknown or expired session "${r.value.id.slice(0, 100)}"`)
       return { status: 200, body: { observation: s.env.reset(r.value.seed ?? 0) } }
     }
     case "close": {
       const r = decodeSync(IdRequest, body)
       if (!r.ok) return bad(`close: ${r.message}`)
-      return srv.sessions.delete(r.value.id) ? { status: 200, body: { closed: true } } : notFound(`unknown or expired session "${r.value.id}"`)
+      return srv.sessions.delete(r.value.id) ? { status: 200, body: { closed: true } } : notFound(`unknown or expired session "${r.value.id.slice(0, 100)}"`)
     }
   }
 }
 
 /**
- * `handle`, but awaiting an env's resetAsync/stepAsync when it has them (remote-backed envs throw
- * on sync reset/step). Both transports call this; sync envs give the same replies as `handle`.
+ * `handle`, but loading operator files without blocking and awaiting an env's resetAsync/
+ * stepAsync when it has them (remote-backed envs throw on sync reset/step). Both transports
+ * call this; sync envs give the same replies as `handle`.
  */
 export const handleAsync = async (srv: Server, op: Op, body: unknown): Promise<Reply> => {
   if (op !== "create" && op !== "step" && op !== "reset") return handle(srv, op, body)
@@ -99,27 +135,25 @@ export const handleAsync = async (srv: Server, op: Op, body: unknown): Promise<R
 
 const handleEnvOp = async (srv: Server, op: "create" | "step" | "reset", body: unknown): Promise<Reply> => {
   if (op === "create") {
-    const r = decodeSync(CreateRequest, body)
-    if (!r.ok) return handle(srv, op, body)
-    const found = srv.catalog.resolve(r.value.env)
-    if (!found.ok) return notFound(found.message)
-    const made = makeEnv(found.spec, r.value.options ?? {})
-    if (!made.ok) return bad(made.message)
-    if (!made.env.resetAsync) return handle(srv, op, body)
-    const observation = await made.env.resetAsync(r.value.seed ?? 0)
-    const s = srv.sessions.create(found.id, made.env)
-    return {
-      status: 200,
-      body: { id: s.id, observation, env: found.id, maxTurns: found.spec.maxTurns, actionBudget: found.spec.actionBudget, instructions: found.spec.instructions(made.options) }
+    const pre = prepareCreate(srv, body, false)
+    if ("reply" in pre) return pre.reply
+    for (const load of pre.prepare) {
+      try {
+        await load()
+      } catch (e) {
+        return { status: 502, body: { error: `an operator resource of this server cannot be loaded: ${(e as Error).message.replace(/\/[^\s:]*\//g, ".../")}` } }
+      }
     }
+    const p = prepareCreate(srv, body, true)
+    if ("reply" in p) return p.reply
+    return created(srv, p, p.env.resetAsync ? await p.env.resetAsync(p.seed) : p.env.reset(p.seed))
   }
   const s = typeof (body as { id?: unknown } | null)?.id === "string" ? srv.sessions.get((body as { id: string }).id) : undefined
   if (!s || (op === "step" ? !s.env.stepAsync : !s.env.resetAsync)) return handle(srv, op, body)
   if (op === "step") {
     const r = decodeSync(StepRequest, body)
     if (!r.ok || s.env.done) return handle(srv, op, body)
-    const out = await s.env.stepAsync!(r.value.action)
-    return { status: 200, body: { observation: out.observation, reward: out.reward, terminated: out.terminated, truncated: out.truncated, info: out.info } }
+    return stepReply(await s.env.stepAsync!(r.value.action))
   }
   const r = decodeSync(ResetRequest, body)
   if (!r.ok) return handle(srv, op, body)

@@ -154,6 +154,8 @@ export const catalogue = (size: number): Catalogue => {
   let c = cache.get(size)
   if (!c) {
     c = generate(size)
+    // Bounded (a server builds catalogues for its clients' option sets): the oldest goes first.
+    if (cache.size >= 4) cache.delete(cache.keys().next().value as number)
     cache.set(size, c)
   }
   return c

@@ -71,6 +71,9 @@ const dataFor = (o: WebShopOptions): { data: ShopData; index: SearchIndex } => {
     const cat = catalogue(o.catalogueSize)
     const index = dataCache.get(`${o.catalogueSize}/idx`)?.index ?? buildIndex(cat)
     d = { data: shopData(cat, index, o.resultsPerPage), index }
+    // Bounded: each option set costs tens of megabytes and a server builds one per client's
+    // choice; the oldest entries go first (live sessions keep theirs).
+    while (dataCache.size >= 8) dataCache.delete(dataCache.keys().next().value as string)
     dataCache.set(key, d)
     dataCache.set(`${o.catalogueSize}/idx`, d)
   }

@@ -11,7 +11,8 @@
  * shuffled goal list), so the same seed gives the same goal; a unique prefix per episode keeps
  * parallel episodes apart. The env is asynchronous: use resetAsync/stepAsync (the rollout does);
  * the sync reset/step throw. Requests time out after timeoutMs and are retried `retries` times on
- * network errors, timeouts and 5xx answers; then the error names the URL.
+ * network errors, timeouts and 5xx answers; then the error names the URL. Answers are capped
+ * (MAX_PAGE_BYTES, HTML only) and redirects are followed only within the server's origin.
  *
  * Teacher (no catalogue access, so a heuristic): search the instruction's content words, open
  * the first result, click option values the instruction mentions, buy. Grading: stated item ids
@@ -20,6 +21,7 @@
  */
 import type { Env, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
+import { fetchCapped, FetchRefused } from "../common/fetch.ts"
 import { splitWords } from "../common/text.ts"
 import { parsePage, type ParsedPage } from "./html.ts"
 import { terms } from "./search.ts"
@@ -58,20 +60,30 @@ export class WebShopServerError extends Error {
 
 let instances = 0
 
-/** GET `url` as text, with a timeout and retries on network errors, timeouts and 5xx. */
+/** A WebShop page is tens of kilobytes; a larger answer is refused, not parsed. */
+export const MAX_PAGE_BYTES = 2 << 20
+const PAGE_TYPES = ["text/html", "application/xhtml+xml"]
+
+/**
+ * GET `url` as text, with a timeout and retries on network errors, timeouts and 5xx; at most
+ * MAX_PAGE_BYTES of HTML, redirects only within the server's origin (common/fetch.ts).
+ */
 const fetchPage = async (url: string, s: RemoteServer): Promise<string> => {
   let last = ""
   for (let attempt = 0; attempt <= s.retries; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)))
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(s.timeoutMs), redirect: "follow" })
-      const body = await res.text()
-      if (res.ok) return body
+      const res = await fetchCapped(url, { signal: AbortSignal.timeout(s.timeoutMs) }, { maxBytes: MAX_PAGE_BYTES, contentTypes: PAGE_TYPES })
+      if (res.status >= 200 && res.status < 300) return res.text
       last = `HTTP ${res.status}`
       if (res.status < 500) break
     } catch (e) {
       const err = e as Error
-      last = err.name === "TimeoutError" ? `no answer within ${s.timeoutMs} ms` : `${err.message}${(err as { code?: string }).code ? ` (${(err as { code?: string }).code})` : ""}`
+      if (err instanceof FetchRefused) {
+        last = err.message
+        break
+      }
+      last = err.name === "TimeoutError" || err.name === "AbortError" ? `no answer within ${s.timeoutMs} ms` : `${err.message}${(err as { code?: string }).code ? ` (${(err as { code?: string }).code})` : ""}`
     }
   }
   throw new WebShopServerError(

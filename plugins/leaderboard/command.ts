@@ -4,6 +4,7 @@ import { resolve } from "node:path"
 import { writeSite } from "./site.ts"
 import { verifyRuns } from "./verify.ts"
 import { UsageError } from "../../core/errors.ts"
+import { terminalSafe } from "../../core/text.ts"
 import { loadTrainFn } from "../sweep/train-fn.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
@@ -22,7 +23,8 @@ export default defineCommand({
   options: [
     { flags: "--out <dir>", description: "Site folder to write", default: "site" },
     { flags: "--sample <k>", description: "verify: how many runs to re-run", default: 3 },
-    { flags: "--seed <n>", description: "verify: seed of the random choice of runs", default: 1 }
+    { flags: "--seed <n>", description: "verify: seed of the random choice of runs", default: 1 },
+    { flags: "--allow-external", description: "verify: also re-run configs that read files or reach URLs (only for results you trust)" }
   ],
   examples: ["ragen-bench leaderboard results/ --out site/", "ragen-bench leaderboard verify results/ --sample 2"],
   run: (args, opts) =>
@@ -40,10 +42,10 @@ export default defineCommand({
         const registry = yield* Registry
         let bad = 0
         for (const dir of dirs) {
-          const results = yield* verifyRuns(dir, sample, seed, train, registry.data.plugins)
+          const results = yield* verifyRuns(dir, sample, seed, train, registry.data.plugins, { allowExternal: opts.allowExternal === true })
           for (const r of results) {
             if (!r.ok) bad++
-            yield* Console.log(`${r.ok ? "verified" : "MISMATCH"}  ${r.runId}: ${r.detail}`)
+            yield* Console.log(terminalSafe(`${r.ok ? "verified" : r.refused ? "REFUSED " : "MISMATCH"}  ${r.runId}: ${r.detail}`))
           }
           yield* Console.log(`${dir}: ${results.filter((r) => r.ok).length}/${results.length} re-run(s) matched; marks in ${resolve(dir, "verify.json")}`)
         }
@@ -52,7 +54,8 @@ export default defineCommand({
       }
       yield* checkDirs(all)
       const site = yield* writeSite(all, String(opts.out ?? "site"))
-      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${p.path}: ${p.message}\n`)
+      // Paths and messages come from result folders: no control or escape sequence reaches the terminal.
+      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
       const lb = site.leaderboard
       yield* Console.log(`${lb.entries.length} runs, ${lb.rows.length} rows, ${lb.filters.length} filters, ${lb.problems.length} file problem(s)`)
       yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)

@@ -2,8 +2,21 @@
 import { fmtDelta, fmtStat } from "./format.ts"
 import type { Leaderboard } from "./schema.ts"
 
-/** Markdown table cells: pipes and newlines from result files must not break the table. */
-const md = (s: string): string => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/[\r\n]+/g, " ").replace(/</g, "&lt;")
+/**
+ * Text from result files as inert Markdown: pipes and newlines cannot break a table, and
+ * links, images, code spans, emphasis, HTML and autolinks cannot form (each such character is
+ * backslash-escaped, "&" and "<" become entities, "://" and "www." lose their link meaning).
+ * Control characters are dropped.
+ */
+export const md = (s: string): string =>
+  s
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_{}[\]()#!|~]/g, (c) => `\\${c}`)
+    .replace(/:\/\//g, "\\:\\/\\/")
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\\.`)
 
 export const renderMarkdown = (lb: Leaderboard): string => {
   const out: string[] = []
@@ -34,7 +47,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   }
   if (lb.problems.length) {
     out.push("", "## Files left out", "")
-    for (const p of lb.problems) out.push(`- \`${md(p.path)}\`: ${md(p.message)}`)
+    for (const p of lb.problems) out.push(`- ${md(p.path)}: ${md(p.message)}`)
   }
   const verified = lb.entries.filter((e) => e.verified !== null)
   if (verified.length) {

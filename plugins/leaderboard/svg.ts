@@ -37,11 +37,17 @@ export const lineChart = (o: ChartOptions): string => {
   const m = { l: 44, r: 10, t: 24, b: 30 + 14 * Math.ceil(o.series.length / 2) }
   const pw = W - m.l - m.r
   const ph = H - m.t - m.b
-  const pts = o.series.flatMap((s) => s.points)
-  let x0 = Math.min(...pts.map((p) => p[0]))
-  let x1 = Math.max(...pts.map((p) => p[0]))
-  let y0 = Math.min(...pts.map((p) => p[1]))
-  let y1 = Math.max(...pts.map((p) => p[1]))
+  // Bounds by a loop, not Math.min(...points): a spread of millions overflows the call stack.
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity
+  for (const s of o.series) {
+    for (const [x, y] of s.points) {
+      if (x < x0) x0 = x
+      if (x > x1) x1 = x
+      if (y < y0) y0 = y
+      if (y > y1) y1 = y
+    }
+  }
+  if (!Number.isFinite(x0)) (x0 = 0), (x1 = 1), (y0 = 0), (y1 = 1)
   if (!(x1 > x0)) x1 = x0 + 1
   if (!(y1 > y0)) {
     y0 -= 0.5

@@ -28,6 +28,43 @@ export interface VerifyResult {
   readonly runId: string
   readonly ok: boolean
   readonly detail: string
+  /** Not re-run: its config reads files or reaches URLs and external inputs were not allowed. */
+  readonly refused?: boolean
+}
+
+export interface VerifyOptions {
+  /** Re-run configs that read files or reach URLs (they come from whoever wrote the results). */
+  readonly allowExternal?: boolean
+}
+
+// Option names that name a file, a folder or a server.
+const EXTERNAL_KEY = /(path|file|dir|url|uri|endpoint|host|init|checkpoint|ckpt|dataset|server|retriever)$/i
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:/i
+const PATH_LIKE = /^(\/|\.{1,2}[\\/]|~|[a-z]:[\\/])/i
+
+/**
+ * The places in a recorded config that would make a re-run read a file or reach a URL: a value
+ * that is a URL or a path, or a non-empty value under a key that names a file or a server
+ * (dataPath, retriever.url, server.url, train.init, policyOptions.baseUrl, …). A config from
+ * someone else's results is untrusted: `leaderboard verify` re-runs it only when this is empty
+ * or `--allow-external` is given (docs/leaderboard.md).
+ */
+export const externalInputs = (config: unknown): string[] => {
+  const out: string[] = []
+  const walk = (v: unknown, path: string, key: string): void => {
+    if (out.length >= 10) return
+    if (typeof v === "string") {
+      if (URL_LIKE.test(v) || PATH_LIKE.test(v) || (v !== "" && EXTERNAL_KEY.test(key))) out.push(path)
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, key))
+    else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (EXTERNAL_KEY.test(k) && x !== null && typeof x === "object") out.push(path ? `${path}.${k}` : k)
+        else walk(x, path ? `${path}.${k}` : k, k)
+      }
+    }
+  }
+  walk(config, "", "")
+  return out
 }
 
 /** First difference between two metric streams, or "" when equal. */
@@ -51,7 +88,8 @@ export const verifyRuns = (
   sample: number,
   seed: number,
   train: TrainFn,
-  plugins: ReadonlyArray<PluginInput> = []
+  plugins: ReadonlyArray<PluginInput> = [],
+  options: VerifyOptions = {}
 ): Effect.Effect<VerifyResult[]> =>
   Effect.gen(function*() {
     const dirs = listRunDirs(resultsDir).filter(isComplete)
@@ -66,6 +104,16 @@ export const verifyRuns = (
       const { config, runId } = rec.success.config
       if (runIdOf(config).runId !== runId) {
         results.push({ runId, ok: false, detail: `config.json's runId ${runId} is not the hash of its config (${runIdOf(config).runId})` })
+        continue
+      }
+      const external = options.allowExternal ? [] : externalInputs(config)
+      if (external.length > 0) {
+        results.push({
+          runId,
+          ok: false,
+          refused: true,
+          detail: `not re-run: its config reads files or reaches URLs (${external.join(", ")}); re-run it only if you trust these results, with --allow-external`
+        })
         continue
       }
       const tmp = mkdtempSync(join(tmpdir(), "ragen-verify-"))
@@ -95,7 +143,10 @@ export const verifyRuns = (
     }
     const runs: Record<string, VerifyFile["runs"][string]> = { ...prev }
     const now = new Date().toISOString()
-    for (const r of results) runs[r.runId] = { ok: r.ok, checkedAt: now, codeVersion: codeVersion(), detail: r.detail }
+    for (const r of results) {
+      if (r.refused) continue // not checked: no mark either way
+      runs[r.runId] = { ok: r.ok, checkedAt: now, codeVersion: codeVersion(), detail: r.detail }
+    }
     writeJsonAtomic(path, { format: 1, runs } satisfies VerifyFile)
     return results
   })
