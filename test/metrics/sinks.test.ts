@@ -226,3 +226,38 @@ describe("choosing sinks through the Registry", () => {
     await expect(resolve([{ id: "csv", options: { file: "../x.csv" } }])).rejects.toMatchObject({ _tag: "UsageError", message: expect.stringContaining("file") })
   })
 })
+
+describe("a real training run with sinks, crashed and resumed", () => {
+  test("metrics.csv holds exactly metrics.jsonl's lines (no step twice); TensorBoard gets one file per start, the second opening with SessionLog START", async () => {
+    const { runTraining } = await import("../../core/train/run.ts")
+    const { builtinPlugins } = await import("../../builtins.ts")
+    const { cfg, testPlugin } = await import("../train/fixtures.ts")
+    const out = tmp()
+    const plugins = [...builtinPlugins, testPlugin, sinksPlugin]
+    const sinks = await Effect.runPromise(resolveSinks(["csv", "tensorboard"]).pipe(Effect.provide(Registry.layerFrom(plugins))))
+    const config = cfg({ steps: 6 }, { checkpointEvery: 2, valSeeds: 4, evalEvery: 3, diagEvery: 0 })
+    const base = { outDir: out, plugins, sinks, onLog: () => {} }
+    // A crash after step 3 (a throw from the progress callback); the last checkpoint is step 2, so
+    // the resume truncates metrics.jsonl to step 2 and writes steps 3.. again.
+    const crash = runTraining(config, { ...base, onProgress: (p) => { if (p.step === 3) throw new Error("simulated crash") } })
+    await expect(crash).rejects.toThrow("simulated crash")
+    const dirs = readdirSync(out).filter((d) => !d.startsWith("."))
+    expect(dirs).toHaveLength(1)
+    const runDir = join(out, dirs[0]!)
+    expect(readCsv(join(runDir, CSV_FILE)).rows.map((r) => r.step)).toEqual([0, 1, 2, 3])
+    const done = await runTraining(config, { ...base, resume: true })
+    expect(done.status).toBe("complete")
+    const jsonl = readFileSync(join(runDir, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, number | null>)
+    const { rows } = readCsv(join(runDir, CSV_FILE))
+    expect(rows.map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6])
+    expect(rows).toEqual(jsonl.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null))) as Array<Record<string, number>>)
+    const files = readdirSync(runDir).filter((f) => f.includes("tfevents")).sort()
+    expect(files).toHaveLength(2)
+    const opened = files.map((f) => readRecords(new Uint8Array(readFileSync(join(runDir, f)))).map(decodeEvent))
+    const restart = opened.find((evs) => evs[1]?.sessionStatus === 1)
+    expect(restart).toBeDefined()
+    const resumedAt = restart![1]!.step
+    expect(resumedAt).toBe(3)
+    expect(restart!.slice(2).map((e) => e.step)).toEqual([3, 4, 5, 6])
+  }, 60000)
+})
