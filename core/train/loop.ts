@@ -23,6 +23,7 @@ import type { MiEma } from "../diagnostics/mi.ts"
 import { isUserError, type UserError } from "../errors.ts"
 import type { SinkBinding } from "../metrics/fanout.ts"
 import type { MetricsLine, RunSummary } from "../schema/results.ts"
+import { ResultsStore, Scorer } from "../services.ts"
 import { derive } from "../rng.ts"
 import { saveCheckpoint, type TrainerState } from "./checkpoint.ts"
 import { NonFiniteUpdate, type TrainContext } from "./context.ts"
@@ -104,12 +105,13 @@ const lastValues = (lines: ReadonlyArray<MetricsLine>): Record<string, number | 
 const attempt = <A>(f: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, UserError> =>
   Effect.tryPromise({ try: f, catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e))))
 
-export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummary, UserError> =>
+export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummary, UserError, ResultsStore | Scorer> =>
   Effect.gen(function*() {
+    const store = yield* ResultsStore
     const log = o.onLog ?? ((l: string) => console.error(l))
     const { config, opts } = s
     const t0 = performance.now()
-    const opened = yield* Effect.try({ try: () => openRunFolder(o.outDir, config, { ...o, plugins: s.plugins }), catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e))))
+    const opened = yield* Effect.try({ try: () => openRunFolder(store, config, { ...o, plugins: s.plugins }), catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e))))
     if (opened.complete) return opened.complete
     const { run, resumeFrom } = opened
     const lines = [...opened.lines]
@@ -142,7 +144,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
       yield* attempt(() => policy.load(resumeFrom.policyPath))
       log(`resume: from step ${state.step} (${resumeFrom.policyPath})`)
     }
-    const scorer = s.scorerSpec ? yield* attempt(() => s.scorerSpec!.make(s.scorerOptions, policy)) : undefined
+    const scorer = yield* (yield* Scorer).make(policy)
     const miEma: Record<string, MiEma> = structuredClone(state.miEma)
     const c: TrainContext = { s, policy, ref, scorer, miEma, resolveFilter: o.resolveFilter }
     const apply = o.applyFilter

@@ -7,7 +7,8 @@ import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { writeFileAtomic } from "../results/atomic.ts"
-import { openRun, type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
+import { type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
+import type { ResultsStore } from "../services.ts"
 import { decodeSync } from "../schema/decode.ts"
 import { MetricsLine, RunSummary } from "../schema/results.ts"
 import type { RunConfig } from "../schema/run-config.ts"
@@ -43,12 +44,12 @@ const truncateMetrics = (run: RunHandle, upTo: number): MetricsLine[] => {
   return kept
 }
 
-export const openRunFolder = (outDir: string, config: RunConfig, o: { resume?: boolean; fresh?: boolean } & OpenRunOptions): OpenedRun => {
-  const existing = join(outDir, runIdOf(config).runId)
+export const openRunFolder = (store: ResultsStore["Service"], config: RunConfig, o: { resume?: boolean; fresh?: boolean } & OpenRunOptions): OpenedRun => {
+  const existing = join(store.root, runIdOf(config).runId)
   if (!o.resume && !o.fresh && existsSync(join(existing, "metrics.jsonl"))) {
     throw new UsageError({ field: "--resume", message: `${existing} already holds this run; pass --resume to continue it (a complete run is left as it is) or --fresh to start it over` })
   }
-  const run = openRun(outDir, config, o)
+  const run = store.open(config, o)
   const resumeFrom = o.resume ? latestCheckpoint(run.checkpointDir) : undefined
   if (o.resume && !resumeFrom && existsSync(join(run.dir, "summary.json"))) {
     let json: unknown

@@ -4,11 +4,12 @@
  * it is given (the caller passes the built-ins too: the core knows none), so it is safe in a
  * fresh process. Rejects with a UsageError (or another user error) on bad input, before any work starts.
  */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { PluginInput } from "../contracts/index.ts"
 import { filterResolver, runFilter } from "../filters/run.ts"
 import { Registry } from "../registry.ts"
 import { derive } from "../rng.ts"
+import { ResultsStore, Scorer } from "../services.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import type { RunSummary } from "../schema/results.ts"
 import { trainLoop, type RunOptions } from "./loop.ts"
@@ -25,13 +26,14 @@ export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions)
     const setup = yield* resolveSetup(config)
     const registry = yield* Registry
     const resolveFilter = filterResolver(registry.data)
+    const services = Layer.mergeAll(ResultsStore.layer(opts.outDir), Scorer.layerOf(setup.scorerSpec, setup.scorerOptions))
     return yield* trainLoop(setup, {
       ...opts,
       resolveFilter,
       // The same checked path as `filter apply`: a filter's input error or a malformed result is a user error.
       applyFilter: (c, groups, step, draw) =>
         Effect.runPromise(runFilter(setup.filter, groups, { options: setup.filterOptions, rng: derive(setup.config.seed, "filter", step, draw), step, resolveFilter }, setup.filterId))
-    })
+    }).pipe(Effect.provide(services))
   })
 
 export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> =>
