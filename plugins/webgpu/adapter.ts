@@ -41,3 +41,10 @@ export const requestDevice = async (gpu: GPU, via: Acquired["via"]): Promise<Att
 
 /** The runtime's own WebGPU, if any. */
 export const navigatorGpu = (): GPU | undefined => (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu
+
+/**
+ * CPU-emulated adapters (Mesa llvmpipe/lavapipe, SwiftShader, WARP): real WebGPU, right
+ * numbers, but slower than the CPU scorer (benchmarks/RESULTS.md), so `scorer: auto` passes them.
+ */
+export const isSoftwareAdapter = (name: string): boolean => /llvmpipe|lavapipe|swiftshader|software|microsoft basic render|warp/i.test(name)
+

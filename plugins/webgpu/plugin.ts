@@ -1,7 +1,8 @@
 /**
  * The "webgpu" plugin (issue 18): CrossScorers running the tinylm forward pass in WGSL.
  *   scorer: webgpu  the GPU or a one-line UsageError naming every backend's reason;
- *   scorer: auto    the GPU when an adapter is found, else the CPU scorer; logs its choice.
+ *   scorer: auto    the GPU when a hardware adapter is found, else the CPU scorer (a software
+ *                   adapter such as lavapipe is slower than the CPU); logs its choice and why.
  * Both fall back to the CPU scorer with one warning when the device is lost or out of memory.
  */
 import { Effect, Schema } from "effect"
@@ -29,10 +30,10 @@ export type WebGpuOptions = typeof WebGpuOptions.Type
 const log = (line: string) => console.error(line)
 
 /** The GPU scorer, or the reasons there is none. */
-const tryGpu = async (o: WebGpuScorerOptions, policy: Policy): Promise<WebGpuScorer | { reasons: string[] }> => {
+const tryGpu = async (o: WebGpuScorerOptions, policy: Policy, hardwareOnly: boolean): Promise<WebGpuScorer | { reasons: string[] }> => {
   const view = tinylmView(policy)
   if ("reason" in view) return { reasons: [view.reason] }
-  const { backend, reasons } = await openBackend(o.backend, o)
+  const { backend, reasons } = await openBackend(o.backend, o, hardwareOnly)
   if (!backend) return { reasons }
   const s = makeWebGpuScorer(policy, view, backend, o)
   noteRuntime("scorer", `webgpu: ${s.backendName()}`)
@@ -44,7 +45,7 @@ export const webgpuScorerSpec: ScorerSpec<WebGpuOptions> = {
   description: "Cross-scores on WebGPU (WGSL forward of the tinylm policy): navigator.gpu, Dawn, or a Deno child",
   options: WebGpuOptions,
   make: async (o, policy) => {
-    const s = await tryGpu(o, policy)
+    const s = await tryGpu(o, policy, false)
     if ("reasons" in s) {
       throw new UsageError({ field: "scorer", message: `scorer webgpu: no WebGPU device (${s.reasons.join("; ")}); use scorer: auto (falls back to the CPU) or scorer: cpu` })
     }
@@ -58,7 +59,7 @@ export const autoScorerSpec: ScorerSpec<WebGpuOptions> = {
   description: "WebGPU cross-scoring when an adapter is found, else the CPU scorer (logs which and why)",
   options: WebGpuOptions,
   make: async (o, policy) => {
-    const s = await tryGpu(o, policy)
+    const s = await tryGpu(o, policy, true)
     if ("reasons" in s) {
       noteRuntime("scorer", "cpu (auto)")
       log(`scorer auto: cpu, because ${s.reasons.join("; ")}`)

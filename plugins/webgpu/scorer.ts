@@ -13,7 +13,7 @@
 import type { CrossScorer, CrossScores, Policy } from "../../core/contracts/index.ts"
 import { makeCpuScorer } from "../scorers/cpu.ts"
 import type { ModelConfig } from "../tinylm/config.ts"
-import { navigatorGpu, requestDevice } from "./adapter.ts"
+import { isSoftwareAdapter, navigatorGpu, requestDevice } from "./adapter.ts"
 import { type GpuBackend, InProcessBackend } from "./backend.ts"
 import { DenoChildBackend } from "./child.ts"
 import { dawnGpu } from "./dawn.ts"
@@ -90,16 +90,28 @@ export const tinylmView = (policy: Policy): TinyLMView | { reason: string } => {
   }
 }
 
-/** Try the backends in order; the first device wins, each miss leaves its reason. */
-export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOptions): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
+/**
+ * Try the backends in order; the first device wins, each miss leaves its reason. With
+ * `hardwareOnly` (scorer: auto) a software adapter is a miss too.
+ */
+export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly = false): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
   const reasons: string[] = []
   const bo = { maxPositions: options.maxPositions }
+  const accept = (b: GpuBackend): boolean => {
+    if (!hardwareOnly || !isSoftwareAdapter(b.adapter)) return true
+    reasons.push(`${b.via}: adapter ${b.adapter} rejected: a software rasterizer, slower than the CPU scorer (scorer: webgpu uses it anyway)`)
+    b.close()
+    return false
+  }
   if (choice === "auto" || choice === "navigator") {
     const gpu = navigatorGpu()
     if (gpu) {
       const got = await requestDevice(gpu, "navigator.gpu")
-      if ("device" in got) return { backend: new InProcessBackend(got, bo), reasons }
-      reasons.push(got.reason)
+      if ("device" in got) {
+        const b = new InProcessBackend(got, bo)
+        if (accept(b)) return { backend: b, reasons }
+        got.device.destroy()
+      } else reasons.push(got.reason)
     } else reasons.push("navigator.gpu: this runtime has none")
   }
   const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined
@@ -108,14 +120,17 @@ export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOp
     if ("reason" in gpu) reasons.push(gpu.reason)
     else {
       const got = await requestDevice(gpu, "dawn")
-      if ("device" in got) return { backend: new InProcessBackend(got, bo), reasons }
-      reasons.push(got.reason)
+      if ("device" in got) {
+        const b = new InProcessBackend(got, bo)
+        if (accept(b)) return { backend: b, reasons }
+        got.device.destroy()
+      } else reasons.push(got.reason)
     }
   }
   if ((choice === "auto" && !isDeno) || choice === "deno") {
     const b = await DenoChildBackend.start({ ...bo, deno: options.deno })
     if ("reason" in b) reasons.push(b.reason)
-    else return { backend: b, reasons }
+    else if (accept(b)) return { backend: b, reasons }
   }
   return { reasons }
 }

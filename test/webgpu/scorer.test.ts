@@ -117,11 +117,25 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
     expect(warnings.lines[0]).toContain("WebGpuDeviceLost")
   }, 180_000)
 
-  test("scorer: auto picks WebGPU and logs the adapter", async () => {
+  test("scorer: auto takes a hardware adapter, passes a software one (slower than the CPU), and says which", async () => {
     if (!enabled) return // reason printed above
     const { value, lines } = await captureErr(() => spec("auto").make(options({ backend: "deno" }), fixturePolicy()))
+    const log = lines.join("\n")
+    if (value.id === "webgpu") {
+      open.push(value as WebGpuScorer)
+      expect(log).toMatch(/scorer auto: webgpu, deno child \(navigator\.gpu\) on .+/)
+    } else {
+      // this machine: Deno's only adapter is Mesa's llvmpipe
+      expect(value.id).toBe("cpu")
+      expect(log).toMatch(/scorer auto: cpu, because deno child \(navigator\.gpu\): adapter .*(llvmpipe|swiftshader).* rejected: a software rasterizer/i)
+    }
+  }, 120_000)
+
+  test("scorer: webgpu uses a software adapter when asked", async () => {
+    if (!enabled) return // reason printed above
+    const { value, lines } = await captureErr(() => spec("webgpu").make(options({ backend: "deno" }), fixturePolicy()))
     open.push(value as WebGpuScorer)
     expect(value.id).toBe("webgpu")
-    expect(lines.join("\n")).toMatch(/scorer auto: webgpu, deno child \(navigator\.gpu\) on .+/)
+    expect(lines.join("\n")).toMatch(/scorer webgpu: deno child \(navigator\.gpu\) on .+/)
   }, 120_000)
 })
