@@ -8,8 +8,9 @@
  *   bun benchmarks/paired.ts <results dir>... [--baseline none] [--step N] [--metric name]...
  *     [--per-step name]... [--resamples 10000]
  * Defaults: metrics val/fact_accuracy@0.5 and val/success@0.5 at the last step every run of the
- * cell logged them; per-step means (over steps ≥ 1 and seeds) of filter/dropped_nonzero,
- * train/kept_groups and train/optimizer_steps.
+ * cell logged them; per-step means (over steps ≥ 1 and seeds) of the zero-spread groups, the
+ * dropped non-zero-spread groups, kept groups, optimizer steps, mean group spread and the
+ * dual-clip fraction.
  */
 import { Effect } from "effect"
 import { listRunDirs, readRun } from "../core/results/store.ts"
@@ -36,7 +37,7 @@ if (dirs.length === 0 || (step !== undefined && !Number.isInteger(step)) || !(re
   process.exit(2)
 }
 if (metrics.length === 0) metrics.push("val/fact_accuracy@0.5", "val/success@0.5")
-if (perStep.length === 0) perStep.push("filter/dropped_nonzero", "train/kept_groups", "train/optimizer_steps")
+if (perStep.length === 0) perStep.push("filter/zero_variance_groups", "filter/dropped_nonzero", "train/kept_groups", "train/optimizer_steps", "filter/rv_mean", "losses/dual_clipfrac")
 
 const label = (o: unknown): string => (typeof o === "string" ? o : JSON.stringify(o))
 const shortId = (id: string) => id.slice(id.lastIndexOf("/") + 1)
