@@ -11,7 +11,8 @@ import envs from "./envs/plugin.ts"
 import leaderboard from "./plugins/leaderboard/plugin.ts"
 import openai from "./plugins/openai/plugin.ts"
 import scorers from "./plugins/scorers/plugin.ts"
+import sinks from "./plugins/sinks/plugin.ts"
 import sweep from "./plugins/sweep/plugin.ts"
 import tinylm from "./plugins/tinylm/plugin.ts"
 
-export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, leaderboard, sweep, bullmq, openai]
+export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, sinks, leaderboard, sweep, bullmq, openai]

@@ -80,7 +80,15 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; message: string }
 export const decodeSync = <T>(schema: Schema.Codec<T, any>, input: unknown, options: { readonly strict?: boolean; readonly field?: string } = {}): Decoded<T> => {
   const strict = options.strict ?? true
   const exit = Schema.decodeUnknownExit(schema as any)(input, { errors: "all", onExcessProperty: strict ? "error" : "ignore" }) as Exit.Exit<T, unknown>
-  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  if (Exit.isSuccess(exit)) {
+    // Effect lets any key through a struct with no fields (Schema.Struct({})): check it here.
+    const ast = (schema as { ast?: { _tag?: string; propertySignatures?: unknown[]; indexSignatures?: unknown[] } }).ast
+    if (strict && ast?._tag === "Objects" && ast.propertySignatures?.length === 0 && (ast.indexSignatures?.length ?? 0) === 0 && input && typeof input === "object") {
+      const key = Object.keys(input)[0]
+      if (key !== undefined) return { ok: false, message: `${fmtPath([...(options.field ? [options.field] : []), key])}: ${FORBIDDEN_KEYS.has(key) ? `"${key}" is not allowed as a key` : "unknown option; this takes no options"}` }
+    }
+    return { ok: true, value: exit.value }
+  }
   const unknown = strict ? unknownKeyMessage(exit.cause, options.field) : undefined
   return { ok: false, message: unknown ?? issueText(exit.cause) }
 }

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { RunSummary } from "../../core/schema/results.ts"
 import { FromWorker, type ToWorker } from "../sweep/protocol.ts"
-import { CONFIG_ENV, PLUGINS_ENV } from "../sweep/worker.ts"
+import { CONFIG_ENV, PLUGINS_ENV } from "../sweep/protocol.ts"
 
 const sweepWorkerPath = fileURLToPath(new URL("../sweep/worker.ts", import.meta.url))
 

@@ -29,3 +29,7 @@ export const FromWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("fatal"), error: Schema.String })
 ])
 export type FromWorker = typeof FromWorker.Type
+
+/** The runner passes the sweep's --plugin paths and --config here (absolute paths). */
+export const PLUGINS_ENV = "RAGEN_SWEEP_PLUGINS"
+export const CONFIG_ENV = "RAGEN_SWEEP_CONFIG"

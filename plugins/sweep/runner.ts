@@ -17,8 +17,8 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import type { SweepEvent, SweepOutcome } from "../../core/contracts/index.ts"
 import type { GridRun } from "../../core/sweep/grid.ts"
 import { warmStartKey as configWarmKey } from "../../core/sweep/estimate.ts"
-import { FromWorker, type ToWorker } from "./protocol.ts"
-import { CONFIG_ENV, PLUGINS_ENV, writeFailedSummary } from "./worker.ts"
+import { CONFIG_ENV, FromWorker, PLUGINS_ENV, type ToWorker } from "./protocol.ts"
+import { writeFailedSummary } from "./failed.ts"
 
 export type { SweepEvent, SweepOutcome }
 

@@ -9,41 +9,17 @@
  */
 import { Effect } from "effect"
 import { createInterface } from "node:readline"
-import { join } from "node:path"
-import { existsSync } from "node:fs"
-import { openRun, readMetrics } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import type { RunConfig } from "../../core/schema/run-config.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
-import { FromWorker, ToWorker } from "./protocol.ts"
+import { writeFailedSummary } from "./failed.ts"
+import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, ToWorker } from "./protocol.ts"
 import { loadTrainFn, type TrainFn } from "./train-fn.ts"
 import { builtinPlugins } from "../../builtins.ts"
 import { loadUserPlugins } from "../../core/config.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
 
-/** The runner passes the sweep's --plugin paths and --config here (absolute paths). */
-export const PLUGINS_ENV = "RAGEN_SWEEP_PLUGINS"
-export const CONFIG_ENV = "RAGEN_SWEEP_CONFIG"
-
 const send = (msg: FromWorker): void => {
   process.stdout.write(JSON.stringify(msg) + "\n")
-}
-
-/** Record a failure in the run folder (unless the trainer already did) so the leaderboard lists it. */
-export const writeFailedSummary = (outDir: string, config: RunConfig, error: string): void => {
-  const run = openRun(outDir, config)
-  const metricsPath = join(run.dir, "metrics.jsonl")
-  const lines = existsSync(metricsPath) ? Effect.runSync(Effect.orElseSucceed(readMetrics(metricsPath), () => ({ lines: [] }))).lines : []
-  const last = lines.at(-1)
-  run.writeSummary({
-    status: "failed",
-    stepsDone: last && typeof last.step === "number" ? last.step : 0,
-    wallSeconds: 0,
-    finalValSuccess: null,
-    peakValSuccess: null,
-    final: last ?? {},
-    error
-  })
 }
 
 const main = async (): Promise<void> => {
