@@ -1,23 +1,24 @@
 /**
  * The TensorBoard sink's files read by TensorBoard itself (its Python EventAccumulator, the
  * loader behind `tensorboard --logdir`), including the resume convention: a resumed run's new
- * file supersedes the old file's steps after the resume point. Skips with a reason when python3
- * cannot import tensorboard outside CI (`python3 -m pip install tensorboard`).
+ * file supersedes the old file's steps after the resume point.
+ *
+ * A manual check, not part of `npm test`: TensorBoard is a PyPI package (Debian has none), and CI
+ * installs only from npm and apt. With tensorboard installed for python3, run
+ *   bun test benchmarks/tensorboard-compat.test.ts
+ * test/metrics/sinks.test.ts reads the same files with an independent reader in every run.
  */
 import { describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { decodeSync } from "../../core/schema/decode.ts"
-import { makeTensorBoardSink, tensorBoardSinkSpec } from "../../plugins/sinks/tensorboard.ts"
+import { decodeSync } from "../core/schema/decode.ts"
+import { makeTensorBoardSink, tensorBoardSinkSpec } from "../plugins/sinks/tensorboard.ts"
 
 const probe = spawnSync("python3", ["-c", "import tensorboard.backend.event_processing.event_accumulator"], { encoding: "utf8", timeout: 60000 })
 const available = probe.status === 0
-if (!available) {
-  if (process.env.CI === "true") throw new Error("python3 cannot import tensorboard: .ci/run must python3 -m pip install tensorboard")
-  console.log("skipping the TensorBoard compatibility test: python3 cannot import tensorboard (python3 -m pip install tensorboard)")
-}
+if (!available) console.log("skipping the TensorBoard compatibility check: python3 cannot import tensorboard")
 
 const READER = `
 import json, sys
