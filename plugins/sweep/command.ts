@@ -72,7 +72,7 @@ export default defineCommand({
       const onSigint = (): void => {
         sigints++
         if (sigints === 1) {
-          process.stderr.write("\nstopping after the current step of each run (Ctrl-C again to quit now)…\n")
+          process.stderr.write(exec ? "\nno longer following the queue: its runs go on (run this command again to follow them)\n" : "\nstopping after the current step of each run (Ctrl-C again to quit now)…\n")
           ac.abort()
         } else process.exit(130)
       }
