@@ -3,7 +3,7 @@
  * filter's `valueOption`, `--option k=v` (core/cli/kv.ts) sets any option. Options decode
  * strictly: an unknown name is an error naming the nearest known one.
  */
-import { Effect, Schema } from "effect"
+import { Effect, type Schema } from "effect"
 import type { Filter } from "../contracts/index.ts"
 import { UsageError } from "../errors.ts"
 import { parseValue } from "../cli/kv.ts"

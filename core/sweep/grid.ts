@@ -42,11 +42,7 @@ const pick = (c: Choice): Picked =>
     ? { id: c, options: {}, label: c }
     : { id: c.id, options: c.options, label: c.label ?? `${c.id}${fmtOptions(c.options)}` }
 
-/** A filter's display name from its id and options, as the leaderboard shows it. */
-export const filterLabel = (id: string, options: Record<string, unknown>): string => `${id}${fmtOptions(options)}`
 
-const product = <T>(axes: ReadonlyArray<ReadonlyArray<T>>): T[][] =>
-  axes.reduce<T[][]>((acc, xs) => acc.flatMap((a) => xs.map((x) => [...a, x])), [[]])
 
 /** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
 const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])

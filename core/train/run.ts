@@ -31,7 +31,7 @@ export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions)
       ...opts,
       resolveFilter,
       // The same checked path as `filter apply`: a filter's input error or a malformed result is a user error.
-      applyFilter: (c, groups, step, draw) =>
+      applyFilter: (_c, groups, step, draw) =>
         Effect.runPromise(runFilter(setup.filter, groups, { options: setup.filterOptions, rng: derive(setup.config.seed, "filter", step, draw), step, resolveFilter }, setup.filterId))
     }).pipe(Effect.provide(services))
   })

@@ -3,9 +3,9 @@
  * each of `< > / [ ] ( ) , . : ; ?` and a possessive "'s" is a word of its own (as the tiny model's word-level tokenizer,
  * plugins/tinylm/tokenizer.ts, splits them, so a vocabulary built here covers its words).
  */
-const SPECIAL = /([<>\/\[\](),.:;?])/g
+const SPECIAL = /([<>/[\](),.:;?])/g
 
-const POSSESSIVE = /(\S)'s(?=$|[\s<>\/\[\](),.:;?])/g
+const POSSESSIVE = /(\S)'s(?=$|[\s<>/[\](),.:;?])/g
 
 export const splitWords = (text: string): string[] =>
   text.replace(POSSESSIVE, "$1 's").replace(SPECIAL, " $1 ").split(/\s+/).filter((w) => w.length > 0)

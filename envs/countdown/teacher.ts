@@ -247,7 +247,7 @@ export const teachCountdown = (inst: Instance, options: TeacherOptions, rng: Rng
 const MAX_CHARS = 20_000
 const MAX_DIGITS = 13
 // Numbers: a thousands-grouped number ("1,000") or a digit run; brackets are not read, so "[3, 5, 2]" is a plain list.
-const TOKEN = /\d{1,3}(?:,\d{3})+(?![\d,])|\d+|[+\-−–*×÷\/=(),;:.]|[a-z]+/g
+const TOKEN = /\d{1,3}(?:,\d{3})+(?![\d,])|\d+|[+\-−–*×÷/=(),;:.]|[a-z]+/g
 const OPWORD: Record<string, Op> = { "+": "+", "-": "-", "−": "-", "–": "-", "*": "*", "×": "*", x: "*", times: "*", plus: "+", minus: "-", "/": "/", "÷": "/" }
 const LIST_SEP = new Set([",", ";", "and"])
 const LIST_WORDS = new Set(["numbers", "nums", "given", "using"])

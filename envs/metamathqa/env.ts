@@ -23,7 +23,7 @@
 import { Effect, Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
-import { DIGITS, splitWords, vocabularyOf } from "../common/text.ts"
+import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { spell } from "../countdown/expression.ts"
 import { answersMatch, MAX_ANSWER_CHARS, normalizeAnswer } from "./answer.ts"
 import { loadMetaMathQA } from "./dataset.ts"

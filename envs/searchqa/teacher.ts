@@ -99,7 +99,7 @@ export const teachSearchQA = (s: SearchQAState, options: TeacherOptions, rng: Rn
 
 export const MAX_ACTION_CHARS = 1000
 export const MAX_ARGUMENT_CHARS = 300
-const ACTION_RE = /^\s*(search|finish)\s*\[([^\[\]]*)\]\s*\.?\s*$/i
+const ACTION_RE = /^\s*(search|finish)\s*\[([^[\]]*)\]\s*\.?\s*$/i
 const PRINTABLE = /^[\x20-\x7e]+$/
 const ALNUM = /[a-z0-9]/i
 

@@ -32,7 +32,7 @@ const MAX_QUERY_WORDS = 12
 
 export type Action = { readonly kind: "search"; readonly words: ReadonlyArray<string> } | { readonly kind: "click"; readonly value: string }
 
-const ACTION_RE = /^\s*(search|click)\s*\[([^\[\]]*)\]\s*\.?\s*$/i
+const ACTION_RE = /^\s*(search|click)\s*\[([^[\]]*)\]\s*\.?\s*$/i
 
 /** Lower case, spaces around < and >, single spaces: "<Prev" and "< prev" name the same button. */
 export const normalizeClick = (v: string): string => v.toLowerCase().replace(/([<>])/g, " $1 ").replace(/\s+/g, " ").trim()

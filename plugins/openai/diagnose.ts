@@ -21,7 +21,7 @@ import { buildMiRows, type TurnSample } from "../../core/diagnostics/samples.ts"
 import type { RegistryData } from "../../core/registry.ts"
 import { derive, Rng } from "../../core/rng.ts"
 import { groupScore, ZERO_SCORE } from "../../core/stats.ts"
-import { type RolloutBatch, rolloutStats } from "../../core/train/rollout.ts"
+import type { RolloutBatch } from "../../core/train/rollout.ts"
 
 export interface GroupProfile {
   readonly group: number

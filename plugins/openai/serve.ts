@@ -17,7 +17,6 @@
  */
 import { Schema } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { ANSWER_CLOSE } from "../../core/prompt.ts"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { TinyLMPolicy } from "../tinylm/policy.ts"

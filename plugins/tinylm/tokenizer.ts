@@ -22,9 +22,9 @@ const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
 const CONT = DIGITS.map((d) => `##${d}`)
 
 const tagRe = /(<\/?(?:think|answer)>)/
-const punct = /([<>\/\[\](),.:;?])/g
+const punct = /([<>/[\](),.:;?])/g
 /** English possessive "'s" is a word of its own ("Mia's" → "Mia" "'s"). */
-const possessive = /(\S)'s(?=$|[\s<>\/\[\](),.:;?])/g
+const possessive = /(\S)'s(?=$|[\s<>/[\](),.:;?])/g
 const digitsRe = /^[0-9]+$/
 
 export interface TokenizerJson {

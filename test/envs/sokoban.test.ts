@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { checkEnv } from "../helpers/check-env.ts"
-import { generatorOptions, SokobanEnv, sokobanSpec, solveState, type SokobanOptions, type SokobanState } from "../../envs/sokoban/env.ts"
+import { generatorOptions, type SokobanEnv, sokobanSpec, solveState, type SokobanOptions, type SokobanState } from "../../envs/sokoban/env.ts"
 import { generateLevel, levelFromRows, TARGET } from "../../envs/sokoban/level.ts"
 import { solve } from "../../envs/sokoban/solver.ts"
 import { splitWords } from "../../envs/common/text.ts"

@@ -281,7 +281,7 @@ describe("webshop-v1 env", () => {
       while (!env.done) {
         const t = env.teach({ epsilon: 0.3, reasoningNoise: 1 }, rng)
         check(t.reasoning)
-        check(t.action.replace(/[\[\]]/g, " "))
+        check(t.action.replace(/[[\]]/g, " "))
         check(env.step(t.action).observation)
       }
     }

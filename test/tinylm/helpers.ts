@@ -1,6 +1,6 @@
 /** Finite-difference helpers for the tinylm kernel tests (float32 kernels, float64 losses). */
 import type { LossFn } from "../../core/contracts/index.ts"
-import { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/rng.ts"
 
 export const randn = (n: number, rng: Rng, s = 1): Float32Array => {
   const x = new Float32Array(n)

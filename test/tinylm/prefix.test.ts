@@ -18,7 +18,6 @@ import { dot, fdMaxRelError, mixedLoss, randn, wholeModelFdError } from "./helpe
 // Prefix block: 2 rows of Tp = 5 (lengths 5 and 3). Rows: 4 of Tb = 4 (ragged), continuing
 // prefix 0, prefix 0, prefix 1, and none.
 const C = 12, NH = 3, Tp = 5, Tb = 4, B = 4, Bp = 2
-const plensArr = [5, 3]
 const lensArr = [4, 2, 3, 4]
 const prefArr = [0, 5, 0, 5, Tp, 3, 0, 0] // [first prefix position, length] per row
 const Tk = Tp + Tb

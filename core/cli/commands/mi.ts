@@ -5,7 +5,7 @@
  */
 import { Console, Effect, Schema } from "effect"
 import { defaultRegimeThresholds, miMetrics, type MiPrefix, miProxies } from "../../diagnostics/mi.ts"
-import { FileFormatError, UsageError } from "../../errors.ts"
+import { FileFormatError } from "../../errors.ts"
 import { readJsonFile } from "../../schema/decode.ts"
 import { numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
