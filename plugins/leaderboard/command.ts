@@ -1,6 +1,7 @@
 import { Console, Effect } from "effect"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
+import { readAgentRuns, verifyNote } from "./agents.ts"
 import { writeSite } from "./site.ts"
 import { verifyRuns } from "./verify.ts"
 import { UsageError } from "../../core/errors.ts"
@@ -46,6 +47,11 @@ export default defineCommand({
           for (const r of results) {
             if (!r.ok) bad++
             yield* Console.log(terminalSafe(`${r.ok ? "verified" : r.refused ? "REFUSED " : "MISMATCH"}  ${r.runId}: ${r.detail}`))
+          }
+          // Agent evaluations of remote models cannot be re-run bit for bit: say so instead of re-running them.
+          for (const e of (yield* readAgentRuns(dir)).entries) {
+            const note = verifyNote(e.config)
+            if (note) yield* Console.log(terminalSafe(`skipped   ${e.summary.runId}: ${note}`))
           }
           yield* Console.log(`${dir}: ${results.filter((r) => r.ok).length}/${results.length} re-run(s) matched; marks in ${resolve(dir, "verify.json")}`)
         }

@@ -62,7 +62,8 @@ const safeHref = (path: string): string => {
   return esc(p.startsWith(".") || p.startsWith("/") ? p : `./${p}`)
 }
 
-export const renderHtml = (lb: Leaderboard): string => {
+/** The page; `extra` is further sections (already escaped HTML), e.g. the agents table. */
+export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   const others = lb.filters.filter((f) => f !== "none")
   const h: string[] = []
   const scriptHash = createHash("sha256").update(SORT_JS).digest("base64")
@@ -133,6 +134,7 @@ export const renderHtml = (lb: Leaderboard): string => {
     for (const p of lb.problems) h.push(`<li><code>${esc(p.path)}</code>: ${esc(p.message)}</li>`)
     h.push("</ul>")
   }
+  if (extra) h.push(extra)
   h.push(`<script>${SORT_JS}</script></body></html>`)
   return h.join("\n") + "\n"
 }

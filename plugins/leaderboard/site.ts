@@ -1,7 +1,8 @@
 /** Build and write the site: leaderboard.json, leaderboard.md, index.html under `siteDir`. */
 import { Effect } from "effect"
-import { join } from "node:path"
 import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
+import { join, relative, resolve } from "node:path"
+import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
 import { buildLeaderboard, collectRuns } from "./build.ts"
 import { renderHtml } from "./html.ts"
 import { renderMarkdown } from "./markdown.ts"
@@ -15,10 +16,19 @@ export interface SiteWritten {
 export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string): Effect.Effect<SiteWritten> =>
   Effect.gen(function*() {
     const { runs, problems, sources } = yield* collectRuns(resultDirs, siteDir)
-    const leaderboard = buildLeaderboard({ runs, problems, sources, siteDir })
+    // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
+    const agents: AgentEntry[] = []
+    const agentProblems: Array<{ path: string; message: string }> = []
+    for (const dir of resultDirs) {
+      const a = yield* readAgentRuns(dir)
+      agents.push(...a.entries)
+      agentProblems.push(...a.problems)
+    }
+    const leaderboard = buildLeaderboard({ runs, problems: [...problems, ...agentProblems], sources, siteDir })
     const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html") }
+    const link = (e: AgentEntry, file: string) => relative(resolve(siteDir), resolve(e.path, file)).split("\\").join("/")
     writeJsonAtomic(files.json, leaderboard)
-    writeFileAtomic(files.md, renderMarkdown(leaderboard))
-    writeFileAtomic(files.html, renderHtml(leaderboard))
+    writeFileAtomic(files.md, renderMarkdown(leaderboard) + (agents.length > 0 ? `\n## Agents\n\n${agentsMarkdown(agents)}\n` : ""))
+    writeFileAtomic(files.html, renderHtml(leaderboard, agents.length > 0 ? agentsHtml(agents, link) : ""))
     return { leaderboard, files }
   })

@@ -1,7 +1,7 @@
 /**
  * Agent evaluation: one episode on each of N fixed env seeds (seedStart.., the validation seeds
  * 123.. by default) with any policy, success rate with a Wilson interval and mean return with a
- * percentile-bootstrap interval (intervals.ts), written as a run folder (eval-schema.ts).
+ * percentile-bootstrap interval (intervals.ts), written as a run folder (core/schema/agent-eval.ts).
  */
 import { rmSync } from "node:fs"
 import { basename, join } from "node:path"
@@ -12,7 +12,7 @@ import { derive } from "../../core/rng.ts"
 import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
 import { rollout, rolloutStats, type Trajectory } from "../../core/train/rollout.ts"
 import type { AgentSetup } from "./agent-flags.ts"
-import { AGENT_EVAL_FORMAT, type AgentEvalConfig, type AgentEvalConfigFile, type AgentEvalSummary } from "./eval-schema.ts"
+import { AGENT_EVAL_FORMAT, type AgentEvalConfig, type AgentEvalConfigFile, type AgentEvalSummary } from "../../core/schema/agent-eval.ts"
 import { bootstrapMean, wilson } from "./intervals.ts"
 import { isRemote } from "./agent-flags.ts"
 

@@ -1,5 +1,5 @@
 /**
- * The leaderboard's "agents" table, ready for plugins/leaderboard to mount: agent evaluation
+ * The leaderboard's "agents" table: agent evaluation
  * runs (`ragen-bench eval`) read from <results>/agents/* through their schemas (a file that
  * does not decode is reported by path and left out, never read as zeros), rendered to Markdown
  * and to an HTML table (every string escaped). Runs of remote models carry reproducible: false
@@ -9,8 +9,8 @@ import { Effect } from "effect"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { readJsonFile } from "../../core/schema/decode.ts"
-import { esc } from "../leaderboard/escape.ts"
-import { type AgentEvalConfigFile, AgentEvalConfigFile as ConfigSchema, type AgentEvalSummary, AgentEvalSummary as SummarySchema } from "./eval-schema.ts"
+import { esc } from "./escape.ts"
+import { type AgentEvalConfigFile, AgentEvalConfigFile as ConfigSchema, type AgentEvalSummary, AgentEvalSummary as SummarySchema } from "../../core/schema/agent-eval.ts"
 
 export interface AgentEntry {
   readonly path: string

@@ -1,9 +1,10 @@
 /** The agents table the leaderboard mounts: schema-checked reading, marks, escaping. */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { agentsHtml, agentsMarkdown, readAgentRuns, verifyNote } from "../../plugins/openai/agents-table.ts"
+import { agentsHtml, agentsMarkdown, readAgentRuns, verifyNote } from "../../plugins/leaderboard/agents.ts"
+import { writeSite } from "../../plugins/leaderboard/site.ts"
 import { tempDir } from "../sweep/helpers.ts"
 
 const run = (runId: string, agent: string, success: number, reproducible: boolean) => {
@@ -50,5 +51,21 @@ describe("agents table", () => {
     const md = agentsMarkdown(entries)
     expect(md.split("\n").length).toBe(4)
     expect(md).toContain("| 95.0 [47.5, 100.0] |")
+  })
+})
+
+describe("agents table on the site", () => {
+  test("writeSite adds the agents section to the page and the Markdown, escaped, with relative links", () => {
+    const root = tempDir("agents-site")
+    const a = run("fl-openai-dddddddddddd", "openai <img src=x onerror=alert(1)>", 0.8, false)
+    write(root, a.config.runId, { "config.json": a.config, "summary.json": a.summary })
+    const site = Effect.runSync(writeSite([root], join(root, "site")))
+    const html = readFileSync(site.files.html, "utf8")
+    expect(html).toContain('<table id="agents"')
+    expect(html).toContain("openai &lt;img src=x onerror=alert(1)&gt;")
+    expect(html).not.toContain("<img src=x")
+    expect(html).toContain(`href="../agents/${a.config.runId}/config.json"`)
+    expect(readFileSync(site.files.md, "utf8")).toContain("## Agents")
+    expect(readFileSync(site.files.md, "utf8")).toContain("80.0 [40.0, 100.0]")
   })
 })
