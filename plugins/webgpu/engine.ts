@@ -5,9 +5,9 @@
  * acquiring one is adapter.ts's job. No Node or Bun API here (the browser page bundles it).
  *
  * - Weights go up once per version (setWeights skips a version it already holds).
- * - Rows are chunked as the CPU policy chunks them (tinylm/prefix.ts planChunks): rows that
- *   continue the same prompt share its activations, now with the chunk bounded by this
- *   engine's position capacity instead of the CPU arena.
+ * - Rows that continue the same prompt share its activations, as in the CPU policy
+ *   (tinylm/prefix.ts), but packed without padding (layout.ts packChunks): each distinct prefix
+ *   once, then each row's own tokens, up to the engine's position capacity per chunk.
  * - Each chunk is one submission of 4 + 10·L dispatches (wgsl.ts) through one bind group;
  *   per-dispatch parameters sit in 256-byte uniform slots written once per chunk. Every
  *   chunk's per-row results are copied into one readback buffer, mapped once per call.
@@ -16,13 +16,12 @@
  *
  * Layout of `a` (floats, cap = positions per chunk): RES (cap,C) residual stream, LN (cap,C),
  * QKV (cap,3C), ATTY (cap,C), PROJ (cap,C), FCH (cap,4C), HSEL (cap,C), LOGITS (cap,Vp),
- * LP (cap), PAIR (cap,2). Layout of `ids` (i32, cap each): tokens, lens, plens, pref (2·cap),
- * posOff, gather map, targets, row start, row scored, row total.
+ * LP (cap), PAIR (cap,2). Layout of `ids` (i32, cap each): tokens, segment of each position,
+ * per segment its start, prefix start and prefix length; gather map, targets; per row its
+ * first gathered index, scored count and continuation length.
  */
 import { type ModelConfig, paddedVocab } from "../tinylm/config.ts"
-import type { GPT } from "../tinylm/model.ts"
-import { type Chunk, planChunks } from "../tinylm/prefix.ts"
-import { parameterLayout, type ScoreRow } from "./layout.ts"
+import { type PackedChunk, packChunks, parameterLayout, type ScoreRow } from "./layout.ts"
 import { FIELDS, type KernelName, MAX_HEAD, MM_TILE, SHADERS, WG } from "./wgsl.ts"
 
 export type GpuFailureKind = "device-lost" | "out-of-memory" | "validation" | "limits"
@@ -155,7 +154,6 @@ export class ForwardEngine {
   /** Positions per chunk. */
   readonly cap: number
   private readonly Vp: number
-  private readonly C: number
   private readonly off: Record<string, number>
   private readonly idOff: Record<string, number>
   private readonly w: GPUBuffer
@@ -173,7 +171,7 @@ export class ForwardEngine {
   private constructor(readonly device: GPUDevice, readonly pipes: Pipelines, config: ModelConfig, cap: number) {
     this.config = config
     this.cap = cap
-    const C = (this.C = config.d)
+    const C = config.d
     const Vp = (this.Vp = paddedVocab(config.vocab))
     const N = cap
     let o = 0
@@ -181,7 +179,7 @@ export class ForwardEngine {
     this.off = { RES: take(N * C), LN: take(N * C), QKV: take(3 * N * C), ATTY: take(N * C), PROJ: take(N * C), FCH: take(4 * N * C), HSEL: take(N * C), LOGITS: take(N * Vp), LP: take(N), PAIR: take(2 * N) }
     const aFloats = o
     o = 0
-    this.idOff = { TOK: take(N), LENS: take(N), PLENS: take(N), PREF: take(2 * N), POSOFF: take(N), GMAP: take(N), TGT: take(N), RSTART: take(N), RSCORED: take(N), RTOTAL: take(N) }
+    this.idOff = { TOK: take(N), SEG: take(N), SSTART: take(N), SP0: take(N), SP: take(N), GMAP: take(N), TGT: take(N), RSTART: take(N), RSCORED: take(N), RTOTAL: take(N) }
     this.ids = new Int32Array(o)
     const layout = parameterLayout(config)
     this.slots = layout.slots
@@ -216,8 +214,8 @@ export class ForwardEngine {
     if (hs > MAX_HEAD) throw new GpuFailure("limits", `webgpu: head size ${hs} exceeds the attention kernel's ${MAX_HEAD}`)
     const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize)
     const cap = Math.min(options.maxPositions ?? 16384, Math.floor(maxBytes / 4 / ForwardEngine.floatsPerPosition(config)))
-    if (cap < 2 * config.ctx) {
-      throw new GpuFailure("limits", `webgpu: the device's storage-buffer limit (${maxBytes} bytes) holds ${cap} positions, fewer than one row needs (${2 * config.ctx})`)
+    if (cap < config.ctx) {
+      throw new GpuFailure("limits", `webgpu: the device's storage-buffer limit (${maxBytes} bytes) holds ${cap} positions, fewer than one row needs (${config.ctx})`)
     }
     const p = pipes ?? (await Pipelines.create(device))
     return scoped(device, "allocating the activation buffers", () => new ForwardEngine(device, p, config, cap))
@@ -247,53 +245,59 @@ export class ForwardEngine {
     return this.slots.get(name)!.offset + l * per
   }
 
-  /** Fill ids for a chunk (prefix.ts loadChunk's layout plus the gather and per-row ranges). */
-  private loadChunk(rows: ReadonlyArray<ScoreRow>, c: Chunk): { Bp: number; Tp: number; B: number; Tb: number; M: number } {
+  /** Fill ids for a packed chunk (layout.ts packChunks); returns its positions N, rows B, scored positions M. */
+  private loadChunk(rows: ReadonlyArray<ScoreRow>, c: PackedChunk): { N: number; B: number; M: number } {
     const I = this.idOff, ids = this.ids
-    const Bp = c.prefixRows.length, Tp = Bp > 0 ? c.Tp : 0, B = c.rows.length, Tb = c.Tb
-    const Np = Bp * Tp
-    ids.fill(0, I.TOK!, I.TOK! + Np + B * Tb) // padding: any valid token (masked out)
-    for (let p = 0; p < Bp; p++) {
-      const r = rows[c.prefixRows[p]!]!
-      ids.set(r.tokens.subarray(0, r.split), I.TOK! + p * Tp)
-      ids[I.PLENS! + p] = r.split
+    let n = 0, seg = 0, M = 0
+    const pStart: number[] = []
+    const segment = (start: number, len: number, p0: number, P: number) => {
+      ids.fill(seg, I.SEG! + start, I.SEG! + start + len)
+      ids[I.SSTART! + seg] = start
+      ids[I.SP0! + seg] = p0
+      ids[I.SP! + seg] = P
+      seg++
     }
-    let M = 0
-    for (let b = 0; b < B; b++) {
-      const r = rows[c.rows[b]!]!
-      const P = Bp > 0 ? r.split : 0
-      ids.set(r.tokens.subarray(P), I.TOK! + Np + b * Tb)
-      ids[I.LENS! + b] = r.tokens.length - P
+    for (const p of c.prefixes) {
+      const r = rows[p]!
+      ids.set(r.tokens.subarray(0, r.split), I.TOK! + n)
+      pStart.push(n)
+      segment(n, r.split, 0, 0)
+      n += r.split
+    }
+    c.rows.forEach((i, b) => {
+      const r = rows[i]!
       const pi = c.prefixOf[b]!
-      ids[I.PREF! + 2 * b] = pi >= 0 ? pi * Tp : 0
-      ids[I.PREF! + 2 * b + 1] = pi >= 0 ? P : 0
-      ids[I.POSOFF! + b] = pi >= 0 ? P : 0
-      const first = Np + b * Tb + r.promptLen - 1 - P
+      const P = pi >= 0 ? r.split : 0
+      const own = r.tokens.length - P
+      ids.set(r.tokens.subarray(P), I.TOK! + n)
+      segment(n, own, pi >= 0 ? pStart[pi]! : 0, P)
+      // the position that predicts scored token k: the prompt's last, then each scored token
+      const first = n + r.promptLen - 1 - P
       ids[I.RSTART! + b] = M
       ids[I.RSCORED! + b] = r.scored
       ids[I.RTOTAL! + b] = r.total
-      for (let i = 0; i < r.scored; i++) {
-        ids[I.GMAP! + M] = first + i
-        ids[I.TGT! + M] = r.tokens[r.promptLen + i]!
+      for (let k = 0; k < r.scored; k++) {
+        ids[I.GMAP! + M] = first + k
+        ids[I.TGT! + M] = r.tokens[r.promptLen + k]!
         M++
       }
-    }
-    return { Bp, Tp, B, Tb, M }
+      n += own
+    })
+    return { N: n, B: c.rows.length, M }
   }
 
   /** Record the forward of a loaded chunk (the dispatch list of the header). */
-  private record(Bp: number, Tp: number, B: number, Tb: number, M: number): void {
+  private record(N: number, B: number, M: number): void {
     const { d: C, layers: L, heads: NH, vocab: V, ctx } = this.config
     const A = this.off, I = this.idOff, r = this.rec, t = (n: string, l = 0, per = 0) => this.t(n, l, per)
-    const Np = Bp * Tp, N = Np + B * Tb
     r.reset()
-    r.elements("encoder", { n: N, np: Np, tp: Math.max(Tp, 1), tb: Tb, c: C, wte: t("wte"), wpe: t("wpe"), last: ctx - 1, out: A.RES!, tok: I.TOK!, posoff: I.POSOFF! }, N * C)
+    r.elements("encoder", { n: N, c: C, wte: t("wte"), wpe: t("wpe"), last: ctx - 1, out: A.RES!, tok: I.TOK!, seg: I.SEG!, sstart: I.SSTART!, sp: I.SP! }, N * C)
     const mm = (m: number, k: number, n: number, inp: number, out: number, wt: number, bias: number, hasbias: number) =>
       r.add("matmul", { m, k, n, inp, out, wt, bias, hasbias }, Math.ceil(n / MM_TILE), Math.ceil(m / MM_TILE))
     for (let l = 0; l < L; l++) {
       r.rows("layernorm", { rows: N, c: C, inp: A.RES!, out: A.LN!, wt: t("ln1w", l, C), bs: t("ln1b", l, C), map: 0, usemap: 0 }, N)
       mm(N, C, 3 * C, A.LN!, A.QKV!, t("qkvw", l, 3 * C * C), t("qkvb", l, 3 * C), 1)
-      r.elements("attention", { np: Np, tp: Math.max(Tp, 1), tb: Tb, total: N, c: C, nh: NH, qkv: A.QKV!, out: A.ATTY!, lens: I.LENS!, plens: I.PLENS!, pref: I.PREF! }, N * NH)
+      r.elements("attention", { total: N, c: C, nh: NH, qkv: A.QKV!, out: A.ATTY!, seg: I.SEG!, sstart: I.SSTART!, sp0: I.SP0!, sp: I.SP! }, N * NH)
       mm(N, C, C, A.ATTY!, A.PROJ!, t("attprojw", l, C * C), t("attprojb", l, C), 1)
       r.elements("residual", { n: N * C, out: A.RES!, x: A.RES!, y: A.PROJ! }, N * C)
       r.rows("layernorm", { rows: N, c: C, inp: A.RES!, out: A.LN!, wt: t("ln2w", l, C), bs: t("ln2b", l, C), map: 0, usemap: 0 }, N)
@@ -315,8 +319,7 @@ export class ForwardEngine {
     const R = rows.length
     const sum = new Float32Array(R), mean = new Float32Array(R)
     if (R === 0) return { sum, mean, ...(opts.tokenLogprobs ? { tokens: [] } : {}) }
-    const shim = { positionCapacity: this.cap, attCapacity: Infinity, attFloats: () => 0 } as unknown as GPT
-    const chunks = planChunks(rows, shim)
+    const chunks = packChunks(rows, this.cap)
     let totalM = 0
     for (const r of rows) totalM += r.scored
     const dev = this.device
@@ -327,8 +330,8 @@ export class ForwardEngine {
       const tok = opts.tokenLogprobs ? dev.createBuffer({ label: "token logprobs", size: Math.max(4, totalM * 4), usage: U.COPY_DST | U.MAP_READ }) : undefined
       let tokAt = 0
       for (const c of chunks) {
-        const { Bp, Tp, B, Tb, M } = this.loadChunk(rows, c)
-        this.record(Bp, Tp, B, Tb, M)
+        const { N, B, M } = this.loadChunk(rows, c)
+        this.record(N, B, M)
         dev.queue.writeBuffer(this.idsBuf, 0, this.ids.buffer, this.ids.byteOffset, this.ids.byteLength)
         dev.queue.writeBuffer(this.uni, 0, this.rec.slots.buffer, 0, this.rec.used * SLOT)
         const enc = dev.createCommandEncoder()

@@ -85,3 +85,57 @@ export const unpackRows = (x: Int32Array): ScoreRow[] => {
   }
   return rows
 }
+
+/**
+ * A chunk of rows in the packed layout: first each distinct prefix once, then every row's own
+ * tokens (after its prefix), all back to back with no padding (so a chunk's work is its tokens,
+ * not rows × the longest row). Which rows share a prefix is decided as in tinylm/prefix.ts:
+ * the same first `split` tokens.
+ */
+export interface PackedChunk {
+  /** Row indices; prefixOf[k] is row k's index into `prefixes`, or −1. */
+  readonly rows: number[]
+  readonly prefixOf: number[]
+  /** Distinct prefixes, as indices of a row whose first `split` tokens they are. */
+  readonly prefixes: number[]
+  /** Positions used (prefixes + rows' own tokens). */
+  positions: number
+}
+
+/**
+ * Rows into chunks of at most `cap` positions; rows of a prefix stay together (a group too large
+ * for one chunk goes on in the next, which holds its prefix again). Any row fits alone (≤ ctx ≤ cap).
+ */
+export const packChunks = (rows: ReadonlyArray<ScoreRow>, cap: number): PackedChunk[] => {
+  const groups = new Map<string, number[]>()
+  rows.forEach((r, i) => {
+    const k = r.split === 0 ? "" : r.tokens.subarray(0, r.split).join(",")
+    const g = groups.get(k)
+    if (g) g.push(i)
+    else groups.set(k, [i])
+  })
+  const out: PackedChunk[] = []
+  let cur: PackedChunk = { rows: [], prefixOf: [], prefixes: [], positions: 0 }
+  for (const g of groups.values()) {
+    const P = rows[g[0]!]!.split
+    let opened = false
+    for (const i of g) {
+      const own = rows[i]!.tokens.length - P
+      if (cur.rows.length > 0 && cur.positions + own + (P > 0 && !opened ? P : 0) > cap) {
+        out.push(cur)
+        cur = { rows: [], prefixOf: [], prefixes: [], positions: 0 }
+        opened = false
+      }
+      if (P > 0 && !opened) {
+        cur.prefixes.push(i)
+        cur.positions += P
+        opened = true
+      }
+      cur.rows.push(i)
+      cur.prefixOf.push(P > 0 ? cur.prefixes.length - 1 : -1)
+      cur.positions += own
+    }
+  }
+  if (cur.rows.length > 0) out.push(cur)
+  return out
+}

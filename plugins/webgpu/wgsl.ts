@@ -8,7 +8,7 @@
  *   ids (storage, read)        tokens, lengths, prefix table, gather map, targets, row ranges.
  * One buffer per role keeps one bind group for every dispatch of a chunk; offsets are in
  * elements. Dispatches larger than 65,535 workgroups fold into y: `lin` rebuilds the index.
- * Legend: N positions (prefix block Np = Bp·Tp, then B rows of Tb), C channels, OC outputs,
+ * Legend: N positions (packed segments: shared prefixes, then rows' own tokens, no padding), C channels, OC outputs,
  * NH heads, hs = C/NH, M scored positions, V vocabulary, Vp padded vocabulary.
  */
 
@@ -33,10 +33,10 @@ const ENTRY = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wo
 
 /** Parameter field order per kernel; the host writes the same order (engine.ts `params`). */
 export const FIELDS = {
-  encoder: ["n", "np", "tp", "tb", "c", "wte", "wpe", "last", "out", "tok", "posoff"],
+  encoder: ["n", "c", "wte", "wpe", "last", "out", "tok", "seg", "sstart", "sp"],
   layernorm: ["rows", "c", "inp", "out", "wt", "bs", "map", "usemap"],
   matmul: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias"],
-  attention: ["np", "tp", "tb", "total", "c", "nh", "qkv", "out", "lens", "plens", "pref"],
+  attention: ["total", "c", "nh", "qkv", "out", "seg", "sstart", "sp0", "sp"],
   gelu: ["n", "x"],
   residual: ["n", "out", "x", "y"],
   head: ["m", "v", "vp", "logits", "lp", "tgt"],
@@ -46,18 +46,19 @@ export type KernelName = keyof typeof FIELDS
 
 const struct = (k: KernelName) => `struct P { ${FIELDS[k].map((f) => `${f}: u32`).join(", ")} }`
 
-/** encoderForward: out (N,C) = wte[token] + wpe[position]; prefix rows start at 0, others at posOff[b]. */
+/**
+ * encoderForward: out (N,C) = wte[token] + wpe[position]. Positions are packed segments (a shared
+ * prefix, or a row's own tokens after its prefix of sp[s] positions): position n belongs to
+ * segment seg[n], which starts at sstart[s]; its absolute position is sp[s] + (n − sstart[s]).
+ */
 const encoder = /* wgsl */ `${struct("encoder")}${BINDINGS}
 @compute @workgroup_size(${WG}) fn main(${ENTRY}) {
   let i = lin(wid, nwg) * ${WG}u + li;
   if (i >= p.n * p.c) { return; }
   let n = i / p.c;
   let ch = i % p.c;
-  var pos: u32;
-  if (n < p.np) { pos = min(n % p.tp, p.last); } else {
-    let r = n - p.np;
-    pos = min(u32(ids[p.posoff + r / p.tb]) + r % p.tb, p.last);
-  }
+  let s = u32(ids[p.seg + n]);
+  let pos = min(u32(ids[p.sp + s]) + n - u32(ids[p.sstart + s]), p.last);
   let tok = u32(ids[p.tok + n]);
   a[p.out + i] = w[p.wte + tok * p.c + ch] + w[p.wpe + pos * p.c + ch];
 }`
@@ -146,11 +147,11 @@ var<workgroup> Bs: array<f32, ${MM_TILE * 16}>;
 }`
 
 /**
- * attentionForwardPrefixed over both blocks at once, one thread per (position, head). A prefix
- * row's position attends causally to its own row; another row's position t attends to the P
- * positions of its prefix (at pref[2b] in the prefix block) and then to its own 0..t. Padding
- * queries (t ≥ len) write 0. One pass with the running max and sum of the online softmax
- * (Milakov & Gimelshein 2018): the same weights as the CPU's max-then-exp, in another order.
+ * attentionForwardPrefixed on packed segments, one thread per (position, head): position t of
+ * segment s attends to the sp[s] positions of its prefix (starting at sp0[s]; none for a prefix
+ * segment itself) and then to its own positions 0..t, as the CPU's prefixed kernel does. One
+ * pass with the running max and sum of the online softmax (Milakov & Gimelshein 2018): the
+ * same weights as the CPU's max-then-exp, in another order.
  */
 const attention = /* wgsl */ `${struct("attention")}${BINDINGS}
 @compute @workgroup_size(${WG}) fn main(${ENTRY}) {
@@ -160,27 +161,11 @@ const attention = /* wgsl */ `${struct("attention")}${BINDINGS}
   let h = i % p.nh;
   let hs = p.c / p.nh;
   let c3 = 3u * p.c;
-  var t: u32; var len: u32; var own: u32;
-  var np = 0u;
-  var p0 = 0u;
-  if (n < p.np) {
-    let r = n / p.tp;
-    t = n % p.tp;
-    len = u32(ids[p.plens + r]);
-    own = r * p.tp;
-  } else {
-    let b = (n - p.np) / p.tb;
-    t = (n - p.np) % p.tb;
-    len = u32(ids[p.lens + b]);
-    p0 = u32(ids[p.pref + 2u * b]);
-    np = u32(ids[p.pref + 2u * b + 1u]);
-    own = p.np + b * p.tb;
-  }
-  let o = p.out + n * p.c + h * hs;
-  if (t >= len) {
-    for (var d = 0u; d < hs; d++) { a[o + d] = 0.0; }
-    return;
-  }
+  let s = u32(ids[p.seg + n]);
+  let own = u32(ids[p.sstart + s]);
+  let t = n - own;
+  let np = u32(ids[p.sp + s]);
+  let p0 = u32(ids[p.sp0 + s]);
   let scale = inverseSqrt(f32(hs));
   var q: array<f32, ${MAX_HEAD}>;
   var acc: array<f32, ${MAX_HEAD}>;
@@ -193,18 +178,19 @@ const attention = /* wgsl */ `${struct("attention")}${BINDINGS}
     var kp = own + j - np;
     if (j < np) { kp = p0 + j; }
     let kb = p.qkv + kp * c3 + p.c + h * hs;
-    var s = 0.0;
-    for (var d = 0u; d < hs; d++) { s += q[d] * a[kb + d]; }
-    s *= scale;
-    let mn = max(mx, s);
+    var dot = 0.0;
+    for (var d = 0u; d < hs; d++) { dot += q[d] * a[kb + d]; }
+    let sc = dot * scale;
+    let mn = max(mx, sc);
     let corr = exp(mx - mn);
-    let e = exp(s - mn);
+    let e = exp(sc - mn);
     l = l * corr + e;
     let vb = kb + p.c;
     for (var d = 0u; d < hs; d++) { acc[d] = acc[d] * corr + e * a[vb + d]; }
     mx = mn;
   }
   let inv = 1.0 / l;
+  let o = p.out + n * p.c + h * hs;
   for (var d = 0u; d < hs; d++) { a[o + d] = acc[d] * inv; }
 }`
 

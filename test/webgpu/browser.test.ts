@@ -54,8 +54,10 @@ describe("WebGPU page in headless Chromium", () => {
       const page = await browser.newPage()
       const errors: string[] = []
       page.on("pageerror", (e) => errors.push(String(e)))
+      // a page error ends the wait at once instead of at the timeout
+      const failed = new Promise<never>((_, reject) => page.on("pageerror", (e) => reject(new Error(`page error: ${e}`))))
       await page.goto(server.runUrl)
-      await page.waitForFunction(() => (window as any).__webgpuResult !== undefined, undefined, { timeout: 90_000 })
+      await Promise.race([page.waitForFunction(() => (window as any).__webgpuResult !== undefined, undefined, { timeout: 120_000 }), failed])
       result = await page.evaluate(() => (window as any).__webgpuResult)
       expect(errors).toEqual([])
       if (result.error && /navigator\.gpu|no adapter/.test(result.error)) {

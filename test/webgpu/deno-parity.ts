@@ -26,7 +26,7 @@ if ("reason" in got) {
   const view = tinylmView(policy)
   if ("reason" in view) throw new Error(view.reason)
   const warnings: string[] = []
-  const backend = new InProcessBackend(got, { maxPositions: 1024 }) // small chunks: several per call
+  const backend = new InProcessBackend(got, { maxPositions: 256 }) // small chunks: several per call, a prompt group split across two
   const gpuScorer = makeWebGpuScorer(policy, view, backend, defaultWebGpuOptions, (l) => warnings.push(l))
   const cpuScorer = makeCpuScorer(policy)
   const batch = fixtureBatch(12, 6)

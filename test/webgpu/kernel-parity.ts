@@ -81,7 +81,8 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     out[`layernorm gathered ${map.length}x${C}`] = compare(got2.subarray(N * C, N * C + map.length * C), refMap)
   }
 
-  // encoder: 2 prefix rows of Tp=5, then 3 rows of Tb=4 with position offsets
+  // encoder: 2 prefix rows of 5, then 3 rows of 4 continuing at position offsets (packed:
+  // segments back to back; the CPU twin's prefix block and row block hold the same positions)
   {
     const C = 12, V = 20, ctx = 16, Bp = 2, Tp = 5, B = 3, Tb = 4
     const Np = Bp * Tp, N = Np + B * Tb
@@ -94,32 +95,48 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     const w = new Float32Array(V * C + ctx * C)
     w.set(wte, 0)
     w.set(wpe, V * C)
-    const ids = new Int32Array(N + B)
-    ids.set(tok, 0)
-    ids.set(posOff, N)
-    const got = await runKernel(device, pipes, "encoder", { n: N, np: Np, tp: Tp, tb: Tb, c: C, wte: 0, wpe: V * C, last: ctx - 1, out: 0, tok: 0, posoff: N }, groupsFor("encoder", N * C), w, new Float32Array(N * C), ids)
+    const starts = [0, 5, 10, 14, 18], sp = [0, 0, ...posOff]
+    const seg = Int32Array.from({ length: N }, (_, n) => starts.filter((st) => st <= n).length - 1)
+    const ids = Int32Array.from([...tok, ...seg, ...starts, ...sp])
+    const got = await runKernel(device, pipes, "encoder", { n: N, c: C, wte: 0, wpe: V * C, last: ctx - 1, out: 0, tok: 0, seg: N, sstart: 2 * N, sp: 2 * N + 5 }, groupsFor("encoder", N * C), w, new Float32Array(N * C), ids)
     out[`encoder ${Bp}x${Tp}+${B}x${Tb}x${C}`] = compare(got, ref)
   }
 
-  // attention: 2 prefix rows (lengths 6, 4 of Tp=6), 4 rows of Tb=5 (one without a prefix, one padded)
+  // attention: 2 prefixes (lengths 6, 4), 4 rows (5, 3, 5, 2 positions; the last without a
+  // prefix). CPU: padded blocks (Tp = 6, Tb = 5); GPU: the valid positions packed
   {
     const C = 32, NH = 4, Bp = 2, Tp = 6, B = 4, Tb = 5
     const Np = Bp * Tp, N = Np + B * Tb
     const qkv = randn(N * 3 * C, rng)
     const plens = Int32Array.from([6, 4]), lens = Int32Array.from([5, 3, 5, 2])
-    const pref = Int32Array.from([0, 6, 6, 4, 0, 6, 0, 0]) // row 3: no prefix
+    const pref = Int32Array.from([0, 6, 6, 4, 0, 6, 0, 0])
     const ref = new Float32Array(N * C)
     const att = new Float32Array(Math.max(Bp * NH * Tp * Tp, B * NH * Tb * (Tp + Tb)))
     attentionForward(ref, att, qkv.subarray(0, Np * 3 * C), plens, Bp, Tp, C, NH)
     attentionForwardPrefixed(ref.subarray(Np * C), att, qkv.subarray(Np * 3 * C), lens, B, Tb, C, NH, qkv.subarray(0, Np * 3 * C), pref, Tp + Tb)
-    const ids = new Int32Array(B + Bp + 2 * B)
-    ids.set(lens, 0)
-    ids.set(plens, B)
-    ids.set(pref, B + Bp)
-    const a = new Float32Array(N * 3 * C + N * C)
-    a.set(qkv, 0)
-    const got = await runKernel(device, pipes, "attention", { np: Np, tp: Tp, tb: Tb, total: N, c: C, nh: NH, qkv: 0, out: N * 3 * C, lens: 0, plens: B, pref: B + Bp }, groupsFor("attention", N * NH), new Float32Array(4), a, ids)
-    out[`attention prefixed ${Bp}x${Tp}+${B}x${Tb} C${C} NH${NH}`] = compare(got.subarray(N * 3 * C), ref)
+    // packed: each segment's valid positions; padded index of each packed position
+    const src: number[] = [], seg: number[] = [], starts: number[] = [], sp0: number[] = [], sp: number[] = []
+    const pStart: number[] = []
+    const add = (first: number, len: number, p0: number, P: number) => {
+      starts.push(src.length)
+      sp0.push(p0)
+      sp.push(P)
+      for (let t = 0; t < len; t++) (src.push(first + t), seg.push(starts.length - 1))
+    }
+    for (let p = 0; p < Bp; p++) (pStart.push(src.length), add(p * Tp, plens[p]!, 0, 0))
+    for (let b = 0; b < B; b++) {
+      const P = pref[2 * b + 1]!
+      add(Np + b * Tb, lens[b]!, P > 0 ? pStart[pref[2 * b]! / Tp]! : 0, P)
+    }
+    const Nk = src.length
+    const a = new Float32Array(Nk * 3 * C + Nk * C)
+    src.forEach((n, k) => a.set(qkv.subarray(n * 3 * C, (n + 1) * 3 * C), k * 3 * C))
+    const want = new Float32Array(Nk * C)
+    src.forEach((n, k) => want.set(ref.subarray(n * C, (n + 1) * C), k * C))
+    const ids = Int32Array.from([...seg, ...starts, ...sp0, ...sp])
+    const S = starts.length
+    const got = await runKernel(device, pipes, "attention", { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S }, groupsFor("attention", Nk * NH), new Float32Array(4), a, ids)
+    out[`attention prefixed ${Bp} prefixes + ${B} rows, C${C} NH${NH}`] = compare(got.subarray(Nk * 3 * C), want)
   }
 
   // gelu (in place) over a wide range, residual

@@ -5,7 +5,7 @@
  */
 import type { CrossScores } from "../../../core/contracts/scorer.ts"
 import type { ModelConfig } from "../../tinylm/config.ts"
-import { decodeSafetensors } from "../../tinylm/safetensors.ts"
+import { decodeCheckpoint } from "./checkpoint.ts"
 import { Tokenizer, type TokenizerJson } from "../../tinylm/tokenizer.ts"
 import { requestDevice } from "../adapter.ts"
 import { crossBatch } from "../cross.ts"
@@ -24,7 +24,7 @@ export interface PageResult {
 }
 
 export const scoreRequest = async (gpu: GPU, checkpoint: Uint8Array, request: ScoresRequest): Promise<PageResult> => {
-  const file = decodeSafetensors(checkpoint)
+  const file = decodeCheckpoint(checkpoint)
   if (file.metadata.format !== "ragen-bench-tinylm-1") throw new Error(`not a tinylm checkpoint (format ${file.metadata.format ?? "missing"})`)
   const config = JSON.parse(file.metadata.config!) as ModelConfig
   const tok = Tokenizer.fromJson(JSON.parse(file.metadata.tokenizer!) as TokenizerJson)
