@@ -2,7 +2,13 @@
  * Env server throughput: steps/s over HTTP keep-alive with 1 and 8 concurrent clients.
  *
  *   node_modules/.bin/bun benchmarks/env-server.ts [--seconds 3] [--reps 3] [--env frozenlake]
+ *     [--compare <checkout>]
  *
+ * With --compare, a second server is started from another checkout of the project (e.g. an
+ * older commit extracted with `git archive <commit> | tar -x -C /tmp/before`, node_modules
+ * linked in), and the two are measured alternately in each repetition, so that a busy machine
+ * affects both alike; the ratio this/other is printed. Next to steps/s the server's own CPU time
+ * per step is reported (from /proc): on a shared machine it moves far less than throughput.
  * The server runs as its own process (`bun cli.ts env serve --port 0`), as a user runs it; each
  * client creates a session and then steps it with a random move (reset when the episode ends),
  * one request at a time, over fetch's keep-alive connections. The two concurrency levels
@@ -11,6 +17,7 @@
  * (HTTP parsing, JSON, checks), not the env's.
  */
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
 const argv = process.argv.slice(2)
@@ -24,16 +31,35 @@ const ENV = flag("env", "frozenlake")
 const ACTIONS = ["Up", "Down", "Left", "Right"]
 
 const root = join(import.meta.dir, "..")
-const child = spawn(process.execPath, [join(root, "cli.ts"), "env", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
-const url: string = await new Promise((resolve, reject) => {
-  let out = ""
-  child.stdout!.on("data", (d) => {
-    out += String(d)
-    const m = /listening on (http:\/\/\S+)/.exec(out)
-    if (m) resolve(m[1]!)
+const compareIdx = argv.indexOf("--compare")
+const roots: Array<{ label: string; dir: string }> = [{ label: "this", dir: root }]
+if (compareIdx >= 0) roots.push({ label: "other", dir: argv[compareIdx + 1]! })
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc; NaN elsewhere). */
+const cpuSeconds = (pid: number): number => {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ")
+    return (Number(rest[11]) + Number(rest[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN
+  }
+}
+
+const serve = (dir: string): Promise<{ url: string; kill: () => void; pid: number }> => {
+  const child = spawn(process.execPath, [join(dir, "cli.ts"), "env", "serve", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })
+  return new Promise((resolve, reject) => {
+    let out = ""
+    child.stdout!.on("data", (d) => {
+      out += String(d)
+      const m = /listening on (http:\/\/\S+)/.exec(out)
+      if (m) resolve({ url: m[1]!, kill: () => child.kill("SIGTERM"), pid: child.pid! })
+    })
+    child.once("exit", (code) => reject(new Error(`env serve in ${dir} exited (${code}) before listening: ${out}`)))
   })
-  child.once("exit", (code) => reject(new Error(`env serve exited (${code}) before listening: ${out}`)))
-})
+}
+const servers = await Promise.all(roots.map((r) => serve(r.dir)))
+let url = servers[0]!.url
 
 const post = async (path: string, body: unknown): Promise<any> => {
   const r = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
@@ -55,12 +81,15 @@ const client = async (k: number, until: number): Promise<number> => {
   return steps
 }
 
-const measure = async (clients: number): Promise<number> => {
+/** Steps/s over HTTP, and the server's CPU microseconds per step (less sensitive to a busy machine). */
+const measure = async (clients: number, pid = 0): Promise<{ rate: number; cpuUs: number }> => {
+  const c0 = cpuSeconds(pid)
   const t0 = performance.now()
   const until = t0 + SECONDS * 1000
   const counts = await Promise.all(Array.from({ length: clients }, (_, k) => client(k, until)))
   const dt = (performance.now() - t0) / 1000
-  return counts.reduce((a, b) => a + b, 0) / dt
+  const steps = counts.reduce((a, b) => a + b, 0)
+  return { rate: steps / dt, cpuUs: ((cpuSeconds(pid) - c0) / steps) * 1e6 }
 }
 
 const median = (xs: number[]): number => {
@@ -69,17 +98,33 @@ const median = (xs: number[]): number => {
 }
 
 try {
-  await measure(1) // warm-up: JIT, connections
-  const res: Record<number, number[]> = { 1: [], 8: [] }
+  const res = new Map<string, number[]>()
+  const cpu = new Map<string, number[]>()
+  for (let k = 0; k < roots.length; k++) {
+    url = servers[k]!.url
+    await measure(1) // warm-up: JIT, connections
+  }
   for (let rep = 0; rep < REPS; rep++) {
     for (const c of [1, 8]) {
-      const v = await measure(c)
-      res[c]!.push(v)
-      console.log(JSON.stringify({ task: `env-server ${ENV} steps/s, ${c} client(s)`, rep, stepsPerSecond: Math.round(v), runtime: `bun ${Bun.version}` }))
+      for (let k = 0; k < roots.length; k++) {
+        url = servers[k]!.url
+        const { rate: v, cpuUs } = await measure(c, servers[k]!.pid)
+        const key = `${roots[k]!.label}/${c}`
+        res.set(key, [...(res.get(key) ?? []), v])
+        cpu.set(key, [...(cpu.get(key) ?? []), cpuUs])
+        console.log(JSON.stringify({ task: `env-server ${ENV} steps/s, ${c} client(s)`, server: roots[k]!.label, rep, stepsPerSecond: Math.round(v), serverCpuUsPerStep: Math.round(cpuUs), runtime: `bun ${Bun.version}` }))
+      }
     }
   }
   console.log(`\nenv server (${ENV}, HTTP keep-alive, ${SECONDS} s × ${REPS} reps), median steps/s:`)
-  for (const c of [1, 8]) console.log(`  ${c} client(s): ${Math.round(median(res[c]!))}  (reps: ${res[c]!.map(Math.round).join(", ")})`)
+  for (const c of [1, 8]) {
+    const line = roots.map((r) => `${r.label} ${Math.round(median(res.get(`${r.label}/${c}`)!))} (reps ${res.get(`${r.label}/${c}`)!.map(Math.round).join(", ")})`).join("; ")
+    const ratio = roots.length > 1 ? `; ratio this/other ${(median(res.get(`this/${c}`)!) / median(res.get(`other/${c}`)!)).toFixed(2)}` : ""
+    console.log(`  ${c} client(s): ${line}${ratio}`)
+    const cline = roots.map((r) => `${r.label} ${Math.round(median(cpu.get(`${r.label}/${c}`)!))} µs`).join("; ")
+    const cratio = roots.length > 1 ? `; ratio this/other ${(median(cpu.get(`this/${c}`)!) / median(cpu.get(`other/${c}`)!)).toFixed(2)}` : ""
+    console.log(`             server CPU per step (median): ${cline}${cratio}`)
+  }
 } finally {
-  child.kill("SIGTERM")
+  for (const s of servers) s.kill()
 }
