@@ -15,12 +15,12 @@
  * token-mean and no KL (mll-lab-nu/RAGEN scripts/runs/run_main_table_diff_algo.sh), the same
  * settings as its PPO row; see docs/train.md.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
 import { broadcastToTokens, groupNormalised } from "./grpo.ts"
+import { withDefault as dflt } from "../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const DapoOptions = Schema.Struct({
   clipLow: dflt(Schema.Finite, 0.2),

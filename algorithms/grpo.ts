@@ -11,12 +11,12 @@
  * R1-Zero-Like Training") no std division and seq-mean-token-sum; a sequence is one trajectory.
  * The loss is the clipped-ratio objective of ./common/objective.ts.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
 import { mean, stdUnbiased } from "./common/stats.ts"
+import { withDefault as dflt } from "../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const GrpoOptions = Schema.Struct({
   /** "grpo" divides by the group std; "dr-grpo" does not and sums over each trajectory's tokens. */

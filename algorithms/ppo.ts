@@ -8,13 +8,13 @@
  * False) puts the trajectory's return R on the final token of its last turn; "per-turn" (its
  * use_turn_scores True) puts each turn's reward on that turn's last token.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { finalTokenRewards, gae, tokenRewards } from "./common/gae.ts"
 import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
 import { whitenInPlace } from "./common/stats.ts"
+import { withDefault as dflt } from "../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const rewardPlacements = ["final-token", "per-turn"] as const
 export type RewardPlacement = (typeof rewardPlacements)[number]

@@ -8,7 +8,8 @@
 import { Schema } from "effect"
 import type { Filter, FilterResult } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
-import { dflt, keepWhole, PosInt } from "./score.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { keepWhole, PosInt } from "./score.ts"
 
 export const DapoDynamicOptions = Schema.Struct({
   /** Total rollout draws per step, first included (1: drop only, never resample). */

@@ -7,7 +7,8 @@
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
-import { candidatePositions, dflt, Fraction, groupScores, keepWhole, type ScoreOptions, scoreFields } from "./score.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { candidatePositions, Fraction, groupScores, keepWhole, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const MinPOptions = Schema.Struct({
   p: dflt(Fraction, 0.5),

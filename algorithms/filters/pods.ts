@@ -6,7 +6,8 @@ import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
-import { dflt, PosInt } from "./score.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { PosInt } from "./score.ts"
 
 export const PodsOptions = Schema.Struct({
   /** Trajectories kept per group. */

@@ -5,18 +5,16 @@
  * default "std") recorded with every result. Also the option fields the score-based filters
  * share, and helpers that turn a choice of group indices into a FilterResult.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { FilterResult, Group, KeptGroup } from "../../core/contracts/index.ts"
 import { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
 export { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
 
 /** A schema field with a decoding default (the value an omitted option takes). */
-export const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
-export const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
-export const NonNeg = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
-export const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+export { NonNeg, PosInt, Unit as Fraction } from "../../core/schema/defaults.ts"
 
 /** Option fields shared by the score-based filters. */
 export const scoreFields = (includeZero = false) => ({

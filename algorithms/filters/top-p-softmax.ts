@@ -10,7 +10,8 @@
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
-import { candidatePositions, dflt, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { candidatePositions, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 const PosFinite = Schema.Finite.check(Schema.isGreaterThan(0))
 

@@ -11,7 +11,8 @@
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
-import { candidatePositions, dflt, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { candidatePositions, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const TopPOptions = Schema.Struct({
   /** Share of the total score to retain (the paper's ρ; 0.9 in its main runs). */

@@ -8,7 +8,8 @@ import type { Filter } from "../../core/contracts/index.ts"
 import { roundHalfEven } from "../../core/stats.ts"
 import { checkGroups } from "../../core/filters/input.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
-import { dflt, Fraction } from "./score.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { Fraction } from "./score.ts"
 
 export const WithinGroupOptions = Schema.Struct({
   /** Share of each group's trajectories to keep (Table 7 keeps 64 of 128: 0.5). */

@@ -18,11 +18,11 @@
  *   when valMetric is below valThreshold at valPatience consecutive validations (reference:
  *   success < 0.01 five times). rvThreshold is an absolute variant of the first rule.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
+import { withDefault as dflt } from "../schema/defaults.ts"
 
 type Line = Readonly<Record<string, number | null | undefined>>
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const Frac = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))

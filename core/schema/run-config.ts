@@ -3,9 +3,9 @@
  * written to config.json and is all that is needed to re-run the run.
  * Defaults are the paper's reference code's (DESIGN.md §3).
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
+import { withDefault as dflt } from "./defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Options = Schema.Record(Schema.String, Schema.Unknown)

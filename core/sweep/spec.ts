@@ -15,8 +15,8 @@ import { parse as parseYaml } from "yaml"
 import { UsageError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
 import { projectRoot } from "../runtime.ts"
+import { withDefault as dflt } from "../schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Options = Schema.Record(Schema.String, Schema.Unknown)
 /** A list that must hold at least one value (an empty axis would make an empty grid). */

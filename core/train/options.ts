@@ -3,11 +3,11 @@
  * reference code (DESIGN.md §3) and of the independent implementation of DESIGN.md §10.
  * Set from the CLI with `--set key=value` (e.g. `--set evalEvery=5 --set context=last-k`).
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { lossAggs } from "../stats.ts"
 import { CollapseThresholds } from "../diagnostics/collapse.ts"
+import { withDefault as dflt } from "../schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const NonNeg = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))

@@ -18,7 +18,7 @@
  * Arguments: minCount 3, maxCount 4, maxNumber 99, maxTarget 100.
  * Version history: v1 — first version.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
@@ -26,8 +26,8 @@ import { evaluate, leaves, parseExpression, render, sameMultiset, spell, type Ex
 import { generate, type Instance } from "./generator.ts"
 import { eq, ofInt } from "./rational.ts"
 import { gradeCountdown, teachCountdown, TEACHER_WORDS, type CountdownState } from "./teacher.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 
 export const CountdownOptions = Schema.Struct({

@@ -43,14 +43,6 @@ export const TEACHER_WORDS = "numbers given target goal rev neg : , . ' ^ then s
 
 const SYM: Record<Op, string> = { "+": "+", "-": "-", "*": "*", "/": "/" }
 
-const shuffled = <T>(xs: ReadonlyArray<T>, rng: Rng): T[] => {
-  const a = [...xs]
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1)
-    ;[a[i], a[j]] = [a[j]!, a[i]!]
-  }
-  return a
-}
 
 const OP_TIERS: ReadonlyArray<ReadonlyArray<Op>> = [["+", "-"], ["+", "-", "*"], ["+", "-", "*", "/"]]
 
@@ -232,7 +224,7 @@ const filler = (inst: Pick<Instance, "numbers" | "target">): string => {
 
 export const teachCountdown = (inst: Instance, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string): TeacherStep => {
   const noisy = () => options.reasoningNoise > 0 && rng.bool(options.reasoningNoise)
-  const tr = signTrace(noisy() ? { ...inst, numbers: shuffled(inst.numbers, rng) } : inst)
+  const tr = signTrace(noisy() ? { ...inst, numbers: rng.shuffle([...inst.numbers]) } : inst)
   const body = renderEquations(tr.equations, tr.fallbackAt, () => (noisy() ? (rng.bool() ? "then" : "so") : ","))
   const negPart = tr.neg === undefined ? "" : ` neg${tr.neg.length > 0 ? " " : ""}${tr.neg.map((n) => spell(n)).join(", ")}`
   const reasoning = `rev ${filler(inst)}${body}${negPart}`

@@ -21,15 +21,15 @@
  *   0.8 and its main-table runs use 1; gymnasium's slippery default is 1/3), map ("" = random).
  * Version history: v1 — first version.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
 import { makeActionParser } from "../common/actions.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { GOAL, generateMap, HOLE, mapRows, parseMap, transitionTable, type LakeMap, type TransitionTable } from "./map.ts"
 import { ACTIONS, gradeLake, teachLake, TEACHER_WORDS } from "./teacher.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const FrozenLakeOptions = Schema.Struct({
   /** Grid side (random maps). */

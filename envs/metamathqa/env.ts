@@ -20,7 +20,7 @@
  * Arguments: maxAttempts 1, dataPath "" (generator).
  * Version history: v1 — first version.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
@@ -29,8 +29,8 @@ import { answersMatch, MAX_ANSWER_CHARS, normalizeAnswer } from "./answer.ts"
 import { loadMetaMathQA } from "./dataset.ts"
 import { generateProblem, TEMPLATE_WORDS, type Problem } from "./problems.ts"
 import { gradeMath, teachMath, TEACHER_WORDS, type MetaMathState } from "./teacher.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const MetaMathQAOptions = Schema.Struct({
   /** Attempts per problem; attempt j (0-based) earns 1/2^j when correct. */

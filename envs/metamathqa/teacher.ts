@@ -31,14 +31,6 @@ export interface MetaMathState {
 
 export const TEACHER_WORDS = "quantities given : , then so = + - * / the answer is"
 
-const shuffled = <T>(xs: ReadonlyArray<T>, rng: Rng): T[] => {
-  const a = [...xs]
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1)
-    ;[a[i], a[j]] = [a[j]!, a[i]!]
-  }
-  return a
-}
 
 /** The normalized form where the answer is a number ("5,000" → "5000", "15/2" stays), else as given. */
 const spellAnswer = (a: string): string => {
@@ -48,7 +40,7 @@ const spellAnswer = (a: string): string => {
 
 export const teachMath = (p: Problem, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string): TeacherStep => {
   const noisy = () => options.reasoningNoise > 0 && rng.bool(options.reasoningNoise)
-  const qs = (noisy() ? shuffled(p.quantities, rng) : [...p.quantities]).slice(0, 12)
+  const qs = (noisy() ? rng.shuffle([...p.quantities]) : [...p.quantities]).slice(0, 12)
   const head = `${noisy() ? "given" : "quantities"} ${qs.map(spell).join(", ")}`
   let body: string
   if (p.steps.length === 0) body = `the answer is ${spellAnswer(p.answer)}`

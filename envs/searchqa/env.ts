@@ -31,8 +31,8 @@ import { retrieve, RetrieverFormat, type RetrieverSettings } from "./remote.ts"
 import { localPassageOf, localSearch, formatPassages, showRemote, sharedIndex } from "./retriever.ts"
 import { normalizeAnswer, scoreNormalized } from "./squad.ts"
 import { gradeSearchQA, parseAction, teachSearchQA, TEACHER_WORDS, type Action, type SearchQAState } from "./teacher.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 
 const HttpUrl = Schema.String.check(

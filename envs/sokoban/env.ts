@@ -22,7 +22,7 @@
  *   can be solved in 5 turns; 0 = no cap), genSteps (0 = 1.7·2·dim as RAGEN).
  * Version history: v1 — first version.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
 import { makeActionParser } from "../common/actions.ts"
@@ -30,8 +30,8 @@ import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { delta, generateLevel, stateKey, TARGET, WALL, type GeneratorOptions, type Level } from "./level.ts"
 import { solve } from "./solver.ts"
 import { ACTIONS, gradeSokoban, teachSokoban, TEACHER_WORDS, type BoardView } from "./teacher.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const IntIn = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 
 export const SokobanOptions = Schema.Struct({

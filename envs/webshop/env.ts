@@ -21,7 +21,7 @@
  *   true, server (unset = embedded; { url, timeoutMs 10000, retries 2, goals }).
  * Version history: v1 — first version.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import { derive, type Rng } from "../../core/rng.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
@@ -31,8 +31,8 @@ import { RemoteWebShopEnv, REMOTE_WORDS } from "./remote.ts"
 import { buildIndex, type SearchIndex } from "./search.ts"
 import { BACK_TO_SEARCH, BUY_NOW, DESCRIPTION, FEATURES, NEXT_PAGE, parseAction, PREV_PAGE, Shop, shopData, type ShopData } from "./shop.ts"
 import { gradeShop, teachShop, TEACHER_WORDS, type WebShopState } from "./teacher.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 
 export const ServerOptions = Schema.Struct({

@@ -1,8 +1,8 @@
 /** Options of the "openai" policy (decoded strictly: a misspelt key is an error with a hint). */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { TEMPLATE_NAMES } from "./template.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 

@@ -2,14 +2,14 @@
  * The tinylm policy spec: a small GPT policy trained on the CPU (DESIGN.md §8).
  * Options decode to a full TinyLMSettings; the tokenizer comes from PolicyContext.vocabulary.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { PolicyContext, PolicySpec } from "../../core/contracts/index.ts"
 import { PRESETS } from "./config.ts"
 import { selectKernels } from "./kernels/dispatch.ts"
 import { policyFromCheckpoint, type TinyLMSettings, TinyLMPolicy } from "./policy.ts"
 import { Tokenizer } from "./tokenizer.ts"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 
