@@ -5,7 +5,8 @@
  *   train: forward + backward + AdamW, loss on every position (as the torch script)
  *   score: forward only, per-token log-probs of every position
  *   sample: ours with the KV cache (128 sequences from a 1-token prompt, chunks of 32) vs torch's
- *           uncached generate() of the same count (torch_tiny_gpt.py --bench gen)
+ *           uncached generate() of the same count (torch_tiny_gpt.py --bench gen; only with --sample:
+ *           torch's uncached generation takes a minute per run on a loaded machine)
  * Ours is timed with tinybench (median latency of `--steps` calls per round); torch runs its own
  * script (median of 10 steps after 3 warm-up) once per round, stock and tuned:
  * OPENBLAS_CORETYPE=SkylakeX (OpenBLAS's AVX-512 kernels, which it does not pick on this CPU by
@@ -16,7 +17,7 @@
  * Torch gets --threads (default 2); ours RAGEN_THREADS (default 2 on a 2-core machine).
  * The torch script: ../shared/reference/torch_tiny_gpt.py from the project root (--torch-script to
  * override); python: the first `python3` on PATH that imports torch (--python to override).
- * Usage: bun benchmarks/tinylm-vs-torch.ts [--reps 5] [--steps 5] [--threads 2] [--json] [--js] [--case ctx64|tiny] [--peak 400]
+ * Usage: bun benchmarks/tinylm-vs-torch.ts [--reps 5] [--steps 5] [--threads 2] [--json] [--js] [--sample] [--case ctx64|tiny] [--peak 400]
  */
 import { spawnSync } from "node:child_process"
 import { accessSync, constants } from "node:fs"
@@ -42,6 +43,7 @@ const peak = Number(opt("--peak", "400"))
 const json = args.includes("--json")
 const withJs = args.includes("--js")
 const only = opt("--case", "")
+const withSample = args.includes("--sample")
 const TORCH = opt("--torch-script", join(projectRoot, "..", "shared", "reference", "torch_tiny_gpt.py"))
 
 /** The first python3 on PATH that imports torch (Debian's python3-torch may sit behind a pyenv shim). */
@@ -109,14 +111,14 @@ const runOurs = async (c: Case, policy: TinyLMPolicy, k: Kernels, n: number): Pr
 const runTorch = (c: Case, env: Record<string, string>): Figures | undefined => {
   if (!PY) return undefined
   const r = spawnSync(PY, [TORCH, "--config", "tiny", "--vocab", String(V), "--ctx", String(c.ctx), "--batch", String(c.B), "--threads", String(threads),
-    "--steps", "10", "--warmup", "3", "--gen-seqs", String(GEN_SEQS), "--gen-new", String(c.genNew), "--gen-reps", "1", "--json"], { encoding: "utf8", env: { ...process.env, ...env } })
+    "--steps", "10", "--warmup", "3", "--bench", withSample ? "train,fwd,gen" : "train,fwd", "--gen-seqs", String(GEN_SEQS), "--gen-new", String(c.genNew), "--gen-reps", "1", "--json"], { encoding: "utf8", env: { ...process.env, ...env } })
   const line = r.stdout.split("\n").find((l) => l.startsWith("JSON "))
   if (!line) {
     console.log(`torch run failed: ${r.stderr.slice(-300)}`)
     return undefined
   }
   const j = JSON.parse(line.slice(5))
-  return { train: j.train_tok_s, score: j.fwd_tok_s, sample: j.gen_new_tok_s }
+  return { train: j.train_tok_s, score: j.fwd_tok_s, sample: j.gen_new_tok_s ?? Number.NaN }
 }
 
 const st = nativeStatus()
