@@ -9,19 +9,21 @@ export interface NumberRule {
   readonly integer?: boolean
   readonly min?: number
   readonly max?: number
+  /** Strictly greater than 0 (a learning rate). */
+  readonly positive?: boolean
 }
 
 const describe = (r: NumberRule): string => {
   const kind = r.integer ? "an integer" : "a number"
   if (r.min !== undefined && r.max !== undefined) return r.integer ? `${kind} in ${r.min}..${r.max}` : `${kind} in [${r.min}, ${r.max}]`
-  return r.min !== undefined ? `${kind} ≥ ${r.min}` : kind
+  return r.positive ? `${kind} > 0` : r.min !== undefined ? `${kind} ≥ ${r.min}` : kind
 }
 
 /** The flag's number, or undefined when the flag was not given. */
 export const numberFlag = (value: unknown, field: string, rule: NumberRule = {}): Effect.Effect<number | undefined, UsageError> => {
   if (value === undefined) return Effect.succeed(undefined)
   const n = Number(value)
-  const ok = (rule.integer ? Number.isInteger(n) : Number.isFinite(n)) && (rule.min === undefined || n >= rule.min) && (rule.max === undefined || n <= rule.max)
+  const ok = (rule.integer ? Number.isInteger(n) : Number.isFinite(n)) && (rule.min === undefined || n >= rule.min) && (rule.max === undefined || n <= rule.max) && (!rule.positive || n > 0)
   return ok ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `${field} must be ${describe(rule)}, got "${value}"` }))
 }
 

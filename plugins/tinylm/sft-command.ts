@@ -9,6 +9,7 @@ import { join, resolve } from "node:path"
 import { isUserError, UsageError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
 import { decodeInput } from "../../core/schema/decode.ts"
+import { numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { makeTinyLM, TinyLMOptions } from "./spec.ts"
 import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
@@ -16,12 +17,6 @@ import { runSft } from "./sft.ts"
 import { buildPrompt } from "../../core/prompt.ts"
 import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "./validate.ts"
 
-const num = (v: unknown, dflt: number, field: string, ok: (n: number) => boolean = Number.isFinite): Effect.Effect<number, UsageError> => {
-  if (v === undefined) return Effect.succeed(dflt)
-  const n = Number(v)
-  return ok(n) ? Effect.succeed(n) : Effect.fail(new UsageError({ field, message: `--${field} must be a valid number, got "${v}"` }))
-}
-const posInt = (n: number) => Number.isInteger(n) && n >= 1
 
 export default defineCommand({
   pattern: "sft",
@@ -51,17 +46,17 @@ export default defineCommand({
       const envE = yield* registry.resolve("envs", opts.env)
       const spec = envE.value
       const envOptions = yield* decodeInput(spec.options, {}, `envOptions (of ${envE.fullId})`)
-      const steps = yield* num(opts.steps, 2000, "steps", posInt)
-      const targetAcc = yield* num(opts.targetAcc, 0.99, "target-acc")
-      const epsilon = yield* num(opts.epsilon, 0, "epsilon", (n) => n >= 0 && n <= 1)
-      const reasoningNoise = yield* num(opts.reasoningNoise, 0, "reasoning-noise", (n) => n >= 0 && n <= 1)
-      const turns = yield* num(opts.turns, 16384, "turns", posInt)
-      const lr = yield* num(opts.lr, 2e-3, "lr", (n) => n > 0)
-      const cooldown = yield* num(opts.cooldown, 0, "cooldown", (n) => n >= 0 && n <= 1)
-      const batch = yield* num(opts.batch, 64, "batch", posInt)
-      const seed = yield* num(opts.seed, 0, "seed", Number.isInteger)
-      const valSeeds = yield* num(opts.valSeeds, 64, "val-seeds", (n) => Number.isInteger(n) && n >= 0)
-      const maxTokensOpt = opts.maxTokens === undefined ? undefined : yield* num(opts.maxTokens, 64, "max-tokens", posInt)
+      const steps = yield* numberFlagOr(opts.steps, "--steps", 2000, { integer: true, min: 1 })
+      const targetAcc = yield* numberFlagOr(opts.targetAcc, "--target-acc", 0.99)
+      const epsilon = yield* numberFlagOr(opts.epsilon, "--epsilon", 0, { min: 0, max: 1 })
+      const reasoningNoise = yield* numberFlagOr(opts.reasoningNoise, "--reasoning-noise", 0, { min: 0, max: 1 })
+      const turns = yield* numberFlagOr(opts.turns, "--turns", 16384, { integer: true, min: 1 })
+      const lr = yield* numberFlagOr(opts.lr, "--lr", 2e-3, { positive: true })
+      const cooldown = yield* numberFlagOr(opts.cooldown, "--cooldown", 0, { min: 0, max: 1 })
+      const batch = yield* numberFlagOr(opts.batch, "--batch", 64, { integer: true, min: 1 })
+      const seed = yield* numberFlagOr(opts.seed, "--seed", 0, { integer: true })
+      const valSeeds = yield* numberFlagOr(opts.valSeeds, "--val-seeds", 64, { integer: true, min: 0 })
+      const maxTokensOpt = opts.maxTokens === undefined ? undefined : yield* numberFlagOr(opts.maxTokens, "--max-tokens", 64, { integer: true, min: 1 })
       const policyOptions = yield* decodeInput(TinyLMOptions, { preset: opts.preset ?? "tiny", seed, microBatch: batch }, "preset")
       const out = String(opts.out ?? "runs/sft")
       const path = join(out, `${spec.id}-${policyOptions.preset}-s${seed}.safetensors`)

@@ -57,7 +57,7 @@ export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: 
     if (o.filter !== undefined) cfg.filter = String(o.filter)
     if (o.policy !== undefined) cfg.policy = String(o.policy)
     if (o.preset !== undefined) cfg.policyOptions = { ...cfg.policyOptions, preset: String(o.preset) }
-    const rules = [["P", { integer: true, min: 1 }], ["G", { integer: true, min: 1 }], ["steps", { integer: true, min: 0 }], ["seed", { integer: true }], ["lr", { min: 0 }]] as const
+    const rules = [["P", { integer: true, min: 1 }], ["G", { integer: true, min: 1 }], ["steps", { integer: true, min: 0 }], ["seed", { integer: true }], ["lr", { positive: true }]] as const
     for (const [key, rule] of rules) {
       const v = yield* numberFlag(o[key], `--${key}`, rule)
       if (v !== undefined) cfg[key] = v
