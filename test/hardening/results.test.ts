@@ -241,3 +241,13 @@ test("a sweep spec path that is a folder is a one-line usage error", async () =>
     expect(r.failure.message).toContain("is a folder")
   }
 })
+
+test("--steps -1 and --steps=-1 are one-line usage errors (exit 2), before anything runs", () => {
+  const out = fresh("steps-out")
+  for (const args of [["--steps", "-1"], ["--steps=-1"], ["--P", "0"]]) {
+    const r = runCli(["train", "--env", "frozenlake", "--out", out, ...args], { timeoutMs: 120_000 })
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^error: /)])
+  }
+  expect(runCli(["train", "--env", "frozenlake", "--out", out, "--steps=-1"]).stderr).toContain("--steps")
+}, 180_000)
