@@ -233,7 +233,7 @@ describe("a real training run with sinks, crashed and resumed", () => {
     const { builtinPlugins } = await import("../../builtins.ts")
     const { cfg, testPlugin } = await import("../train/fixtures.ts")
     const out = tmp()
-    const plugins = [...builtinPlugins, testPlugin, sinksPlugin]
+    const plugins = [...builtinPlugins, testPlugin]
     const sinks = await Effect.runPromise(resolveSinks(["csv", "tensorboard"]).pipe(Effect.provide(Registry.layerFrom(plugins))))
     const config = cfg({ steps: 6 }, { checkpointEvery: 2, valSeeds: 4, evalEvery: 3, diagEvery: 0 })
     const base = { outDir: out, plugins, sinks, onLog: () => {} }
