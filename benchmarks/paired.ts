@@ -115,7 +115,7 @@ for (const cell of cells) {
   for (const arm of arms) {
     const cols = perStep.map((m) => {
       const xs = inCell.filter((r) => r.arm === arm).flatMap((r) => [...r.bySteps].filter(([s, l]) => s >= 1 && typeof l[m] === "number").map(([, l]) => l[m] as number))
-      return xs.length > 0 ? mean(xs).toFixed(3) : "–"
+      return xs.length > 0 ? mean(xs).toPrecision(3) : "–"
     })
     console.log(`| ${arm} | ${cols.join(" | ")} |`)
   }
