@@ -1,9 +1,10 @@
 /**
  * Paired differences between filter arms that share seeds (rliable's advice: when runs share
  * seeds, compare them pairwise): for each cell (every setting but the filter and the seed) and
- * each arm, the per-seed difference arm − baseline of a metric at one step, its mean, and a
+ * each arm, the per-seed difference arm − baseline of a metric at one step, its mean, a
  * percentile bootstrap 95% interval over the seeds (resampling the seeds' differences with
- * replacement). Every file is decoded through the results schemas (core/results/store.ts); no
+ * replacement) and, because a bootstrap over a handful of seeds is too narrow, the Student-t
+ * interval beside it. Every file is decoded through the results schemas (core/results/store.ts); no
  * figure is typed in by hand.
  *   bun benchmarks/paired.ts <results dir>... [--baseline none] [--step N] [--metric name]...
  *     [--per-step name]... [--resamples 10000]
@@ -74,6 +75,16 @@ const bootstrap = (xs: ReadonlyArray<number>): [number, number] => {
   const q = (p: number) => means[Math.min(resamples - 1, Math.max(0, Math.round(p * (resamples - 1))))]!
   return [q(0.025), q(0.975)]
 }
+/** Student-t 97.5% quantiles for 1..30 degrees of freedom (then 1.96): the t interval beside the bootstrap, which is too narrow for a handful of seeds. */
+const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042]
+const tInterval = (xs: ReadonlyArray<number>): [number, number] | undefined => {
+  const n = xs.length
+  if (n < 2) return undefined
+  const m = mean(xs)
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1))
+  const h = (T975[n - 2] ?? 1.96) * sd / Math.sqrt(n)
+  return [m - h, m + h]
+}
 const f3 = (x: number) => (x >= 0 ? " " : "") + x.toFixed(3)
 
 const cells = [...new Set(runs.map((r) => r.cell))]
@@ -92,11 +103,11 @@ for (const cell of cells) {
     }
     const value = (r: Run) => r.bySteps.get(at)![m] as number
     console.log(`${m} at step ${at}: each arm's mean over its seeds, and the paired difference arm − ${base ?? baseline} (mean, percentile bootstrap 95% interval over the seeds, ${resamples} resamples)\n`)
-    console.log(`| arm | seeds | mean | per seed | paired seeds | difference | 95% interval | seeds with arm > baseline |\n|---|---|---|---|---|---|---|---|`)
+    console.log(`| arm | seeds | mean | per seed | paired seeds | difference | 95% interval (bootstrap) | 95% interval (t) | seeds with arm > baseline |\n|---|---|---|---|---|---|---|---|---|`)
     for (const arm of arms) {
       const mine = inCell.filter((r) => r.arm === arm && has(r, at)).sort((a, b) => a.seed - b.seed)
       const vals = mine.map(value)
-      let diffCols = "– | – | – | –"
+      let diffCols = "– | – | – | – | –"
       if (base && arm !== base) {
         const pairs = mine.flatMap((r) => {
           const b = inCell.find((x) => x.arm === base && x.seed === r.seed && has(x, at))
@@ -104,7 +115,8 @@ for (const cell of cells) {
         })
         if (pairs.length > 0) {
           const [lo, hi] = bootstrap(pairs)
-          diffCols = `${pairs.length} | ${f3(mean(pairs))} | [${f3(lo)}, ${f3(hi)}] | ${pairs.filter((d) => d > 0).length} of ${pairs.length}`
+          const t = tInterval(pairs)
+          diffCols = `${pairs.length} | ${f3(mean(pairs))} | [${f3(lo)}, ${f3(hi)}] | ${t ? `[${f3(t[0])}, ${f3(t[1])}]` : "–"} | ${pairs.filter((d) => d > 0).length} of ${pairs.length}`
         }
       }
       console.log(`| ${arm} | ${vals.length} | ${mean(vals).toFixed(3)} | ${vals.map((v) => v.toFixed(3)).join(" ")} | ${diffCols} |`)
