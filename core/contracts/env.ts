@@ -103,7 +103,11 @@ export interface EnvSpec<Options = any> {
   readonly maxTokens?: number
   /** Build an env instance from decoded options. */
   make(options: Options): Env
-  /** Words the observations, teacher reasoning and actions use (for word-level tokenizers). */
+  /**
+   * Words the observations, teacher reasoning and actions use (for word-level tokenizers). Grid
+   * cells are listed as symbols; a rendered row ("_P_G") is not a word (plugins/tinylm's
+   * tokenizer reads an unknown word by its characters).
+   */
   vocabulary(options: Options): ReadonlyArray<string>
   /** Instructions shown once at the top of every prompt (task, legend, action grammar). */
   instructions(options: Options): string
