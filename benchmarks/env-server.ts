@@ -61,8 +61,14 @@ const serve = (dir: string): Promise<{ url: string; kill: () => void; pid: numbe
 const servers = await Promise.all(roots.map((r) => serve(r.dir)))
 let url = servers[0]!.url
 
+let resets = 0
 const post = async (path: string, body: unknown): Promise<any> => {
-  const r = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }
+  // A pooled connection the server closed while idle resets once; that is the client's pool, not the server.
+  const r = await fetch(url + path, init).catch(() => {
+    resets++
+    return fetch(url + path, init)
+  })
   const j = await r.json()
   if (r.status !== 200) throw new Error(`${path} → ${r.status}: ${JSON.stringify(j)}`)
   return j
@@ -116,7 +122,7 @@ try {
       }
     }
   }
-  console.log(`\nenv server (${ENV}, HTTP keep-alive, ${SECONDS} s × ${REPS} reps), median steps/s:`)
+  console.log(`\nenv server (${ENV}, HTTP keep-alive, ${SECONDS} s × ${REPS} reps), median steps/s (${resets} stale-connection retries):`)
   for (const c of [1, 8]) {
     const line = roots.map((r) => `${r.label} ${Math.round(median(res.get(`${r.label}/${c}`)!))} (reps ${res.get(`${r.label}/${c}`)!.map(Math.round).join(", ")})`).join("; ")
     const ratio = roots.length > 1 ? `; ratio this/other ${(median(res.get(`this/${c}`)!) / median(res.get(`other/${c}`)!)).toFixed(2)}` : ""
