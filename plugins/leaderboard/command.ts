@@ -22,6 +22,7 @@ export default defineCommand({
   pattern: "leaderboard [...dirs]",
   description: "Build the leaderboard (JSON, Markdown, static HTML) from results folders; `leaderboard verify <dir>` re-runs a sample",
   options: [
+    { flags: "--json", description: "Print a JSON summary (runs, rows, filters, problems, files) instead of two lines" },
     { flags: "--out <dir>", description: "Site folder to write", default: "site" },
     { flags: "--sample <k>", description: "verify: how many runs to re-run", default: 3 },
     { flags: "--seed <n>", description: "verify: seed of the random choice of runs", default: 1 },
@@ -63,6 +64,9 @@ export default defineCommand({
       // Paths and messages come from result folders: no control or escape sequence reaches the terminal.
       for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
       const lb = site.leaderboard
+      if (opts.json) {
+        return yield* Console.log(JSON.stringify({ runs: lb.entries.length, rows: lb.rows.length, filters: lb.filters, problems: lb.problems, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
+      }
       yield* Console.log(`${lb.entries.length} runs, ${lb.rows.length} rows, ${lb.filters.length} filters, ${lb.problems.length} file problem(s)`)
       yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
     })

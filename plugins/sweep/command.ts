@@ -32,6 +32,7 @@ export default defineCommand({
   pattern: "sweep <spec>",
   description: "Run a sweep (a preset name or a .ts/.json/.yaml spec) with parallel workers, then build the leaderboard",
   options: [
+    { flags: "--json", description: "End with the outcome as JSON (counts, wall time, the leaderboard files) instead of two lines" },
     { flags: "--workers <n>", description: "Worker processes (default: number of cores)" },
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
@@ -96,10 +97,11 @@ export default defineCommand({
       }
       const site = yield* writeSite([outDir], siteDir)
       for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${p.path}: ${p.message}\n`)
-      yield* Console.log(
+      if (opts.json) yield* Console.log(JSON.stringify({ sweep: spec.name, ...outcome, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
+      else yield* Console.log(
         `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
       )
-      yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
+      if (!opts.json) yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
       if (outcome.fatal !== undefined) {
         process.stderr.write(`error: the sweep could not run: ${outcome.fatal}\n`)
         process.exitCode = 1

@@ -36,7 +36,8 @@ export default defineCommand({
     { flags: "--val-seeds <n>", description: "Validation episodes (seeds 123..)", default: 64 },
     { flags: "--max-tokens <n>", description: "Completion token cap in validation (default: the trainer's 64, or the longest teacher completion if longer)" },
     { flags: "--init <checkpoint>", description: "Continue from this checkpoint (same env and preset; its Adam state and step carry on)" },
-    { flags: "--out <dir>", description: "Output folder", default: "runs/sft" }
+    { flags: "--out <dir>", description: "Output folder", default: "runs/sft" },
+    { flags: "--json", description: "Print the result as one JSON object on stdout (progress goes to stderr)" }
   ],
   examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft", "ragen-bench sft --env countdown --init runs/sft/countdown-v1-tiny-s0.safetensors --steps 1000 --out runs/sft-more"],
   run: (_args, opts) =>
@@ -63,24 +64,28 @@ export default defineCommand({
       const init = opts.init === undefined ? undefined : String(opts.init)
       if (init !== undefined && !existsSync(init)) return yield* new UsageError({ field: "init", message: `--init ${init}: file does not exist` })
       if (init !== undefined && resolve(init) === resolve(path)) return yield* new UsageError({ field: "out", message: `--out ${out} would overwrite the --init checkpoint; give another --out` })
+      // With --json, progress lines go to stderr and stdout holds only the JSON result.
+      const say = (l: string) => (opts.json ? console.error(l) : console.log(l))
+      const result: Record<string, unknown> = { env: envE.fullId, checkpoint: path }
       const work = async (): Promise<void> => {
         const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
         // Same seed ⇒ same teacher turns and held-out split as the run that wrote the checkpoint.
         if (init !== undefined) await policy.load(init)
         const data = await collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
-        console.log(`sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
+        say(`sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
         // A validation cap below the teacher's own longest completion cuts off correct answers
         // (Countdown's 4-number traces run to ~76 tokens); envs whose traces fit keep 64.
         let longest = 0
         for (const t of data) longest = Math.max(longest, policy.tokenizer.encode(t.completion).length)
         const maxTokens = maxTokensOpt ?? Math.max(64, longest)
         const r = await runSft(policy, data, { steps, lr, batch, targetAcc, evalEvery: 50, maxGradNorm: 1, seed, cooldown }, (p) => {
-          if (p.heldOutAcc !== undefined) console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  held-out token acc ${p.heldOutAcc.toFixed(4)}  ${p.seconds.toFixed(1)}s`)
+          if (p.heldOutAcc !== undefined) say(`step ${p.step}  loss ${p.loss.toFixed(4)}  held-out token acc ${p.heldOutAcc.toFixed(4)}  ${p.seconds.toFixed(1)}s`)
         })
         mkdirSync(out, { recursive: true })
         await policy.save(path)
-        console.log(`trained ${r.steps} steps in ${r.seconds.toFixed(1)}s (${Math.round(r.tokens / r.seconds)} completion tokens/s); held-out token accuracy ${r.heldOutAcc.toFixed(4)}`)
-        console.log(`checkpoint: ${path}`)
+        Object.assign(result, { steps: r.steps, seconds: r.seconds, heldOutTokenAccuracy: r.heldOutAcc })
+        say(`trained ${r.steps} steps in ${r.seconds.toFixed(1)}s (${Math.round(r.tokens / r.seconds)} completion tokens/s); held-out token accuracy ${r.heldOutAcc.toFixed(4)}`)
+        say(`checkpoint: ${path}`)
         if (valSeeds > 0) {
           const s = await policySuccess(policy, spec, envOptions, valSeeds, 0.5, seed, maxTokens)
           const teacher = teacherSuccess(spec, envOptions, valSeeds, seed)
@@ -88,8 +93,9 @@ export default defineCommand({
           // 8 distinct validation states (as in the paper's P = 8 groups)
           const prompts = [...new Set(Array.from({ length: 64 }, (_, i) => buildPrompt({ observation: env.reset(VAL_SEED_START + i) })))].slice(0, 8)
           const retrieval = await reasoningRetrieval(policy, prompts, 0.5, seed, maxTokens)
-          console.log(`reasoning retrieval accuracy over ${prompts.length} prompts: ${retrieval.toFixed(3)} (chance ${(1 / prompts.length).toFixed(3)})`)
-          console.log(`validation (${valSeeds} seeds from 123, T=0.5, cap ${maxTokens} tokens): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`)
+          Object.assign(result, { valSeeds, success: s.success, formatValid: s.format_valid, factAccuracy: s.fact_accuracy, teacherSuccess: teacher, reasoningRetrieval: retrieval })
+          say(`reasoning retrieval accuracy over ${prompts.length} prompts: ${retrieval.toFixed(3)} (chance ${(1 / prompts.length).toFixed(3)})`)
+          say(`validation (${valSeeds} seeds from 123, T=0.5, cap ${maxTokens} tokens): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`)
         }
       }
       const failed = yield* Effect.promise(() => work().then(() => undefined, (e) => {
@@ -97,6 +103,6 @@ export default defineCommand({
         throw e
       }))
       if (failed) return yield* Effect.fail(failed)
-      yield* Console.log("done")
+      yield* Console.log(opts.json ? JSON.stringify(result, null, 2) : "done")
     })
 })

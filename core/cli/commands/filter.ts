@@ -30,6 +30,7 @@ export default defineCommand({
   pattern: "filter <action> [file]",
   description: "Run a rollout filter on a groups file and print what it keeps (action: apply)",
   options: [
+    { flags: "--json", description: "JSON output (the default: the command prints JSON; the flag is accepted like on every command that prints results)" },
     { flags: "--filter <id>", description: "Filter id (see `ragen-bench list filters`)" },
     { flags: "--filter-value <v>", description: "Value of the filter's main option (e.g. p for top-p)" },
     { flags: "--option <kv>", description: "Filter option name=value (repeatable)" },

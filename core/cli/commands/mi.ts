@@ -54,6 +54,7 @@ export default defineCommand({
   pattern: "mi <file>",
   description: "Compute the MI proxies (retrieval, MI-Est, z-scores, entropies, regime) of a cross-score matrix",
   options: [
+    { flags: "--json", description: "JSON output (the default: the command prints JSON; the flag is accepted like on every command that prints results)" },
     { flags: "--prefix <name>", description: "Also print the proxies as metric names under this prefix (e.g. mi/first_turn)" },
     { flags: "--h-threshold <x>", description: `H(Z|X) threshold of the regimes, nats/token (default ${defaultRegimeThresholds.hZGivenX})` },
     { flags: "--mi-threshold <x>", description: `MI-Seq-Est/log N threshold of the regimes (default ${defaultRegimeThresholds.miFraction})` }
