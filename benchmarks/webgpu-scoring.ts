@@ -11,7 +11,8 @@
  * CPU and GPU alternating. Tokens/s counts every scored token of the R × N matrix.
  * On a software adapter (lavapipe, SwiftShader) the GPU figure is a correctness figure only.
  *
- * Usage: bun benchmarks/webgpu-scoring.ts [--iters 3] [--stress] [--backend auto|navigator|dawn|deno] [--json]
+ * Usage: bun benchmarks/webgpu-scoring.ts [--iters 3] [--cases p8,p32,stress] [--backend auto|navigator|dawn|deno|none] [--json]
+ *        (default cases p8,p32; --backend none times the CPU scorer alone)
  *        deno run -A benchmarks/webgpu-scoring.ts …   (Deno's navigator.gpu in process)
  */
 import { frozenLakeSpec } from "../envs/frozenlake/env.ts"
@@ -28,9 +29,9 @@ const flag = (name: string, d: number) => {
   return args.includes(name) && Number.isInteger(v) && v >= 1 ? v : d
 }
 const iters = flag("--iters", 3)
-const stress = args.includes("--stress")
+const wanted = (args.includes("--cases") ? args[args.indexOf("--cases") + 1]! : "p8,p32").split(",")
 const asJson = args.includes("--json")
-const backendArg = args.includes("--backend") ? (args[args.indexOf("--backend") + 1] as BackendChoice) : "auto"
+const backendArg = args.includes("--backend") ? (args[args.indexOf("--backend") + 1] as BackendChoice | "none") : "auto"
 const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: string } } }
 const runtime = g.Bun ? `bun ${g.Bun.version}` : g.Deno ? `deno ${g.Deno.version.deno}` : "node"
 
@@ -52,15 +53,15 @@ const batch = async (P: number, G: number) => {
   return { prompts, reasonings: samples.map((c) => parseResponse(c.text).reasoning) }
 }
 
-const cases: Array<{ name: string; P: number; G: number; cols: number }> = [
-  { name: "P=8 G=16", P: 8, G: 16, cols: 8 },
-  { name: "P=32 G=8", P: 32, G: 8, cols: 32 },
-  ...(stress ? [{ name: "stress 1024x64", P: 64, G: 16, cols: 64 }] : [])
-]
+const cases = [
+  { key: "p8", name: "P=8 G=16", P: 8, G: 16, cols: 8 },
+  { key: "p32", name: "P=32 G=8", P: 32, G: 8, cols: 32 },
+  { key: "stress", name: "stress 1024x64", P: 64, G: 16, cols: 64 }
+].filter((c) => wanted.includes(c.key))
 
 const cpu = makeCpuScorer(policy)
 const t0 = performance.now()
-const { backend, reasons } = await openBackend(backendArg, defaultWebGpuOptions)
+const { backend, reasons } = backendArg === "none" ? { backend: undefined, reasons: ["--backend none"] } : await openBackend(backendArg, defaultWebGpuOptions)
 const probeSeconds = (performance.now() - t0) / 1000
 const warnings: string[] = []
 const gpu = backend ? makeWebGpuScorer(policy, view, backend, defaultWebGpuOptions, (l) => warnings.push(l)) : undefined

@@ -6,7 +6,10 @@
  */
 import { afterAll, describe, expect, test } from "bun:test"
 import { makeCpuScorer } from "../../plugins/scorers/cpu.ts"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { GpuBackend } from "../../plugins/webgpu/backend.ts"
+import { DenoChildBackend } from "../../plugins/webgpu/child.ts"
 import { GpuFailure } from "../../plugins/webgpu/engine.ts"
 import plugin, { WebGpuOptions } from "../../plugins/webgpu/plugin.ts"
 import { defaultWebGpuOptions, makeWebGpuScorer, tinylmView, type WebGpuScorer } from "../../plugins/webgpu/scorer.ts"
@@ -70,6 +73,12 @@ describe("fallback on typed GPU failures (no adapter needed)", () => {
       expect(s.backendName()).toContain("cpu")
     })
   }
+
+  test("a Deno binary that does not start is a reason, not a crash", async () => {
+    const r = await DenoChildBackend.start({ maxPositions: 1024, deno: join(tmpdir(), "no-such-deno-binary") })
+    expect("reason" in r).toBe(true)
+    if ("reason" in r) expect(r.reason).toMatch(/deno child: .*(could not start|exited)/)
+  })
 
   test("a policy without tinylm weights: auto says why and uses the CPU; webgpu is a usage error", async () => {
     const policy = { id: "echo", sample: async () => [], score: async (r: ReadonlyArray<unknown>) => r.map(() => ({ tokens: [], logprobs: new Float32Array(0) })) } as any
