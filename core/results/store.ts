@@ -3,7 +3,7 @@
  * "<env>-<algo>-<filter>-s<seed>-<hash>"; config.json, metrics.jsonl, summary.json, checkpoints.
  */
 import { Effect, Schema } from "effect"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { FileFormatError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
@@ -195,7 +195,7 @@ export const isComplete = (dir: string): boolean => {
   const p = join(dir, "summary.json")
   if (!existsSync(p)) return false
   try {
-    const r = decodeSync(RunSummary, JSON.parse(readFileSync(p, "utf8")))
+    const r = decodeSync(RunSummary, JSON.parse(new TextDecoder().decode(readRegularFileSync(p, 64 << 20))))
     return r.ok && r.value.status === "complete"
   } catch {
     return false

@@ -6,8 +6,8 @@
  */
 import { Cause, Effect, Exit, Schema, type SchemaAST } from "effect"
 import type * as SchemaIssue from "effect/SchemaIssue"
-import { readFileSync } from "node:fs"
 import { FileFormatError, UsageError } from "../errors.ts"
+import { readRegularFileSync } from "../files.ts"
 import { nearest } from "../text.ts"
 
 /** Keys that must never be walked or assigned (prototype pollution). */
@@ -107,7 +107,8 @@ export const readJsonFile = <T>(schema: Schema.Codec<T, any>, path: string, opti
   Effect.suspend((): Effect.Effect<T, FileFormatError> => {
     let raw: string
     try {
-      raw = readFileSync(path, "utf8")
+      // Only a regular file, at most 64 MiB: a FIFO or a device named config.json cannot hang or flood a reader.
+      raw = new TextDecoder().decode(readRegularFileSync(path, 64 << 20))
     } catch (e) {
       return Effect.fail(new FileFormatError({ path, message: `cannot read ${path}: ${(e as Error).message}` }))
     }

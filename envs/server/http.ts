@@ -178,7 +178,7 @@ export const startHttp = (srv: Server, port: number, host: string, options: numb
       route(srv, req, limits).then(
         (r) => {
           send(res, r.reply, r.close)
-          if (r.close) res.once("finish", () => req.socket.destroySoon?.() ?? req.socket.end())
+          if (r.close) res.once("finish", () => req.socket.end())
         },
         (e) => {
           // A bug, not the client's fault; the message says what broke, never a stack.

@@ -5,6 +5,7 @@
  * `--resume` validates what it loads, and a sweep spec that is a folder is a one-line error.
  */
 import { afterAll, describe, expect, test } from "bun:test"
+import { spawnSync } from "node:child_process"
 import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -42,6 +43,10 @@ describe("the leaderboard build reports and skips bad run folders", () => {
     symlinkSync(join(root, "does-not-exist"), join(dir, "zz-dangling"))
     rmSync(join(dirMetrics!, "metrics.jsonl"))
     mkdirSync(join(dirMetrics!, "metrics.jsonl"))
+    // A FIFO in place of config.json would block a plain read forever.
+    const fifoRun = join(dir, "zz-fifo-run")
+    mkdirSync(fifoRun)
+    const hasFifo = spawnSync("mkfifo", [join(fifoRun, "config.json")]).status === 0
     expect(scanRunDirs(dir).problems.map((p) => p.message)).toEqual([expect.stringContaining("dangling link")])
     const site = await Effect.runPromise(writeSite([dir], join(dir, "..", "bad-folders-site")))
     const lb = site.leaderboard
@@ -49,6 +54,7 @@ describe("the leaderboard build reports and skips bad run folders", () => {
     const messages = lb.problems.map((p) => `${p.path}: ${p.message}`).join("\n")
     expect(messages).toContain("zz-dangling")
     expect(messages).toContain("not a regular file (a directory)")
+    if (hasFifo) expect(messages).toContain("not a regular file (a FIFO)")
   })
 
   test("a 2-million-line metrics file builds (no spread of all values); long curves are thinned", async () => {
