@@ -68,6 +68,17 @@ describe("leaderboard build", () => {
     expect(split.rows[0]!.cells[0]!.configHash).not.toBe(split.rows[1]!.cells[0]!.configHash)
   })
 
+  test("a run folder of an older results format is one clear problem, not a crash", () => {
+    const dir = join(tempDir("lb"), "results")
+    const [old] = writeRuns(dir, [{ env: "frozenlake", filter: "none", seed: 1, peak: 0.5 }, { env: "frozenlake", filter: "none", seed: 2, peak: 0.7 }])
+    const cfgPath = join(old!, "config.json")
+    const { semantics: _s, plugins: _p, host: _h, ...v1 } = JSON.parse(readFileSync(cfgPath, "utf8"))
+    writeFileSync(cfgPath, JSON.stringify({ ...v1, format: 1 }))
+    const lb = build(dir)
+    expect(lb.entries.length).toBe(1)
+    expect(lb.problems.map((p) => p.message).join("\n")).toContain("results format 1 was written by an older ragen-bench")
+  })
+
   test("charts per group hold one series per filter; missing metrics are noted", () => {
     const dir = join(tempDir("lb"), "results")
     writeRuns(dir, standardRuns)
