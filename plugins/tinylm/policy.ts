@@ -14,7 +14,7 @@ import { type AdamWConfig, adamwStep, globalNorm, type LrSchedule, lrFactor } fr
 import { checkConfig, type ModelConfig } from "./config.ts"
 import { GPT } from "./model.ts"
 import { type Chunk, loadChunk, planChunks } from "./prefix.ts"
-import { readSafetensors, writeSafetensors } from "./safetensors.ts"
+import { metadataJson, readSafetensors, writeSafetensors } from "./safetensors.ts"
 import { sampleChunk, SamplerScratch } from "./sampler.ts"
 import { runSft } from "./sft.ts"
 import { Tokenizer, type TokenizerJson } from "./tokenizer.ts"
@@ -357,7 +357,11 @@ export const readCheckpoint = (path: string): Checkpoint => {
   }
   const md = file.metadata
   if (md.format !== FORMAT) throw new UsageError({ field: "checkpoint", message: `${path} is not a tinylm checkpoint (metadata format ${md.format ?? "missing"}, expected ${FORMAT})` })
-  return { config: JSON.parse(md.config!), tokenizer: JSON.parse(md.tokenizer!), step: Number(md.step ?? 0), file }
+  try {
+    return { config: metadataJson(file, "config") as ModelConfig, tokenizer: metadataJson(file, "tokenizer") as TokenizerJson, step: Number(md.step ?? 0), file }
+  } catch (e) {
+    throw new UsageError({ field: "checkpoint", message: `cannot read checkpoint ${path}: ${(e as Error).message}` })
+  }
 }
 
 /** A policy with the checkpoint's own config and tokenizer, loaded. */

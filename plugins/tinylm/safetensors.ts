@@ -104,6 +104,17 @@ export const decodeSafetensors = (bytes: Uint8Array): SafetensorsFile => {
   return { metadata, tensors }
 }
 
+/** A metadata entry holding JSON, parsed; a missing or torn entry is a one-line error naming it. */
+export const metadataJson = (file: SafetensorsFile, key: string): unknown => {
+  const text = file.metadata[key]
+  if (text === undefined) throw new Error(`metadata entry "${key}" is missing`)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new Error(`metadata entry "${key}" is not valid JSON (a torn or edited file)`)
+  }
+}
+
 /** The first tensor holding a NaN or an infinity, with the index, or undefined. */
 export const firstNonFinite = (file: SafetensorsFile): { tensor: string; index: number; value: number } | undefined => {
   for (const [tensor, t] of file.tensors) {

@@ -21,6 +21,7 @@ import { md, renderMarkdown } from "../../plugins/leaderboard/markdown.ts"
 import { writeSite } from "../../plugins/leaderboard/site.ts"
 import { lineChart } from "../../plugins/leaderboard/svg.ts"
 import { externalInputs, verifyRuns } from "../../plugins/leaderboard/verify.ts"
+import { FORMAT as CHECKPOINT_FORMAT, readCheckpoint } from "../../plugins/tinylm/policy.ts"
 import { decodeSafetensors, encodeSafetensors, readSafetensors } from "../../plugins/tinylm/safetensors.ts"
 import { runCli } from "../helpers/cli.ts"
 import { writeRuns } from "../leaderboard/fixtures.ts"
@@ -257,3 +258,16 @@ test("--steps -1 and --steps=-1 are one-line usage errors (exit 2), before anyth
   }
   expect(runCli(["train", "--env", "frozenlake", "--out", out, "--steps=-1"]).stderr).toContain("--steps")
 }, 180_000)
+
+test("checkpoint metadata that is not JSON is a one-line usage error, not a stack trace", () => {
+  const p = join(fresh("meta"), "w.safetensors")
+  writeFileSync(p, encodeSafetensors([{ name: "wte", shape: [1], data: new Float32Array([1]) }], { format: CHECKPOINT_FORMAT, config: '{"d": 6', tokenizer: "{}" }))
+  let err: { _tag?: string; message: string } | undefined
+  try {
+    readCheckpoint(p)
+  } catch (e) {
+    err = e as { _tag?: string; message: string }
+  }
+  expect(err?._tag).toBe("UsageError")
+  expect(err?.message).toContain('metadata entry "config" is not valid JSON')
+})
