@@ -1,38 +1,19 @@
 /**
  * Whether a worker may run a job: same code version as the coordinator, and every plugin the
- * run uses present with the same version and content hash. Results never mix code versions.
- *
- * A plugin's content hash here is a hash of its name, version and, for each contributed item,
- * its id and the source text of its functions (Function.prototype.toString): a plugin file
- * edited without a version bump hashes differently. Helpers a plugin imports are not covered;
- * the code version covers the project's own files.
+ * run uses present with the same version and content hash — the records config.json keeps
+ * (core/config.ts pluginHash: the sha256 of a user plugin's file; "builtin" for the built-ins,
+ * which the code version covers). Results never mix code versions.
  */
 import type { Plugin } from "../../core/contracts/index.ts"
-import { canonicalJson, sha256Hex } from "../../core/hash.ts"
-import { type Kind, kinds, type RegistryData, resolveEntry } from "../../core/registry.ts"
+import { pluginHash } from "../../core/config.ts"
+import { type Kind, type RegistryData, resolveEntry } from "../../core/registry.ts"
 import type { RunConfig } from "../../core/schema/run-config.ts"
 import { Effect, Exit } from "effect"
 import type { PluginRef } from "./job.ts"
 
-const itemFingerprint = (x: unknown): unknown => {
-  if (typeof x === "function") return x.toString()
-  if (!x || typeof x !== "object") return x ?? null
-  const out: Record<string, unknown> = {}
-  for (const k of Object.keys(x).sort()) {
-    const v = (x as Record<string, unknown>)[k]
-    if (typeof v === "function") out[k] = v.toString()
-    else if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v
-  }
-  return out
-}
+export const pluginRef = (p: Plugin): PluginRef => ({ name: p.name, version: p.version, hash: pluginHash(p) })
 
-export const pluginRef = (p: Plugin): PluginRef => {
-  const parts: Record<string, unknown> = { name: p.name, version: p.version }
-  for (const kind of kinds) parts[kind] = ((p[kind] ?? []) as ReadonlyArray<unknown>).map(itemFingerprint)
-  return { name: p.name, version: p.version, hash: sha256Hex(canonicalJson(parts)).slice(0, 12) }
-}
-
-/** The plugins that provide what a run names: its env, algorithm, filter (and the filter a `like` option names), policy. */
+/** The plugins that provide what a run names: env, algorithm, filter (and the filter a `like` option names), policy, scorer. */
 export const pluginsOfRun = (data: RegistryData, config: RunConfig): PluginRef[] => {
   const names = new Set<string>()
   const use = (kind: Kind, id: unknown): void => {
@@ -45,6 +26,7 @@ export const pluginsOfRun = (data: RegistryData, config: RunConfig): PluginRef[]
   use("filters", config.filter)
   use("filters", (config.filterOptions as Record<string, unknown>).like)
   use("policies", config.policy)
+  use("scorers", (config.train as Record<string, unknown>).scorer)
   return data.plugins.filter((p) => names.has(p.name)).map(pluginRef).sort((a, b) => a.name.localeCompare(b.name))
 }
 

@@ -44,6 +44,13 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
   const say = (s: string): void => opts.log(scrub(opts.target, s))
 
   const processor = async (job: Job): Promise<JobResult> => {
+    // The code version first: a coordinator on other code may also send data this code cannot decode.
+    const theirs = (job.data as { codeVersion?: unknown } | undefined)?.codeVersion
+    if (typeof theirs === "string" && theirs !== self.codeVersion) {
+      const why = refusal({ codeVersion: theirs, plugins: [] }, self)!
+      say(`refused job ${job.id}: ${why}`)
+      throw new UnrecoverableError(`refused by worker ${name}: ${why}`)
+    }
     const d = decodeSync(JobData, job.data)
     if (!d.ok) throw new UnrecoverableError(`job ${job.id} does not decode on worker ${name}: ${d.message}`)
     const data = d.value

@@ -109,9 +109,16 @@ export interface Proc {
   exited: Promise<number>
 }
 
+/**
+ * Every process of a test reports the package version as its code version (git finds no
+ * repository): a commit made in this working tree by someone else mid-test would otherwise give
+ * the workers and the coordinator different code versions, which the workers rightly refuse.
+ */
+const NO_GIT = { GIT_DIR: join(tmpdir(), "ragen-no-git") }
+
 /** The CLI in the background; stdout and stderr captured together. */
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Proc => {
-  const child = spawn(bunBin, [mainTs, ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(bunBin, [mainTs, ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1", ...NO_GIT, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()))

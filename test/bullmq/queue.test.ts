@@ -5,8 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Queue } from "bullmq"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { root } from "../helpers/cli.ts"
 import { isComplete } from "../../core/results/store.ts"
 import { fixturePlugin, smallSpec, tempDir, writeSpec } from "../sweep/helpers.ts"
 import { cli, type Proc, readTree, redisAvailable, type RedisHandle, stableConfig, stableSummary, startCli, startRedis, stopProc, waitFor } from "./helpers.ts"
@@ -190,5 +192,19 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     const summary = JSON.parse(readFileSync(join(dir2, "results", readTree(join(dir2, "results")).keys().next().value!.split("/")[0]!, "summary.json"), "utf8"))
     expect(summary.error).toContain("refused by worker")
     expect(bare.output()).toContain("refused")
+
+    // a worker with another content of the same plugin (name and version equal, the file edited)
+    await flush()
+    const dir3 = tempDir("bullmq")
+    const edited = join(dir3, "sweep-policy-edited.ts")
+    const text = readFileSync(fixturePlugin, "utf8")
+      .replace(/from "effect"/, `from ${JSON.stringify(import.meta.resolve("effect"))}`)
+      .replace(/from "\.\.\/\.\.\/\.\.\/core\/contracts\/index\.ts"/, `from ${JSON.stringify(pathToFileURL(join(root, "core", "contracts", "index.ts")).href)}`)
+    writeFileSync(edited, `${text}\n// edited: same name and version, other content\n`)
+    const other = startCli(["worker", "--queue", redis.url, "--plugin", edited, "--work-dir", join(dir3, "work")], fake(5))
+    procs.push(other)
+    const r3 = await cli(sweepArgs(redis.url, writeSpec(dir3, spec4()), dir3), fake(5))
+    expect(r3.code).toBe(1)
+    expect(r3.out).toContain(`plugin "sweep-fixture" 0.0.1 differs in content`)
   }, 120_000)
 })
