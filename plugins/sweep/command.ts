@@ -12,6 +12,7 @@ import { defineCommand } from "../../core/contracts/command.ts"
 import type { SweepExecutor } from "../../core/contracts/index.ts"
 import { isUserError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
+import { terminalSafe } from "../../core/text.ts"
 import { decodeInput } from "../../core/schema/decode.ts"
 
 /** `--queue URL` runs the sweep on the "bullmq" executor (plugins/bullmq) instead of the local pool. */
@@ -96,7 +97,7 @@ export default defineCommand({
         return yield* Console.log(`sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`)
       }
       const site = yield* writeSite([outDir], siteDir)
-      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${p.path}: ${p.message}\n`)
+      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
       if (opts.json) yield* Console.log(JSON.stringify({ sweep: spec.name, ...outcome, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
       else yield* Console.log(
         `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
