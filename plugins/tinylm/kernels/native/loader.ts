@@ -10,12 +10,14 @@ import { bindNative, type NativeIsa, nativeStatus } from "./ffi.ts"
 const backends = new Map<NativeIsa, { backend: FastBackend; kernels: Kernels }>()
 
 /**
- * Split thresholds for the native kernels, re-measured (benchmarks/tinylm-trainer-shapes.ts, docs/kernels.md):
- * a kernel call runs 3–5× faster than in wasm while a job round trip costs the same, so a call must be
- * larger before two threads pay.
+ * Split thresholds for the native kernels (wasm: 2^20 and 2^16): a native call runs 3–8× faster than
+ * the wasm one while a job round trip costs the same, so a call must be ≈ 4× larger before the second
+ * thread pays. `bun benchmarks/tinylm-trainer-shapes.ts 3 --splits` (benchmarks/results/tinylm.md)
+ * put 2^22 first for training and scoring, on a loaded machine (noisy); decode steps (32 rows) stay
+ * on one thread at every setting tried.
  */
-export const NATIVE_SPLIT_MATMUL = 1 << 21
-export const NATIVE_SPLIT_POINTWISE = 1 << 17
+export const NATIVE_SPLIT_MATMUL = 1 << 22
+export const NATIVE_SPLIT_POINTWISE = 1 << 18
 
 const splits = { matmul: NATIVE_SPLIT_MATMUL, pointwise: NATIVE_SPLIT_POINTWISE }
 
