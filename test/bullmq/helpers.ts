@@ -127,7 +127,7 @@ export const startCli = (args: ReadonlyArray<string>, env: Record<string, string
 }
 
 /** Run the CLI to its end. */
-export const cli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMs = 90_000): Promise<{ code: number; out: string }> => {
+export const cli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMs = 150_000): Promise<{ code: number; out: string }> => {
   const p = startCli(args, env)
   const timer = setTimeout(() => p.child.kill("SIGKILL"), timeoutMs)
   const code = await p.exited

@@ -91,7 +91,7 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     // a second sweep finds everything complete and enqueues nothing
     const again = await cli(sweepArgs(redis.url, writeSpec(dir, spec), dir), fake(20))
     expect(again.out).toContain("0 done, 4 already complete")
-  }, 90_000)
+  }, 180_000)
 
   test("--detach twice enqueues each run once; status shows it; a worker runs them; collect gathers them", async () => {
     await flush()
@@ -111,7 +111,7 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     expect(st.code).toBe(0)
     expect(st.out).toContain("sweep small: 0/4 done, 0 running, 4 queued, 0 failed")
     worker(redis.url, join(dir, "work"), 5)
-    await waitFor("4 completed jobs", async () => (await q.getJobCounts("completed")).completed === 4, 60_000)
+    await waitFor("4 completed jobs", async () => (await q.getJobCounts("completed")).completed === 4, 120_000)
     await q.close()
     const st2 = await cli(["sweep", "status", "--queue", redis.url, "--out", join(dir, "results")])
     expect(st2.out).toContain("sweep small: 4/4 done")
@@ -122,7 +122,7 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     expectSameResults(await localResults(spec), join(dir, "results"))
     const col2 = await cli(["sweep", "collect", "--queue", redis.url, "--out", join(dir, "results"), "--leaderboard", join(dir, "site")])
     expect(col2.out).toContain("0 new, 4 already there")
-  }, 120_000)
+  }, 180_000)
 
   test("a SIGKILLed worker's run is retried on the other worker; same results", async () => {
     await flush()
@@ -132,9 +132,9 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     const w1 = worker(redis.url, join(dir, "work1"), 80)
     const sweep = startCli(sweepArgs(redis.url, writeSpec(dir, spec), dir), fake(80))
     procs.push(sweep)
-    await waitFor("worker 1 to start a run", () => w1.output().includes("start frozenlake"), 30_000)
+    await waitFor("worker 1 to start a run", () => w1.output().includes("start frozenlake"), 60_000)
     const w2 = worker(redis.url, join(dir, "work2"), 80)
-    await waitFor("worker 2 to start a run", () => w2.output().includes("start frozenlake"), 30_000)
+    await waitFor("worker 2 to start a run", () => w2.output().includes("start frozenlake"), 60_000)
     await new Promise((r) => setTimeout(r, 300))
     w1.child.kill("SIGKILL")
     expect(await sweep.exited).toBe(0)
@@ -145,7 +145,7 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     const doneBy2 = (w2.output().match(/done {2}frozenlake/g) ?? []).length
     expect(doneBy1 + doneBy2).toBeGreaterThanOrEqual(4)
     expect(doneBy2).toBeGreaterThanOrEqual(4 - doneBy1)
-  }, 120_000)
+  }, 180_000)
 
   test("Redis restarting mid-sweep (no persistence): workers reconnect, missing runs are re-enqueued, the sweep completes", async () => {
     await flush()
@@ -163,7 +163,7 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     expect(sweep.output()).toContain("re-enqueued")
     expectSameResults(await localResults(spec), join(dir, "results"))
     for (const d of readTree(join(dir, "results")).keys()) if (d.endsWith("summary.json")) expect(isComplete(join(dir, "results", d.split("/")[0]!))).toBe(true)
-  }, 120_000)
+  }, 180_000)
 
   test("a failing run is tried 3 times then recorded failed with its error; a worker without the run's plugin refuses it", async () => {
     await flush()
@@ -206,5 +206,5 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     const r3 = await cli(sweepArgs(redis.url, writeSpec(dir3, spec4()), dir3), fake(5))
     expect(r3.code).toBe(1)
     expect(r3.out).toContain(`plugin "sweep-fixture" 0.0.1 differs in content`)
-  }, 120_000)
+  }, 180_000)
 })

@@ -60,7 +60,7 @@ describe.skipIf(!redisAvailable)("a password-protected Redis, and TLS", () => {
     expect(wrong.code).toBe(2)
     expect(wrong.out).toContain("WRONGPASS")
     expectNoPassword([...texts, wrong.out, ...readTree(dir).values()])
-  }, 120_000)
+  }, 180_000)
 
   test.skipIf(!cert)("rediss:// (TLS) with a password, the CA from RAGEN_REDIS_CA; without the CA it is refused", async () => {
     const redis = await startRedis({ password: PASSWORD, tls: cert! })
@@ -71,5 +71,5 @@ describe.skipIf(!redisAvailable)("a password-protected Redis, and TLS", () => {
     expect(untrusted.out).toContain("self signed certificate")
     const { dir, texts } = await sweepThrough(redis, { RAGEN_REDIS_CA: cert!.cert })
     expectNoPassword([...texts, untrusted.out, ...readTree(dir).values()])
-  }, 120_000)
+  }, 180_000)
 })
