@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import { Effect } from "effect"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { openRun, scanRunDirs } from "../../core/results/store.ts"
@@ -271,3 +271,14 @@ test("checkpoint metadata that is not JSON is a one-line usage error, not a stac
   expect(err?._tag).toBe("UsageError")
   expect(err?.message).toContain('metadata entry "config" is not valid JSON')
 })
+
+test("a results bundle's own ragen-bench.config.ts is not loaded by `leaderboard` run inside it", () => {
+  const bundle = fresh("bundle")
+  writeRuns(join(bundle, "results"), [{ env: "frozenlake", filter: "none", seed: 1, peak: 0.5 }])
+  const marker = join(bundle, "pwned")
+  writeFileSync(join(bundle, "ragen-bench.config.ts"), `import { writeFileSync } from "node:fs"\nwriteFileSync(${JSON.stringify(marker)}, "ran")\nexport default { plugins: [] }\n`)
+  const r = runCli(["leaderboard", "results", "--out", "site"], { cwd: bundle, timeoutMs: 120_000 })
+  expect(r.code).toBe(0)
+  expect(r.stderr).toContain("is not loaded")
+  expect(existsSync(marker)).toBe(false)
+}, 120_000)
