@@ -21,6 +21,7 @@
  */
 import { spawnSync } from "node:child_process"
 import { accessSync, constants } from "node:fs"
+import { loadavg } from "node:os"
 import { delimiter, join } from "node:path"
 import { Bench } from "tinybench"
 import { projectRoot } from "../core/runtime.ts"
@@ -152,7 +153,7 @@ for (const c of cases) {
       got[s]!.push(f)
       line.push(`${s} ${Math.round(f.train)}/${Math.round(f.score)}/${Math.round(f.sample)}`)
     }
-    console.log(`  ${c.name} rep ${r + 1} (train/score/sample tok/s): ${line.join(" | ")} | load ${loadAvg()}`)
+    console.log(`  ${c.name} rep ${r + 1} (train/score/sample tok/s): ${line.join(" | ")} | load ${loadavg()[0]!.toFixed(2)}`)
   }
   const T = c.ctx
   const row: Record<string, unknown> = { case: `${c.name}: d64 2L 4H vocab 128 ctx ${T}, batch ${c.B}x${T}` }
@@ -177,12 +178,4 @@ for (const c of cases) {
   }
   rows.push(row)
   console.log(json ? JSON.stringify({ ...row, runtime, tinybench: tinybenchVersion, reps, steps, peak }) : `${row.case}\n${sides.map((s) => `  ${s} ${JSON.stringify(row[s])}`).join("\n")}\n  ratios ${JSON.stringify(row.ratios)}`)
-}
-
-function loadAvg(): string {
-  try {
-    return require("node:os").loadavg()[0].toFixed(2)
-  } catch {
-    return "?"
-  }
 }
