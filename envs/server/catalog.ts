@@ -18,11 +18,11 @@ export interface EnvCatalog {
  * nearest known one) and build the env, wrapped in the harness's action budget (core/env/
  * time-limit.ts: the env server and `play` truncate as the rollout does); errors name the field.
  */
-export const makeEnv = (spec: EnvSpec, raw: unknown): { ok: true; env: Env; options: unknown } | { ok: false; message: string } => {
+export const makeEnv = (spec: EnvSpec, raw: unknown, budget = spec.actionBudget): { ok: true; env: Env; options: unknown } | { ok: false; message: string } => {
   const decoded = decodeSync(spec.options, raw ?? {})
   if (!decoded.ok) return { ok: false, message: `invalid options for ${spec.id}: ${decoded.message}` }
   try {
-    return { ok: true, env: withTimeLimit(spec.make(decoded.value), spec.actionBudget), options: decoded.value }
+    return { ok: true, env: withTimeLimit(spec.make(decoded.value), budget), options: decoded.value }
   } catch (e) {
     return { ok: false, message: `cannot build ${spec.id}: ${(e as Error).message}` }
   }

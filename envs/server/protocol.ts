@@ -1,7 +1,7 @@
 /**
  * The env server protocol (docs/env-server.md), transport-free: a decoded request in, a status
  * and a JSON body out. HTTP and stdio both call `handle`.
- *   create {env, seed?, options?}  → {id, observation, env, maxTurns, actionBudget, instructions}
+ *   create {env, seed?, actionBudget?, options?} → {id, observation, env, maxTurns, actionBudget, instructions, resources?}
  *   step   {id, action}            → {observation, reward, terminated, truncated, info}
  *   reset  {id, seed?}             → {observation}
  *   envs                           → {envs: [{id, description}]}
@@ -23,6 +23,8 @@ const Seed = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 32 - 
 export const CreateRequest = Schema.Struct({
   env: Schema.String,
   seed: Schema.optional(Seed),
+  /** Steps per episode before truncation; default the env's own (e.g. metamathqa with maxAttempts k needs k). */
+  actionBudget: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
   options: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 export const StepRequest = Schema.Struct({ id: Schema.String, action: Schema.String })
@@ -51,7 +53,7 @@ const NO_RESOURCES: Resources = new Map()
 
 type Prepared =
   | { reply: Reply }
-  | { id: string; spec: EnvSpec<any>; env: Env; options: unknown; seed: number; used: Record<string, unknown>; prepare: ReadonlyArray<() => Promise<unknown>> }
+  | { id: string; spec: EnvSpec<any>; env: Env; options: unknown; seed: number; budget: number; used: Record<string, unknown>; prepare: ReadonlyArray<() => Promise<unknown>> }
 
 /** Decode a create request and build its env (operator fields resolved first); no reset yet. */
 const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => {
@@ -61,9 +63,10 @@ const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => 
   if (!found.ok) return { reply: notFound(found.message) }
   const resolved = resolveOperatorOptions(found.spec, (r.value.options ?? {}) as Record<string, unknown>, srv.resources ?? NO_RESOURCES)
   if (!resolved.ok) return { reply: bad(resolved.message) }
-  const base = { id: found.id, spec: found.spec, seed: r.value.seed ?? 0, used: resolved.value.used, prepare: resolved.value.prepare }
+  const budget = r.value.actionBudget ?? found.spec.actionBudget
+  const base = { id: found.id, spec: found.spec, seed: r.value.seed ?? 0, budget, used: resolved.value.used, prepare: resolved.value.prepare }
   if (!build) return { ...base, env: undefined as unknown as Env, options: resolved.value.options }
-  const made = makeEnv(found.spec, resolved.value.options)
+  const made = makeEnv(found.spec, resolved.value.options, budget)
   if (!made.ok) return { reply: bad(made.message) }
   return { ...base, env: made.env, options: made.options }
 }
@@ -77,7 +80,7 @@ const created = (srv: Server, p: Exclude<Prepared, { reply: Reply }>, observatio
       observation,
       env: p.id,
       maxTurns: p.spec.maxTurns,
-      actionBudget: p.spec.actionBudget,
+      actionBudget: p.budget,
       instructions: p.spec.instructions(p.options),
       ...(Object.keys(p.used).length > 0 ? { resources: p.used } : {})
     }
