@@ -166,6 +166,45 @@ for (const isa of isas) {
       check("attention_prefixed B3 T6 C12 NH3", [[f.out!, refOut], [f.dqkv!, refD], [f.dpqkv!, refDp]])
     })
 
+    test("rows continuing a prefix equal attention over the concatenated rows bit for bit (forward, own gradients)", () => {
+      for (const [C, NH] of [[12, 3], [64, 4], [40, 2]] as const) {
+        const rng = new Rng(19)
+        const B = 2, Tb = 4, Tp = 5, Tk = Tp + Tb, lens = [4, 3], pref = [0, Tp, 0, 0]
+        const a = arena({ qkv: B * Tb * 3 * C, pqkv: Tp * 3 * C, dout: B * Tb * C, out: B * Tb * C, att: B * NH * Tb * Tk, dqkv: B * Tb * 3 * C, dpqkv: Tp * 3 * C, scratch: 2 * Tk }, rng, 1, { lens: B, pref: 2 * B })
+        a.i32.lens!.set(lens)
+        a.i32.pref!.set(pref)
+        a.f32.dqkv!.fill(0)
+        a.f32.dpqkv!.fill(0)
+        const f = a.f32
+        nk.attentionForwardPrefixed(f.out!, f.att!, f.qkv!, a.i32.lens!, B, Tb, C, NH, f.pqkv!, a.i32.pref!, Tk)
+        nk.attentionBackwardPrefixed(f.dqkv!, f.dpqkv!, f.scratch!, f.dout!, f.qkv!, f.att!, a.i32.lens!, B, Tb, C, NH, f.pqkv!, a.i32.pref!, Tk)
+        // the same rows with the prefix copied in front (T = Tk), dout zero on the prefix positions
+        const T = Tk, r = arena({ cq: B * T * 3 * C, out: B * T * C, att: B * NH * T * T, dout: B * T * C, dq: B * T * 3 * C, scratch: 2 * T }, rng, 1, { lens: B })
+        r.f32.cq!.fill(0)
+        r.f32.dout!.fill(0)
+        r.f32.dq!.fill(0)
+        for (let b = 0; b < B; b++) {
+          const P = pref[2 * b + 1]!
+          r.f32.cq!.set(f.pqkv!.subarray(pref[2 * b]! * 3 * C, (pref[2 * b]! + P) * 3 * C), b * T * 3 * C)
+          r.f32.cq!.set(f.qkv!.subarray(b * Tb * 3 * C, (b + 1) * Tb * 3 * C), (b * T + P) * 3 * C)
+          r.f32.dout!.set(f.dout!.subarray(b * Tb * C, (b * Tb + lens[b]!) * C), (b * T + P) * C)
+          r.i32.lens![b] = P + lens[b]!
+        }
+        nk.attentionForward(r.f32.out!, r.f32.att!, r.f32.cq!, r.i32.lens!, B, T, C, NH)
+        nk.attentionBackward(r.f32.dq!, r.f32.scratch!, r.f32.dout!, r.f32.cq!, r.f32.att!, r.i32.lens!, B, T, C, NH)
+        let fwd = 0, own = 0
+        for (let b = 0; b < B; b++) {
+          const P = pref[2 * b + 1]!
+          for (let t = 0; t < lens[b]!; t++) {
+            for (let c = 0; c < C; c++) fwd = Math.max(fwd, Math.abs(f.out![(b * Tb + t) * C + c]! - r.f32.out![(b * T + P + t) * C + c]!))
+            for (let c = 0; c < 3 * C; c++) own = Math.max(own, Math.abs(f.dqkv![(b * Tb + t) * 3 * C + c]! - r.f32.dq![(b * T + P + t) * 3 * C + c]!))
+          }
+        }
+        expect(fwd).toBe(0)
+        expect(own).toBe(0)
+      }
+    })
+
     test("GELU forward and backward, ragged lengths, saturation", () => {
       const rng = new Rng(13)
       for (const N of [1, 3, 4, 7, 17, 130, 1027]) {
