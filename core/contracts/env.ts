@@ -87,6 +87,12 @@ export interface Env<State = unknown> {
   readonly done: boolean
 }
 
+/** An option naming a file or a URL: its path in the options and which of the two. */
+export interface ExternalOption {
+  readonly path: ReadonlyArray<string>
+  readonly kind: "file" | "url"
+}
+
 export interface EnvSpec<Options = any> {
   /** Versioned local id, e.g. "sokoban-v1" (the registry namespaces it by plugin). */
   readonly id: string
@@ -101,6 +107,12 @@ export interface EnvSpec<Options = any> {
   readonly markov: boolean
   /** The trainer's default generation cap per turn (tokens) when the teacher's completions need more than 64. */
   readonly maxTokens?: number
+  /**
+   * Options that name a file or a URL (a dataset path, a retrieval server). They are operator
+   * settings: the env server takes them from its own command line and a client only names one;
+   * `leaderboard verify` does not re-run configs that set them unless allowed.
+   */
+  readonly externalOptions?: ReadonlyArray<ExternalOption>
   /** Build an env instance from decoded options. */
   make(options: Options): Env
   /**

@@ -134,6 +134,7 @@ const instructions = (o: MetaMathQAOptions): string =>
 
 export const metaMathQASpec: EnvSpec<MetaMathQAOptions> = {
   id: "metamathqa-v1",
+  externalOptions: [{ path: ["dataPath"], kind: "file" }],
   description: "MetaMathQA: grade-school math word problems (8 generated templates, or the real MetaMathQA file via dataPath); normalized exact match",
   options: MetaMathQAOptions,
   maxTurns: MAX_TURNS,

@@ -231,6 +231,7 @@ const instructions = (o: SearchQAOptions): string =>
 
 export const searchQASpec: EnvSpec<SearchQAOptions> = {
   id: "searchqa-v1",
+  externalOptions: [{ path: ["retriever", "url"], kind: "url" }],
   description: "SearchQA: 1–2 hop questions over a shipped corpus of 2,320 generated passages; search[query] (BM25, or a Search-R1/RAGEN retrieval server) and finish[answer]; EM / F1 reward",
   options: SearchQAOptions,
   maxTurns: MAX_TURNS,

@@ -6,8 +6,8 @@
  * the server substitutes the operator's value before the options are decoded. The reply (the
  * session's resolved config) records the name and a content hash, never the path or URL.
  *
- * Which fields are operator settings: OPERATOR_FIELDS for the built-in envs, and for a plugin
- * env an `operatorFields` list on its spec object (same shape).
+ * Which fields are operator settings: the env spec's `externalOptions` (core/contracts/env.ts);
+ * a file field is loaded ahead without blocking by the loader PREPARE names for it, if any.
  */
 import { createHash } from "node:crypto"
 import type { EnvSpec } from "../../core/contracts/index.ts"
@@ -24,14 +24,16 @@ export interface OperatorField {
   readonly prepare?: (value: string) => Promise<unknown>
 }
 
-export const OPERATOR_FIELDS: Readonly<Record<string, ReadonlyArray<OperatorField>>> = {
-  "metamathqa-v1": [{ path: ["dataPath"], kind: "file", prepare: loadMetaMathQAAsync }],
-  "searchqa-v1": [{ path: ["retriever", "url"], kind: "url" }],
-  "webshop-v1": [{ path: ["server", "url"], kind: "url" }]
+/** Loaders of file fields, by env id and field path, run before the env is built. */
+const PREPARE: Readonly<Record<string, (value: string) => Promise<unknown>>> = {
+  "metamathqa-v1 dataPath": loadMetaMathQAAsync
 }
 
 export const operatorFieldsOf = (spec: EnvSpec<any>): ReadonlyArray<OperatorField> =>
-  (spec as { operatorFields?: ReadonlyArray<OperatorField> }).operatorFields ?? OPERATOR_FIELDS[spec.id] ?? []
+  (spec.externalOptions ?? []).map((f) => {
+    const prepare = PREPARE[`${spec.id} ${f.path.join(".")}`]
+    return prepare ? { ...f, prepare } : f
+  })
 
 export interface Resource {
   readonly name: string

@@ -182,6 +182,7 @@ const catalogueWords = (p: Product): string => `${p.id} ${p.title} ${p.descripti
 
 export const webShopSpec: EnvSpec<WebShopOptions> = {
   id: "webshop-v1",
+  externalOptions: [{ path: ["server", "url"], kind: "url" }],
   description:
     "WebShop: search a generated catalogue, open an item, choose its options and buy what the instruction asks for (WebShop's page flow and reward; option server = a real WebShop server over HTTP)",
   options: WebShopOptions,
