@@ -39,6 +39,20 @@ export const pluginFlags = (argv: ReadonlyArray<string>): { plugins: string[]; c
   return { plugins, config }
 }
 
+/**
+ * `--steps -1`: cac reads "-1" as a flag of its own ("Unknown option `-1`"). Joined to its flag
+ * (`--steps=-1`) the value reaches the command, whose check names the flag and the rule.
+ */
+export const joinNegativeValues = (argv: ReadonlyArray<string>): string[] => {
+  const out: string[] = []
+  for (const a of argv) {
+    const prev = out.at(-1)
+    if (/^-\d/.test(a) && prev !== undefined && /^--[A-Za-z][\w-]*$/.test(prev)) out[out.length - 1] = `${prev}=${a}`
+    else out.push(a)
+  }
+  return out
+}
+
 const runCommand = async (cmd: CommandDef, data: RegistryData, args: any[], opts: Record<string, any>): Promise<void> => {
   const exit = await Effect.runPromiseExit(cmd.run(args, opts).pipe(Effect.provide(Registry.layerOf(data))))
   if (Exit.isSuccess(exit)) return
@@ -82,7 +96,7 @@ export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArra
   cli.version(packageVersion())
   let running: unknown
   try {
-    cli.parse([...argv], { run: false })
+    cli.parse(joinNegativeValues(argv), { run: false })
     running = cli.runMatchedCommand()
   } catch (e) {
     // cac's own errors (unknown option, missing argument) are user mistakes; anything else is a bug.

@@ -257,6 +257,8 @@ test("--steps -1 and --steps=-1 are one-line usage errors (exit 2), before anyth
     expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^error: /)])
   }
   expect(runCli(["train", "--env", "frozenlake", "--out", out, "--steps=-1"]).stderr).toContain("--steps")
+  // With a space too: the value reaches the flag's own check.
+  expect(runCli(["train", "--env", "frozenlake", "--out", out, "--steps", "-1"]).stderr.trim()).toBe('error: --steps must be an integer ≥ 0, got "-1"')
 }, 180_000)
 
 test("checkpoint metadata that is not JSON is a one-line usage error, not a stack trace", () => {
