@@ -3,7 +3,7 @@
  * its own on a free loopback port.
  *
  *   node_modules/.bin/bun benchmarks/bullmq-overhead.ts --mode overhead [--reps 3] [--runs 40]
- *   node_modules/.bin/bun benchmarks/bullmq-overhead.ts --mode speedup [--reps 2] [--steps 3]
+ *   node_modules/.bin/bun benchmarks/bullmq-overhead.ts --mode speedup [--reps 2] [--steps 3] [--fake-step-ms 100]
  *
  * overhead: empty runs (the fake trainer, 0 steps: config, one metrics line, summary) through one
  * worker, local pool (runSweep) vs queue (the bullmq executor, in this process, and one
@@ -176,27 +176,35 @@ try {
     console.log(JSON.stringify({ bench: "bullmq-overhead", runs: n, reps, local: t.local, queue: t.queue, localMsPerJob: local, queueMsPerJob: queue }))
   } else {
     const steps = Number(arg("--steps", "3"))
-    // benchmarks/sweep-workers.ts's spec
-    const spec = writeSpec("real", {
-      name: "workers-bench",
-      axes: { env: ["frozenlake", "sokoban"], filter: ["none", { id: "top-p", options: { p: 0.9 } }], seeds: [1, 2] },
-      fixed: { P: 4, G: 8, train: { diagEvery: 5 } },
-      budget: { steps, evalEvery: steps, valSeeds: 16 }
-    })
+    // --fake-step-ms N: test/fixtures/sweep/tiny.json (12 runs × 21 steps) on the fake trainer sleeping
+    // N ms a step — orchestration only, and robust to a busy machine (sleeping needs no CPU)
+    const fakeMs = argv.includes("--fake-step-ms") ? arg("--fake-step-ms", "100") : undefined
+    const env: Record<string, string> = fakeMs === undefined ? {} : { RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: fakeMs }
+    const nRuns = fakeMs === undefined ? 8 : 12
+    const spec =
+      fakeMs !== undefined
+        ? fileURLToPath(new URL("../test/fixtures/sweep/tiny.json", import.meta.url))
+        : // benchmarks/sweep-workers.ts's spec
+          writeSpec("real", {
+            name: "workers-bench",
+            axes: { env: ["frozenlake", "sokoban"], filter: ["none", { id: "top-p", options: { p: 0.9 } }], seeds: [1, 2] },
+            fixed: { P: 4, G: 8, train: { diagEvery: 5 } },
+            budget: { steps, evalEvery: steps, valSeeds: 16 }
+          })
     const t: Record<string, number[]> = { "local 1": [], "local 2": [], "queue 1": [], "queue 2": [] }
     for (let rep = 0; rep < reps; rep++) {
       for (const w of [1, 2]) {
-        t[`local ${w}`]!.push(sweepOnce(spec, ["--workers", String(w)], {}))
-        t[`queue ${w}`]!.push(await queueSweep(spec, w, {}))
+        t[`local ${w}`]!.push(sweepOnce(spec, ["--workers", String(w)], env))
+        t[`queue ${w}`]!.push(await queueSweep(spec, w, env))
         console.log(`rep ${rep + 1}: ${w} worker(s): local ${t[`local ${w}`]!.at(-1)!.toFixed(1)} s, queue ${t[`queue ${w}`]!.at(-1)!.toFixed(1)} s`)
       }
     }
     const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]))
     console.log(
-      `\n8 runs × ${steps} steps (medians of ${reps}): local 1 → 2 workers ${m["local 1"]!.toFixed(1)} → ${m["local 2"]!.toFixed(1)} s (${(m["local 1"]! / m["local 2"]!).toFixed(2)}×); ` +
+      `\n${nRuns} runs × ${fakeMs === undefined ? `${steps} steps` : `21 fake steps of ${fakeMs} ms`} (medians of ${reps}): local 1 → 2 workers ${m["local 1"]!.toFixed(1)} → ${m["local 2"]!.toFixed(1)} s (${(m["local 1"]! / m["local 2"]!).toFixed(2)}×); ` +
         `queue 1 → 2 workers ${m["queue 1"]!.toFixed(1)} → ${m["queue 2"]!.toFixed(1)} s (${(m["queue 1"]! / m["queue 2"]!).toFixed(2)}×)`
     )
-    console.log(JSON.stringify({ bench: "bullmq-speedup", runs: 8, steps, reps, seconds: t, localSpeedup: m["local 1"]! / m["local 2"]!, queueSpeedup: m["queue 1"]! / m["queue 2"]! }))
+    console.log(JSON.stringify({ bench: "bullmq-speedup", runs: nRuns, ...(fakeMs === undefined ? { steps } : { fakeStepMs: Number(fakeMs) }), reps, seconds: t, localSpeedup: m["local 1"]! / m["local 2"]!, queueSpeedup: m["queue 1"]! / m["queue 2"]! }))
   }
 } finally {
   client.disconnect()
