@@ -103,6 +103,8 @@ export interface EnvSpec<Options = any> {
   readonly maxTurns: number
   /** Per-trajectory action budget (DESIGN.md §3), applied by the harness's time-limit wrapper. */
   readonly actionBudget: number
+  /** The action budget when it depends on the options (MetaMathQA: maxAttempts); default actionBudget. */
+  actionBudgetOf?(options: Options): number
   /** Whether the default per-turn prompt is the current state only (grid envs, single-turn tasks). */
   readonly markov: boolean
   /** The trainer's default generation cap per turn (tokens) when the teacher's completions need more than 64. */

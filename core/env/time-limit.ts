@@ -8,7 +8,7 @@
  * Every path that steps an env for an episode (rollout, env server sessions, SFT traces,
  * validation, `play`) wraps it with `withTimeLimit(spec.make(options), budget)`.
  */
-import type { Env, StepResult, TeacherOptions, TeacherStep } from "../contracts/env.ts"
+import type { Env, EnvSpec, StepResult, TeacherOptions, TeacherStep } from "../contracts/env.ts"
 import type { Rng } from "../rng.ts"
 
 export interface TimeLimitedEnv<State = unknown> extends Env<State> {
@@ -97,3 +97,6 @@ class TimeLimit<State> implements TimeLimitedEnv<State> {
 
 /** Wrap an env so that its episode is truncated after `budget` steps (Gymnasium's TimeLimit). */
 export const withTimeLimit = <State>(env: Env<State>, budget: number): TimeLimitedEnv<State> => new TimeLimit(env, budget)
+
+/** The action budget of an env under decoded options: the spec's, or what its options make it. */
+export const actionBudgetFor = <O>(spec: EnvSpec<O>, options: O): number => spec.actionBudgetOf?.(options) ?? spec.actionBudget

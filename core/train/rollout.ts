@@ -13,7 +13,7 @@
  * Plain synchronous code around the one async sample call per turn.
  */
 import type { Completion, Env, EnvSpec, Policy, ReasoningGrade } from "../contracts/index.ts"
-import { withTimeLimit } from "../env/time-limit.ts"
+import { actionBudgetFor, withTimeLimit } from "../env/time-limit.ts"
 import { buildPrompt, formatCompletion, parseResponse, THINK_OPEN } from "../prompt.ts"
 import type { Rng } from "../rng.ts"
 
@@ -94,7 +94,7 @@ export const rollout = async (
   for (let g = 0; g < seeds.length; g++) {
     for (let k = 0; k < G; k++) {
       // The budget is the harness's (Gymnasium's TimeLimit), not each env's.
-      const env = withTimeLimit(s.spec.make(s.envOptions), s.actionBudget ?? s.spec.actionBudget)
+      const env = withTimeLimit(s.spec.make(s.envOptions), s.actionBudget ?? actionBudgetFor(s.spec, s.envOptions))
       obs.push(env.resetAsync ? await env.resetAsync(seeds[g]!) : env.reset(seeds[g]!))
       envs.push(env)
       history.push([])

@@ -1,9 +1,11 @@
 /** Shared by `play` and `env`: resolve an env id and build it from --option k=v flags. */
 import { Effect } from "effect"
 import type { Env, EnvSpec } from "../../core/contracts/index.ts"
-import { UsageError } from "../../core/errors.ts"
+import { type UnknownIdError, UsageError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
-import { makeEnv, parseOptionPairs } from "../server/catalog.ts"
+import { makeEnv } from "../server/catalog.ts"
+import { parsePairs } from "../../core/cli/kv.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 
 /** An integer flag in min..max (default 0..2^32−1), or dflt when not given. */
@@ -14,25 +16,25 @@ export const intFlag = (value: unknown, field: string, dflt: number, min = 0, ma
 export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> =>
   numberFlagOr(value, field, dflt, { min, max })
 
-export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | import("../../core/errors.ts").UnknownIdError, Registry> =>
+export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | UnknownIdError, Registry> =>
   Effect.gen(function*() {
-    if (typeof envId !== "string" || envId === "") return yield* new UsageError({ field: "env", message: "name an env, e.g. countdown-v1 (see ragen-bench list envs)" })
+    if (typeof envId !== "string" || envId === "") return yield* new UsageError({ field: "env", message: "name an env with --env, e.g. --env countdown (see ragen-bench list envs)" })
     const registry = yield* Registry
     const entry = yield* registry.resolve("envs", envId)
-    const pairs = parseOptionPairs(listFlag(optionFlags))
-    if (!pairs.ok) return yield* new UsageError({ field: "--option", message: pairs.message })
-    // An option the env does not declare would be dropped by the decoder without a word: refuse it.
-    const fields = (entry.value.options as { fields?: Record<string, unknown> }).fields
-    if (fields) {
-      const unknown = Object.keys(pairs.value).filter((k) => !(k in fields))
-      if (unknown.length > 0) {
-        return yield* new UsageError({ field: "--option", message: `${entry.fullId} has no option ${unknown.map((k) => `"${k}"`).join(", ")}; its options are: ${Object.keys(fields).join(", ") || "(none)"}` })
-      }
-    }
-    const made = makeEnv(entry.value, pairs.value)
+    const raw = yield* parsePairs(listFlag(optionFlags), "--option", "maxAttempts=2")
+    // Decoded strictly: an option the env does not declare names the nearest one it does.
+    const decoded = decodeSync(entry.value.options, raw, { field: "--option" })
+    if (!decoded.ok) return yield* new UsageError({ field: "--option", message: `${entry.fullId}: ${decoded.message}` })
+    const made = makeEnv(entry.value, raw)
     if (!made.ok) return yield* new UsageError({ field: "--option", message: made.message })
     return { fullId: entry.fullId, spec: entry.value, env: made.env, options: made.options }
   })
+
+/** The env of a command: --env, or the positional name (both: they must agree). */
+export const envArg = (positional: unknown, flag: unknown): Effect.Effect<unknown, UsageError> =>
+  positional !== undefined && flag !== undefined && String(positional) !== String(flag)
+    ? Effect.fail(new UsageError({ field: "--env", message: `two envs given (${String(positional)} and --env ${String(flag)}); give one` }))
+    : Effect.succeed(flag ?? positional)
 
 export const fmtInfo = (info: Record<string, unknown>): string => JSON.stringify(info)
 

@@ -15,7 +15,7 @@ import { registryCatalog } from "../server/registry-catalog.ts"
 import { SessionStore } from "../server/sessions.ts"
 import { serveStdio } from "../server/stdio.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
-import { buildEnv, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } from "./env-common.ts"
+import { buildEnv, envArg, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 const MAX_SHOWN_STEPS = 1000
 
@@ -103,6 +103,7 @@ export default defineCommand({
   pattern: "env <action> [env]",
   description: "Inspect an env (env show <env> --seed N [--teacher]) or serve envs (env serve [--port P | --stdio])",
   options: [
+    { flags: "--env <id>", description: "show: the env (or give it after `show`)" },
     { flags: "--seed <n>", description: "show: episode seed (default 0)" },
     { flags: "--teacher", description: "show: print the teacher's whole trace" },
     { flags: "--epsilon <e>", description: "show: teacher action noise ε (default 0)" },
@@ -125,7 +126,7 @@ export default defineCommand({
     "ragen-bench env serve --resource metamath=data/MetaMathQA-395K.json --resource bm25=http://127.0.0.1:8000/retrieve"
   ],
   run: ([action, envId], opts) => {
-    if (action === "show") return show(envId, opts)
+    if (action === "show") return Effect.flatMap(envArg(envId, opts.env), (id) => show(id, opts))
     if (action === "serve") {
       if (envId !== undefined) return Effect.fail(new UsageError({ field: "env", message: "env serve serves every registered env; drop the env name" }))
       return serve(opts)

@@ -6,18 +6,20 @@
 import { Console, Effect } from "effect"
 import { createInterface } from "node:readline"
 import { defineCommand } from "../../core/contracts/command.ts"
-import { buildEnv, fmtInfo, intFlag, resetEnv, stepEnv } from "./env-common.ts"
+import { buildEnv, envArg, fmtInfo, intFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 export default defineCommand({
-  pattern: "play <env>",
+  pattern: "play [env]",
   description: "Play an env yourself in the terminal (one action per line on stdin)",
   options: [
+    { flags: "--env <id>", description: "The env (or give it as the argument)" },
     { flags: "--seed <n>", description: "Episode seed (default 0)" },
     { flags: "--option <key=value>", description: "Env option, repeatable (e.g. --option maxAttempts=2)" }
   ],
   examples: ["ragen-bench play countdown --seed 3", "ragen-bench play frozenlake --option successRate=0.8", "printf 'Up\\nLeft\\n' | ragen-bench play sokoban"],
-  run: ([envId], opts) =>
+  run: ([positional], opts) =>
     Effect.gen(function*() {
+      const envId = yield* envArg(positional, opts.env)
       const seed = yield* intFlag(opts.seed, "--seed", 0)
       const { fullId, spec, env, options } = yield* buildEnv(envId, opts.option)
       yield* Console.log(`${fullId}  seed ${seed}  (type an action and press Enter; Ctrl-D quits)\n`)

@@ -13,8 +13,8 @@
  *   (a letter answer is accepted only for a dataset record whose answer has no digit).
  * Rewards: 1 for a correct answer on the first attempt. With maxAttempts k > 1 (RAGEN's
  *   reference allows retries) a correct answer on attempt j (0-based) earns 1/2^j and a wrong
- *   one lets the agent try again; the env's own budget is then k actions, so raise the rollout's
- *   action budget to k too (the spec's actionBudget is the paper default, 1).
+ *   one lets the agent try again; the action budget is then k (actionBudgetOf; the spec's
+ *   actionBudget is the paper default, 1).
  * Episode end: terminated on a correct answer or a wrong final attempt; the harness truncates
  *   at the action budget (core/env/time-limit.ts), e.g. when it is spent on invalid text.
  * Arguments: maxAttempts 1, dataPath "" (generator).
@@ -139,6 +139,8 @@ export const metaMathQASpec: EnvSpec<MetaMathQAOptions> = {
   options: MetaMathQAOptions,
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
+  // Each retry is an action: k attempts need a budget of k.
+  actionBudgetOf: (o) => o.maxAttempts,
   markov: false,
   make: (options) => new MetaMathQAEnv(options),
   vocabulary: (o) => {

@@ -12,6 +12,7 @@
  * {name, sha256}}}).
  */
 import { Schema } from "effect"
+import { actionBudgetFor } from "../../core/env/time-limit.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { Env, EnvSpec, StepResult } from "../../core/contracts/index.ts"
 import { makeEnv, type EnvCatalog } from "./catalog.ts"
@@ -63,7 +64,9 @@ const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => 
   if (!found.ok) return { reply: notFound(found.message) }
   const resolved = resolveOperatorOptions(found.spec, (r.value.options ?? {}) as Record<string, unknown>, srv.resources ?? NO_RESOURCES)
   if (!resolved.ok) return { reply: bad(resolved.message) }
-  const budget = r.value.actionBudget ?? found.spec.actionBudget
+  // The request's budget, else the env's under these options (MetaMathQA: maxAttempts).
+  const decoded = decodeSync(found.spec.options, resolved.value.options)
+  const budget = r.value.actionBudget ?? (decoded.ok ? actionBudgetFor(found.spec, decoded.value) : found.spec.actionBudget)
   const base = { id: found.id, spec: found.spec, seed: r.value.seed ?? 0, budget, used: resolved.value.used, prepare: resolved.value.prepare }
   if (!build) return { ...base, env: undefined as unknown as Env, options: resolved.value.options }
   const made = makeEnv(found.spec, resolved.value.options, budget)

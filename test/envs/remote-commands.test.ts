@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
+import { Effect, Exit } from "effect"
 import { loadResources } from "../../envs/server/operator.ts"
-import { parseOptionPairs } from "../../envs/server/catalog.ts"
+import { parsePairs } from "../../core/cli/kv.ts"
 import { startHttp } from "../../envs/server/http.ts"
 import { handleAsync } from "../../envs/server/protocol.ts"
 import { SessionStore } from "../../envs/server/sessions.ts"
@@ -38,20 +39,22 @@ const cli = (args: string[], input = ""): Promise<{ code: number; stdout: string
   })
 
 describe("--option parsing", () => {
-  test("a dotted key sets a nested field; clashes and empty segments are errors", () => {
-    expect(parseOptionPairs(["server.url=http://h:1", "server.timeoutMs=50", "binaryReward=true"])).toEqual({
-      ok: true,
-      value: { server: { url: "http://h:1", timeoutMs: 50 }, binaryReward: true }
-    })
-    const clash = parseOptionPairs(["server=3", "server.url=x"])
-    expect(clash.ok).toBe(false)
-    expect(parseOptionPairs(["server..url=x"]).ok).toBe(false)
+  test("a dotted key sets a nested field; clashes, empty segments and __proto__ are errors", () => {
+    const parse = (pairs: string[]) => Effect.runSyncExit(parsePairs(pairs, "--option"))
+    const ok = parse(["server.url=http://h:1", "server.timeoutMs=50", "binaryReward=true"])
+    expect(Exit.isSuccess(ok) && ok.value).toEqual({ server: { url: "http://h:1", timeoutMs: 50 }, binaryReward: true })
+    expect(Exit.isFailure(parse(["server=3", "server.url=x"]))).toBe(true)
+    expect(Exit.isFailure(parse(["server..url=x"]))).toBe(true)
+    expect(Exit.isFailure(parse(["__proto__.x=1"]))).toBe(true)
   })
 
   test("an unknown option key is a UsageError naming it (exit 2), not silently dropped", async () => {
     const r = await cli(["env", "show", "frozenlake", "--option", "nosuch.key=1"])
     expect(r.code).toBe(2)
-    expect(r.stderr + r.stdout).toContain(`no option "nosuch"`)
+    expect(r.stderr + r.stdout).toContain("--option nosuch: unknown option")
+    const near = await cli(["env", "show", "--env", "frozenlake", "--option", "succesRate=0.8"])
+    expect(near.code).toBe(2)
+    expect(near.stderr.trim()).toBe("error: envs/frozenlake-v1: --option succesRate: unknown option; did you mean successRate?")
   })
 })
 

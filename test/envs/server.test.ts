@@ -35,12 +35,15 @@ describe("protocol", () => {
   })
   test("sessions are time-limited at the env's action budget, or the one the client asks for", () => {
     const srv = mk()
+    // MetaMathQA's budget follows its options: maxAttempts 3 gives 3 actions (actionBudgetOf).
     const c = handle(srv, "create", { env: "metamathqa", seed: 1, options: { maxAttempts: 3 } })
-    expect(c.body.actionBudget).toBe(1)
-    expect(handle(srv, "step", { id: c.body.id, action: "123456" }).body).toMatchObject({ terminated: false, truncated: true })
-    const k = handle(srv, "create", { env: "metamathqa", seed: 1, actionBudget: 3, options: { maxAttempts: 3 } })
-    expect(k.body.actionBudget).toBe(3)
-    expect(handle(srv, "step", { id: k.body.id, action: "123456" }).body).toMatchObject({ terminated: false, truncated: false })
+    expect(c.body.actionBudget).toBe(3)
+    expect(handle(srv, "step", { id: c.body.id, action: "123456" }).body).toMatchObject({ terminated: false, truncated: false })
+    expect(handle(srv, "create", { env: "metamathqa", seed: 1 }).body.actionBudget).toBe(1)
+    // A client may ask for another budget.
+    const k = handle(srv, "create", { env: "metamathqa", seed: 1, actionBudget: 1, options: { maxAttempts: 3 } })
+    expect(k.body.actionBudget).toBe(1)
+    expect(handle(srv, "step", { id: k.body.id, action: "123456" }).body).toMatchObject({ terminated: false, truncated: true })
     expect(handle(srv, "create", { env: "metamathqa", actionBudget: 0 }).status).toBe(400)
   })
   test("bad bodies are 400 with a message; unknown ids 404", () => {
