@@ -14,5 +14,6 @@ import scorers from "./plugins/scorers/plugin.ts"
 import sinks from "./plugins/sinks/plugin.ts"
 import sweep from "./plugins/sweep/plugin.ts"
 import tinylm from "./plugins/tinylm/plugin.ts"
+import webgpu from "./plugins/webgpu/plugin.ts"
 
-export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, sinks, leaderboard, sweep, bullmq, openai]
+export const builtinPlugins: ReadonlyArray<PluginInput> = [envs, algorithms, filters, tinylm, scorers, sinks, leaderboard, sweep, bullmq, openai, webgpu]

@@ -137,16 +137,20 @@ export interface EngineScores {
 export const scoped = async <T>(device: GPUDevice, what: string, f: () => T | Promise<T>): Promise<T> => {
   device.pushErrorScope("out-of-memory")
   device.pushErrorScope("validation")
-  let out: T
+  let out: T | undefined
+  let error: { readonly e: unknown } | undefined
   try {
     out = await f()
-  } finally {
-    const v = await device.popErrorScope()
-    const o = await device.popErrorScope()
-    if (o) throw new GpuFailure("out-of-memory", `webgpu: out of memory in ${what}: ${o.message}`)
-    if (v) throw new GpuFailure("validation", `webgpu: ${what}: ${v.message}`)
+  } catch (e) {
+    error = { e }
   }
-  return out
+  // The scopes are popped whatever happened; a GPU error outranks the call's own.
+  const v = await device.popErrorScope()
+  const o = await device.popErrorScope()
+  if (o) throw new GpuFailure("out-of-memory", `webgpu: out of memory in ${what}: ${o.message}`)
+  if (v) throw new GpuFailure("validation", `webgpu: ${what}: ${v.message}`)
+  if (error) throw error.e
+  return out as T
 }
 
 export class ForwardEngine {

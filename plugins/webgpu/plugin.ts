@@ -5,7 +5,8 @@
  *                   adapter such as lavapipe is slower than the CPU); logs its choice and why.
  * Both fall back to the CPU scorer with one warning when the device is lost or out of memory.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
+import { withDefault as dflt } from "../../core/schema/defaults.ts"
 import { definePlugin } from "../../core/contracts/index.ts"
 import type { Policy, ScorerSpec } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
@@ -13,7 +14,6 @@ import { noteRuntime } from "../../core/runtime.ts"
 import { makeCpuScorer } from "../scorers/cpu.ts"
 import { makeWebGpuScorer, openBackend, tinylmView, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
 
-const dflt = <S extends Schema.Top>(s: S, v: S["Encoded"]) => s.pipe(Schema.withDecodingDefault(Effect.succeed(v)))
 
 export const WebGpuOptions = Schema.Struct({
   /** Where the forward runs: auto (navigator.gpu, then Dawn, then a Deno child), or one of them only. */
