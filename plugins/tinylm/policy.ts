@@ -60,6 +60,8 @@ export class TinyLMPolicy implements TrainablePolicy {
   readonly settings: TinyLMSettings
   /** Optimizer steps taken. */
   t = 0
+  /** Counts every change of the weights (an optimizer step, a load): scorers that cache weights (WebGPU) re-upload on a change. */
+  weightsVersion = 0
   private readonly scratch: SamplerScratch
   private readonly promptCache = new Map<string, Int32Array>()
 
@@ -264,6 +266,7 @@ export class TinyLMPolicy implements TrainablePolicy {
     const norm = this.gradNorm()
     const scale = options.maxGradNorm > 0 && Number.isFinite(norm) ? Math.min(1, options.maxGradNorm / (norm + 1e-6)) : 1
     this.t++
+    this.weightsVersion++
     const m = this.model
     adamwStep(m.params, m.grads, m.m, m.v, m.tensors, options.lr * lrFactor(this.settings.schedule, this.t), this.t, scale, this.settings.adam)
     this.zeroGrad()
@@ -307,6 +310,7 @@ export class TinyLMPolicy implements TrainablePolicy {
   }
 
   async load(path: string): Promise<void> {
+    this.weightsVersion++
     const f = readCheckpoint(path)
     const mine = this.settings.config
     for (const k of ["vocab", "ctx", "d", "layers", "heads"] as const) {
