@@ -112,6 +112,7 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
     // a training step changes the weights: the scorer sees a new version and uploads it
     const x = policy.model.params
     for (let i = 0; i < x.length; i += 7) x[i] = x[i]! * 1.1
+    policy.weightsVersion++ // as TinyLMPolicy.step does
     const second = await check()
     expect(compare(first.sum, second.sum).maxAbs).toBeGreaterThan(1e-2)
     expect(s.backendName()).not.toContain("cpu")
