@@ -135,15 +135,11 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
         }
         checkEnd()
       }
-      const finishFailed = (p: Pending, reason: string): void => {
+      const finishFailed = (p: Pending, reason: string, data: unknown): void => {
         if (p.finished) return
         p.finished = true
         const error = clean(reason || "failed")
-        try {
-          writeFailedSummary(req.outDir, p.run.config, error)
-        } catch {
-          // recorded in the event only
-        }
+        recordFailed(req.outDir, p.run, error, data)
         failed++
         emit({ type: "failed", run: p.run, error })
         checkEnd()
@@ -165,7 +161,7 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
             await add(p)
             return "added"
           }
-          finishFailed(p, job!.failedReason)
+          finishFailed(p, job!.failedReason, job!.data)
         }
         return "ok"
       }
@@ -194,7 +190,11 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
         events.on("failed", ({ jobId, failedReason }) => {
           const p = pending.get(jobId)
           // "failed" comes once attempts are exhausted (or a refusal); retries are not failures yet.
-          if (p) finishFailed(p, failedReason)
+          if (!p || p.finished) return
+          q.getJob(jobId).then(
+            (job) => finishFailed(p, failedReason, job?.data),
+            () => finishFailed(p, failedReason, undefined)
+          )
         })
         let polling = false
         let readded = 0
@@ -294,7 +294,7 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
           }
         } else {
           const error = clean(job.failedReason || "failed")
-          writeFailedSummary(req.outDir, run.config, error)
+          recordFailed(req.outDir, run, error, job.data)
           failed++
           emit({ type: "failed", run, error })
         }
@@ -312,6 +312,24 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
       await queue?.close().catch(() => {})
       queue = undefined
     }
+  }
+}
+
+/**
+ * A failed run into outDir as a local sweep leaves it: the folder the worker's last attempt left
+ * (config, metrics so far, the trainer's failed summary) when it came with the job, and a failed
+ * summary (read from those metrics) when the run left none — a refusal, a dead worker process.
+ */
+const recordFailed = (outDir: string, run: GridRun, error: string, data: unknown): void => {
+  try {
+    const d = decodeSync(JobData, data)
+    const files = d.ok ? d.value.failedFiles ?? [] : []
+    if (files.length > 0) writeRunFiles(outDir, { runId: run.runId, worker: "", files })
+    const p = join(outDir, run.runId, "summary.json")
+    const s = existsSync(p) ? decodeSync(RunSummary, safeJson(readFileSync(p, "utf8"))) : undefined
+    if (!s?.ok || s.value.status !== "failed") writeFailedSummary(outDir, run.config, error)
+  } catch {
+    // recorded in the event only
   }
 }
 

@@ -15,6 +15,12 @@ export const jobIdOf = (hash: string): string => `run-${hash}`
 export const PluginRef = Schema.Struct({ name: Schema.String, version: Schema.String, hash: Schema.String })
 export type PluginRef = typeof PluginRef.Type
 
+/** The files of a run folder that travel back (checkpoints stay on the worker). */
+export const RUN_FILES = ["config.json", "metrics.jsonl", "summary.json"] as const
+
+/** One file, gzip then base64: metrics.jsonl of a real run is hundreds of kB of repetitive JSON. */
+export const PackedFile = Schema.Struct({ name: Schema.Literals(RUN_FILES), gz: Schema.String })
+
 export const JobData = Schema.Struct({
   /** The sweep's name (status groups by it). */
   sweep: Schema.String,
@@ -25,7 +31,9 @@ export const JobData = Schema.Struct({
   /** The coordinator's code version: a worker on another one refuses the job. */
   codeVersion: Schema.String,
   /** The plugins the run uses, as the coordinator has them. */
-  plugins: Schema.Array(PluginRef)
+  plugins: Schema.Array(PluginRef),
+  /** Set by the worker when the last attempt failed: the run folder as it was left, as a local sweep keeps it. */
+  failedFiles: Schema.optional(Schema.Array(PackedFile))
 })
 export type JobData = typeof JobData.Type
 
@@ -39,14 +47,10 @@ export const JobProgress = Schema.Struct({
 })
 export type JobProgress = typeof JobProgress.Type
 
-/** The files of a run folder that travel back (checkpoints stay on the worker). */
-export const RUN_FILES = ["config.json", "metrics.jsonl", "summary.json"] as const
-
 export const JobResult = Schema.Struct({
   runId: Schema.String,
   worker: Schema.String,
-  /** gzip, base64: metrics.jsonl of a real run is hundreds of kB of repetitive JSON. */
-  files: Schema.Array(Schema.Struct({ name: Schema.Literals(RUN_FILES), gz: Schema.String }))
+  files: Schema.Array(PackedFile)
 })
 export type JobResult = typeof JobResult.Type
 

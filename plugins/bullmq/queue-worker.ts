@@ -87,6 +87,10 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
     }
     const error = outcome.type === "done" ? outcome.summary.error ?? `the run ended ${outcome.summary.status}` : outcome.error
     say(`FAILED ${data.label}: ${error}`)
+    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      // The last attempt: the folder goes with the job, so the results hold what a local sweep keeps of a failed run.
+      await job.updateData({ ...data, failedFiles: packRunFiles(dir) } satisfies JobData).catch(() => {})
+    }
     throw new Error(error)
   }
 

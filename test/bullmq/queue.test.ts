@@ -165,7 +165,7 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     for (const d of readTree(join(dir, "results")).keys()) if (d.endsWith("summary.json")) expect(isComplete(join(dir, "results", d.split("/")[0]!))).toBe(true)
   }, 180_000)
 
-  test("a failing run is tried 3 times then recorded failed with its error; a worker without the run's plugin refuses it", async () => {
+  test("a failing run is tried 3 times then recorded failed with its error and its metrics; a worker without the run's plugin, or with other content of it, refuses it", async () => {
     await flush()
     const dir = tempDir("bullmq")
     // the fake trainer's failure knob is an option of the fixture policy (test/fixtures/plugins/sweep-policy.ts)
@@ -179,6 +179,9 @@ describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
     const runs = [...readTree(join(dir, "results")).entries()].filter(([k]) => k.endsWith("summary.json")).map(([, v]) => JSON.parse(v))
     expect(runs.map((s) => s.status)).toEqual(["failed"])
     expect(runs[0].error).toBe("boom <b>")
+    expect(runs[0].stepsDone).toBe(2)
+    // the failed run's folder as a local sweep leaves it: metrics up to the failure, the trainer's summary
+    expectSameResults(await localResults(spec), join(dir, "results"))
 
     // a worker started without --plugin lacks the fixture plugin the runs' policy comes from
     await flush()
