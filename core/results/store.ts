@@ -3,7 +3,7 @@
  * "<env>-<algo>-<filter>-s<seed>-<hash>"; config.json, metrics.jsonl, summary.json, checkpoints.
  */
 import { Effect, Schema } from "effect"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { FileFormatError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
@@ -34,6 +34,8 @@ export interface RunHandle {
   /** One line to metrics.jsonl (the record), then to each metric sink. */
   appendMetrics(line: MetricsLine): void
   writeSummary(summary: Omit<RunSummary, "format" | "runId">): void
+  /** Record the runtime again (choices a plugin makes when the policy is built, e.g. its kernel backend). */
+  recordRuntime(): void
   /** Close the metric sinks (end of run, stop, failure); metrics.jsonl needs no closing. */
   close(): Promise<void>
   readonly checkpointDir: string
@@ -81,6 +83,10 @@ export const openRun = (outDir: string, config: RunConfig, options: OpenRunOptio
       sinks.open()
       appendJsonLine(jsonlPath, line)
       sinks.write(line as MetricsLine & { step: number })
+    },
+    recordRuntime: () => {
+      const file = JSON.parse(readFileSync(configPath, "utf8")) as RunConfigFile
+      writeJsonAtomic(configPath, { ...file, runtime: runtimeInfo() })
     },
     close: () => sinks.close(),
     writeSummary: (s) => writeJsonAtomic(join(dir, "summary.json"), { format: RESULTS_FORMAT, runId, ...s })

@@ -134,6 +134,8 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     }
     const policy = started.policy
     if (!resumeFrom) {
+      // The policy chose its kernels when it was built: the record names the backend that runs.
+      run.recordRuntime()
       mkdirSync(run.checkpointDir, { recursive: true })
       yield* attempt(() => policy.save(initialPath))
     }

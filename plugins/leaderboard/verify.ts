@@ -12,7 +12,7 @@ import { canonicalJson } from "../../core/hash.ts"
 import { writeJsonAtomic } from "../../core/results/atomic.ts"
 import { isComplete, listRunDirs, readMetrics, readRun, runIdOf } from "../../core/results/store.ts"
 import { Rng } from "../../core/rng.ts"
-import { codeVersion } from "../../core/runtime.ts"
+import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
 import type { MetricsLine } from "../../core/schema/results.ts"
@@ -83,6 +83,32 @@ export const compareMetrics = (a: ReadonlyArray<MetricsLine>, b: ReadonlyArray<M
   return ""
 }
 
+type Notes = Readonly<Record<string, string>> | undefined
+
+/** Select the recorded kernel backend and instruction set for a re-run; returns the undo. */
+const useRecordedKernels = (notes: Notes): (() => void) => {
+  const before = { kernels: process.env.RAGEN_KERNELS, isa: process.env.RAGEN_NATIVE_ISA }
+  const kernels = notes?.kernels?.replace(/^tinylm:/, "")
+  if (kernels === "native" || kernels === "wasm" || kernels === "js") {
+    process.env.RAGEN_KERNELS = kernels
+    if (kernels === "native" && notes?.kernelsIsa) process.env.RAGEN_NATIVE_ISA = notes.kernelsIsa
+    else delete process.env.RAGEN_NATIVE_ISA
+  }
+  return () => {
+    for (const [k, v] of [["RAGEN_KERNELS", before.kernels], ["RAGEN_NATIVE_ISA", before.isa]] as const) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
+
+/** How the re-run's kernels differ from the recorded ones ("" when they are the same). */
+export const kernelsMismatch = (recorded: Notes, now: Notes): string => {
+  const r = `${recorded?.kernels ?? "?"} ${recorded?.kernelsIsa ?? ""}`.trim()
+  const n = `${now?.kernels ?? "?"} ${now?.kernelsIsa ?? ""}`.trim()
+  return recorded?.kernels === undefined || r === n ? "" : `recorded ${r}, here ${n}`
+}
+
 export const verifyRuns = (
   resultsDir: string,
   sample: number,
@@ -116,6 +142,8 @@ export const verifyRuns = (
         })
         continue
       }
+      // Backends differ in float summation order: re-run on the recorded one (docs/kernels.md).
+      const restore = useRecordedKernels(rec.success.config.runtime.notes)
       const tmp = mkdtempSync(join(tmpdir(), "ragen-verify-"))
       try {
         const outcome = yield* Effect.result(Effect.tryPromise(() => train(config, { outDir: tmp, plugins })))
@@ -129,8 +157,14 @@ export const verifyRuns = (
           continue
         }
         const diff = compareMetrics(rec.success.metrics.lines, again.success.lines)
-        results.push({ runId, ok: diff === "", detail: diff || `${again.success.lines.length} metrics lines identical` })
+        const mismatch = kernelsMismatch(rec.success.config.runtime.notes, runtimeInfo().notes)
+        results.push({
+          runId,
+          ok: diff === "",
+          detail: diff === "" ? `${again.success.lines.length} metrics lines identical` : mismatch ? `${diff} (this machine could not run the recorded kernels: ${mismatch}; numbers differ in float summation order)` : diff
+        })
       } finally {
+        restore()
         rmSync(tmp, { recursive: true, force: true })
       }
     }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { listRunDirs } from "../../core/results/store.ts"
-import { compareMetrics } from "../../plugins/leaderboard/verify.ts"
+import { compareMetrics, kernelsMismatch } from "../../plugins/leaderboard/verify.ts"
 import { runCli } from "../helpers/cli.ts"
 import { fakeEnv, fixturePlugin, smallSpec, tempDir, writeSpec } from "../sweep/helpers.ts"
 
@@ -50,4 +50,12 @@ describe("leaderboard CLI and verify", () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("does not exist")
   }, 30_000)
+})
+
+describe("verify re-runs on the recorded kernels", () => {
+  test("kernelsMismatch names the difference, and nothing when the backend and instruction set agree", () => {
+    expect(kernelsMismatch({ kernels: "tinylm:native", kernelsIsa: "avx512" }, { kernels: "tinylm:native", kernelsIsa: "avx512" })).toBe("")
+    expect(kernelsMismatch({ kernels: "tinylm:native", kernelsIsa: "avx512" }, { kernels: "tinylm:native", kernelsIsa: "avx2" })).toBe("recorded tinylm:native avx512, here tinylm:native avx2")
+    expect(kernelsMismatch(undefined, { kernels: "tinylm:wasm" })).toBe("")
+  })
 })

@@ -150,6 +150,7 @@ export interface Selection {
 
 let selected: Selection | undefined
 let selectedAsked: KernelsChoice | undefined
+let selectedIsaEnv: string | undefined
 
 /** Which native build runs: RAGEN_NATIVE_ISA, else the CPU's best. */
 const nativeIsa = (cpuIsa: NativeIsa): NativeIsa => {
@@ -196,11 +197,13 @@ export const selectKernels = (option: KernelsChoice = "auto"): Selection => {
     throw new UsageError({ field: "RAGEN_KERNELS", message: `RAGEN_KERNELS=${env} is not a kernel set; use ${KERNELS_CHOICES.join(", ")} (or leave it unset for the tinylm option kernels, default auto)` })
   }
   const asked = env !== undefined && env !== "" ? (env as KernelsChoice) : option
-  if (selected && selectedAsked === asked) return selected
+  // A new RAGEN_NATIVE_ISA (leaderboard verify re-running on a recorded build) decides again.
+  if (selected && selectedAsked === asked && selectedIsaEnv === process.env.RAGEN_NATIVE_ISA) return selected
   const source = env !== undefined && env !== "" ? `RAGEN_KERNELS=${env}` : asked === "auto" ? "auto" : `kernels: ${asked}`
   const s = decide(asked, source)
   selected = s
   selectedAsked = asked
+  selectedIsaEnv = process.env.RAGEN_NATIVE_ISA
   useKernels(s.name === "native" ? nativeKernelsFor(s.isa as NativeIsa) : s.name === "wasm" ? wasmKernels : plainKernels)
   noteRuntime("kernels", `tinylm:${s.name}`)
   noteRuntime("kernelsIsa", s.isa)
