@@ -56,7 +56,8 @@ export const roundHalfEven = (x: number): number => {
  * seq-mean-token-mean: mean over sequences of each sequence's token mean (GRPO);
  * seq-mean-token-sum: mean over sequences of the token sum (Dr.GRPO in the reference's Table 4
  * script); seq-mean-token-sum-norm: Σ ℓ / (#sequences · normLength); seq-sum: Σ ℓ.
- * What a "sequence" is (a turn or a whole trajectory) is the trainer's and objective's matter.
+ * A "sequence" is one StarPO trajectory, all its turns (the loss items carry `traj`; a padding
+ * copy counts once per copy, as the reference's copied rows do).
  */
 export const lossAggs = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm", "seq-sum"] as const
 export type LossAgg = (typeof lossAggs)[number]
