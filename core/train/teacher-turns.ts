@@ -7,6 +7,7 @@
  * from the RL training seeds (10000 + …) and the validation seeds (123 …) of DESIGN.md §3.
  */
 import type { EnvSpec, TeacherTurn } from "../contracts/index.ts"
+import { actionBudgetFor, withTimeLimit } from "../env/time-limit.ts"
 import { buildPrompt, formatCompletion } from "../prompt.ts"
 import { derive } from "../rng.ts"
 
@@ -30,7 +31,8 @@ export interface CollectOptions {
  */
 export const collectTeacherTurns = async (spec: EnvSpec, envOptions: unknown, o: CollectOptions): Promise<TeacherTurn[]> => {
   const out: TeacherTurn[] = []
-  const env = spec.make(envOptions)
+  // The harness's time limit, as in training: a teacher that slips plans for the steps left.
+  const env = withTimeLimit(spec.make(envOptions), actionBudgetFor(spec, envOptions))
   const maxTurns = o.maxTurns ?? spec.maxTurns
   for (let seed = o.seedStart ?? SFT_SEED_START; out.length < o.turns; seed++) {
     let obs = env.resetAsync ? await env.resetAsync(seed) : env.reset(seed)

@@ -1,4 +1,5 @@
 /** Validation success of a policy and of the env teacher on the fixed validation seeds (DESIGN.md §3: 123..). */
+import { actionBudgetFor, withTimeLimit } from "../../core/env/time-limit.ts"
 import type { EnvSpec, Policy } from "../../core/contracts/index.ts"
 import { derive } from "../../core/rng.ts"
 import { rollout, rolloutStats } from "../../core/train/rollout.ts"
@@ -21,7 +22,8 @@ export const policySuccess = async (
 
 /** The teacher without action noise on the same seeds and turn limit. */
 export const teacherSuccess = (spec: EnvSpec, envOptions: unknown, n: number, seed: number): number => {
-  const env = spec.make(envOptions)
+  // The harness's time limit, as in training: a teacher that slips plans for the steps left.
+  const env = withTimeLimit(spec.make(envOptions), actionBudgetFor(spec, envOptions))
   let ok = 0
   for (let i = 0; i < n; i++) {
     env.reset(VAL_SEED_START + i)
