@@ -17,7 +17,8 @@ describe("sweep runner", () => {
     const dir = tempDir("runner")
     const runs = grid(smallSpec())
     const events: SweepEvent[] = []
-    const out = await runSweep(runs, { outDir: dir, workers: 2, env: fakeEnv(), onEvent: (e) => events.push(e) })
+    // 40 ms a step (≈ 6 s of runs): long enough that both workers are up before the first takes them all, even on a busy machine.
+    const out = await runSweep(runs, { outDir: dir, workers: 2, env: fakeEnv(40), onEvent: (e) => events.push(e) })
     expect(out).toMatchObject({ total: 12, done: 12, failed: 0, skipped: 0, unfinished: 0 })
     expect(events.filter((e) => e.type === "start").length).toBe(12)
     expect(new Set(events.flatMap((e) => (e.type === "start" ? [e.worker] : []))).size).toBe(2)
