@@ -5,29 +5,17 @@ import { UsageError } from "../../core/errors.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { createProgress } from "./progress.ts"
-import { defaultWorkers, runSweep } from "./runner.ts"
+import { defaultWorkers } from "./runner.ts"
 import { loadSpec } from "../../core/sweep/spec.ts"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
-import type { SweepExecutor } from "../../core/contracts/index.ts"
-import { isUserError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
+import { Executor } from "../../core/services.ts"
 import { terminalSafe } from "../../core/text.ts"
-import { decodeInput } from "../../core/schema/decode.ts"
 
-/** `--queue URL` runs the sweep on the "bullmq" executor (plugins/bullmq) instead of the local pool. */
-const queueExecutor = (url: unknown) =>
-  Effect.gen(function*() {
-    if (url === undefined || url === true) return yield* new UsageError({ field: "--queue", message: "this needs --queue redis://host:port (the Redis of the sweep's workers)" })
-    const entry = yield* (yield* Registry).resolve("executors", "bullmq")
-    const options = yield* decodeInput(entry.value.options, { url: String(url) }, "--queue")
-    return yield* Effect.tryPromise({
-      try: (): Promise<SweepExecutor> => entry.value.make(options),
-      catch: (e) => (isUserError(e) ? e : new UsageError({ field: "--queue", message: String((e as Error)?.message ?? e) }))
-    })
-  })
-
-
+/** The sweep's executor: `--queue URL` the "bullmq" one (plugins/bullmq), else this plugin's local pool. */
+const executorLayer = (queue: unknown, workers: number) =>
+  queue !== undefined ? Executor.layerFromRegistry("bullmq", { url: String(queue) }, "--queue") : Executor.layerFromRegistry("local", { workers }, "--workers")
 
 export default defineCommand({
   pattern: "sweep <spec>",
@@ -38,77 +26,98 @@ export default defineCommand({
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
     { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" },
-    { flags: "--queue <url>", description: "Run on a Redis job queue (redis://[:password@]host:port[/db], rediss:// for TLS) served by `ragen-bench worker`; `sweep status|collect --queue URL` follow a detached one" },
+    {
+      flags: "--queue <url>",
+      description: "Run on a Redis job queue (redis://[:password@]host:port[/db], rediss:// for TLS) served by `ragen-bench worker`; `sweep status|collect --queue URL` follow a detached one"
+    },
     { flags: "--detach", description: "With --queue: enqueue the runs and exit" }
   ],
-  examples: ["ragen-bench sweep quick", "ragen-bench sweep table4 --workers 2 --out results/table4", "ragen-bench sweep my-sweep.yaml --dry-run", "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach", "ragen-bench sweep status --queue redis://10.0.0.5:6379"],
+  examples: [
+    "ragen-bench sweep quick",
+    "ragen-bench sweep table4 --workers 2 --out results/table4",
+    "ragen-bench sweep my-sweep.yaml --dry-run",
+    "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
+    "ragen-bench sweep status --queue redis://10.0.0.5:6379"
+  ],
   run: ([ref], opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outDir = String(opts.out ?? "results")
       const siteDir = String(opts.leaderboard ?? "site")
+      if (opts.queue === true || opts.queue === "") return yield* new UsageError({ field: "--queue", message: "--queue needs the Redis of the sweep's workers: --queue redis://host:port" })
+      const onQueue = opts.queue !== undefined
       if (ref === "status" || ref === "collect") {
-        const exec = yield* queueExecutor(opts.queue)
-        if (ref === "status") {
-          const lines = yield* Effect.promise(() => exec.status!({ outDir }).finally(() => exec.close?.()))
-          return yield* Console.log(lines.join("\n"))
-        }
-        const got = yield* Effect.promise(() => exec.collect!({ outDir }).finally(() => exec.close?.()))
-        const site = yield* writeSite([outDir], siteDir)
-        yield* Console.log(`collected into ${outDir}: ${got.done} new, ${got.skipped} already there, ${got.failed} failed, ${got.unfinished} still queued or running, of ${got.total} jobs`)
-        return yield* Console.log(`leaderboard: ${resolve(site.files.html)}`)
+        if (!onQueue) return yield* new UsageError({ field: "--queue", message: `sweep ${ref} follows a queue: add --queue redis://host:port` })
+        return yield* Effect.gen(function* () {
+          const exec = yield* Executor
+          if (ref === "status") return yield* Console.log((yield* Effect.promise(() => exec.status!({ outDir }))).join("\n"))
+          const got = yield* Effect.promise(() => exec.collect!({ outDir }))
+          const site = yield* writeSite([outDir], siteDir)
+          yield* Console.log(`collected into ${outDir}: ${got.done} new, ${got.skipped} already there, ${got.failed} failed, ${got.unfinished} still queued or running, of ${got.total} jobs`)
+          yield* Console.log(`leaderboard: ${resolve(site.files.html)}`)
+        }).pipe(Effect.provide(executorLayer(opts.queue, 1)))
       }
-      if (opts.detach && opts.queue === undefined) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
-      const exec = opts.queue === undefined ? undefined : yield* queueExecutor(opts.queue)
+      if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
       const spec = yield* loadSpec(String(ref))
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const runs = yield* expandGrid(spec)
-      const perRun = estimateGridSeconds(runs.map((r) => r.config), spec.secondsPerStep)
+      const perRun = estimateGridSeconds(
+        runs.map((r) => r.config),
+        spec.secondsPerStep
+      )
       if (opts.dryRun) {
         const lines = [`sweep ${spec.name}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
         runs.forEach((r, i) => lines.push(`  ${r.runId}  ${r.label}  ${r.config.steps} steps  ~${fmtDuration(perRun[i]!)}`))
         lines.push(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, workers))} with ${workers} worker(s) (${fmtDuration(perRun.reduce((a, b) => a + b, 0))} of run time)`)
         return yield* Console.log(lines.join("\n"))
       }
-      const ac = new AbortController()
-      let sigints = 0
-      const onSigint = (): void => {
-        sigints++
-        if (sigints === 1) {
-          process.stderr.write(exec ? "\nno longer following the queue: its runs go on (run this command again to follow them)\n" : "\nstopping after the current step of each run (Ctrl-C again to quit now)…\n")
-          ac.abort()
-        } else process.exit(130)
-      }
-      process.on("SIGINT", onSigint)
-      const progress = createProgress({
-        total: runs.length,
-        totalSteps: runs.reduce((a, r) => a + r.config.steps + 1, 0),
-        tty: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
-        write: (s) => void process.stderr.write(s)
-      })
-      process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${exec ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}\n`)
-      const request = { outDir, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
-      const plugins = (yield* Registry).data.plugins
-      const outcome = yield* Effect.promise(() =>
-        exec ? exec.run({ ...request, runs, name: spec.name, plugins, detach: Boolean(opts.detach) }).finally(() => exec.close?.()) : runSweep(runs, { ...request, workers })
-      )
-      progress.close()
-      process.off("SIGINT", onSigint)
-      if (exec && opts.detach) {
-        return yield* Console.log(`sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`)
-      }
-      const site = yield* writeSite([outDir], siteDir)
-      for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
-      if (opts.json) yield* Console.log(JSON.stringify({ sweep: spec.name, ...outcome, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
-      else yield* Console.log(
-        `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
-      )
-      if (!opts.json) yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
-      if (outcome.fatal !== undefined) {
-        process.stderr.write(`error: the sweep could not run: ${outcome.fatal}\n`)
-        process.exitCode = 1
-      } else if (ac.signal.aborted) {
-        yield* Console.log(`stopped: run the same command again to resume the ${outcome.unfinished} unfinished run(s)`)
-        process.exitCode = 130
-      } else if (outcome.failed > 0) process.exitCode = 1
+      // The executor is a service: the code below is the same for the local pool and the queue.
+      return yield* Effect.gen(function* () {
+        const exec = yield* Executor
+        const ac = new AbortController()
+        let sigints = 0
+        const onSigint = (): void => {
+          sigints++
+          if (sigints === 1) {
+            process.stderr.write(
+              onQueue ? "\nno longer following the queue: its runs go on (run this command again to follow them)\n" : "\nstopping after the current step of each run (Ctrl-C again to quit now)…\n"
+            )
+            ac.abort()
+          } else process.exit(130)
+        }
+        process.on("SIGINT", onSigint)
+        const progress = createProgress({
+          total: runs.length,
+          totalSteps: runs.reduce((a, r) => a + r.config.steps + 1, 0),
+          tty: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
+          write: (s) => void process.stderr.write(s)
+        })
+        process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${onQueue ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}\n`)
+        const request = { outDir, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
+        const plugins = (yield* Registry).data.plugins
+        const outcome = yield* Effect.promise(() => exec.run({ ...request, runs, name: spec.name, plugins, detach: Boolean(opts.detach) }))
+        progress.close()
+        process.off("SIGINT", onSigint)
+        if (onQueue && opts.detach) {
+          return yield* Console.log(
+            `sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`
+          )
+        }
+        const site = yield* writeSite([outDir], siteDir)
+        for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
+        if (opts.json)
+          yield* Console.log(JSON.stringify({ sweep: spec.name, ...outcome, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
+        else
+          yield* Console.log(
+            `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
+          )
+        if (!opts.json) yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
+        if (outcome.fatal !== undefined) {
+          process.stderr.write(`error: the sweep could not run: ${outcome.fatal}\n`)
+          process.exitCode = 1
+        } else if (ac.signal.aborted) {
+          yield* Console.log(`stopped: run the same command again to resume the ${outcome.unfinished} unfinished run(s)`)
+          process.exitCode = 130
+        } else if (outcome.failed > 0) process.exitCode = 1
+      }).pipe(Effect.provide(executorLayer(opts.queue, workers)))
     })
 })
