@@ -21,7 +21,6 @@ import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./co
 import { broadcastToTokens, groupNormalised } from "./grpo.ts"
 import { withDefault as dflt } from "../core/schema/defaults.ts"
 
-
 export const DapoOptions = Schema.Struct({
   clipLow: dflt(Schema.Finite, 0.2),
   clipHigh: dflt(Schema.Finite, 0.28),
@@ -47,7 +46,6 @@ export const overlongPenalty = (length: number, maxLength: number, cache: number
   return -1
 }
 
-
 export const dapoShapedReturns = (trajectories: ReadonlyArray<AlgoTrajectory>, o: DapoOptions): Float64Array =>
   Float64Array.from(trajectories, (t) => {
     if (!o.overlongShaping || o.maxLength === undefined) return t.ret
@@ -65,8 +63,7 @@ export const dapo: Algorithm<DapoOptions> = {
   minGroupSize: 2,
   trainerDefaults: ({ maxTokens }) => ({ maxLength: maxTokens }),
   dynamicSampling: (o) => ({ maxDraws: o.dynamicSampling ? o.maxDraws : 1 }),
-  advantages: (trajectories, o) =>
-    broadcastToTokens(trajectories, groupNormalised(trajectories, dapoShapedReturns(trajectories, o), o.epsilon, true)),
+  advantages: (trajectories, o) => broadcastToTokens(trajectories, groupNormalised(trajectories, dapoShapedReturns(trajectories, o), o.epsilon, true)),
   loss: (batch: ReadonlyArray<ObjectiveItem>, o: DapoOptions & LossRegularisers) =>
     buildObjective(batch, {
       clipLow: o.clipLow,

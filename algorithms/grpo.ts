@@ -17,7 +17,6 @@ import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./co
 import { mean, stdUnbiased } from "./common/stats.ts"
 import { withDefault as dflt } from "../core/schema/defaults.ts"
 
-
 export const GrpoOptions = Schema.Struct({
   /** "grpo" divides by the group std; "dr-grpo" does not and sums over each trajectory's tokens. */
   variant: dflt(Schema.Literals(["grpo", "dr-grpo"]), "grpo"),
@@ -39,12 +38,7 @@ export type GrpoOptions = typeof GrpoOptions.Type
  * group's unbiased std + epsilon; one number per trajectory. A group of one has mean 0 and std 1
  * (verl), so its advantage is R/(1 + epsilon), or R without the std. DAPO uses it on its shaped returns.
  */
-export const groupNormalised = (
-  trajectories: ReadonlyArray<AlgoTrajectory>,
-  returns: ArrayLike<number>,
-  epsilon: number,
-  divideByStd: boolean
-): Float64Array => {
+export const groupNormalised = (trajectories: ReadonlyArray<AlgoTrajectory>, returns: ArrayLike<number>, epsilon: number, divideByStd: boolean): Float64Array => {
   const byGroup = new Map<number, number[]>()
   trajectories.forEach((t, i) => {
     const g = byGroup.get(t.group) ?? []
@@ -65,18 +59,20 @@ export const groupNormalised = (
 }
 
 /** Group-normalised outcome advantages, one number per trajectory. */
-export const grpoTrajectoryAdvantages = (
-  trajectories: ReadonlyArray<AlgoTrajectory>,
-  variant: "grpo" | "dr-grpo",
-  epsilon: number
-): Float64Array => groupNormalised(trajectories, trajectories.map((t) => t.ret), epsilon, variant === "grpo")
+export const grpoTrajectoryAdvantages = (trajectories: ReadonlyArray<AlgoTrajectory>, variant: "grpo" | "dr-grpo", epsilon: number): Float64Array =>
+  groupNormalised(
+    trajectories,
+    trajectories.map((t) => t.ret),
+    epsilon,
+    variant === "grpo"
+  )
 
 /** One advantage per trajectory, broadcast to every completion token of its turns. */
 export const broadcastToTokens = (trajectories: ReadonlyArray<AlgoTrajectory>, perTrajectory: ArrayLike<number>) =>
   trajectories.map((t, i) => ({ advantages: new Float32Array(t.turnLengths.reduce((a, b) => a + b, 0)).fill(perTrajectory[i]!) }))
 
 /** The paper's aggregation per variant (run_main_table_diff_algo.sh): GRPO seq-mean-token-mean, Dr.GRPO seq-mean-token-sum. */
-export const grpoDefaultLossAgg = (variant: GrpoOptions["variant"]): LossAgg => variant === "dr-grpo" ? "seq-mean-token-sum" : "seq-mean-token-mean"
+export const grpoDefaultLossAgg = (variant: GrpoOptions["variant"]): LossAgg => (variant === "dr-grpo" ? "seq-mean-token-sum" : "seq-mean-token-mean")
 
 export const grpo: Algorithm<GrpoOptions> = {
   name: "grpo",

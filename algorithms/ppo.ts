@@ -15,7 +15,6 @@ import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./co
 import { whitenInPlace } from "./common/stats.ts"
 import { withDefault as dflt } from "../core/schema/defaults.ts"
 
-
 export const rewardPlacements = ["final-token", "per-turn"] as const
 export type RewardPlacement = (typeof rewardPlacements)[number]
 

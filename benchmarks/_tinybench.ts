@@ -51,8 +51,7 @@ export const runBench = async (bench: Bench, title: string): Promise<TaskFigures
 }
 
 /** One JSON line per figure row, with the runtime and tinybench version. */
-export const jsonLine = (bench: string, row: Record<string, unknown>): void =>
-  console.log(JSON.stringify({ bench, ...row, runtime, tinybench: tinybenchVersion }))
+export const jsonLine = (bench: string, row: Record<string, unknown>): void => console.log(JSON.stringify({ bench, ...row, runtime, tinybench: tinybenchVersion }))
 
 export const median = (xs: ReadonlyArray<number>): number => {
   const s = [...xs].sort((a, b) => a - b)

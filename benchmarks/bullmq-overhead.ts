@@ -102,7 +102,10 @@ const startWorkers = async (n: number, env: Record<string, string>): Promise<Chi
   // Kernel threads as the local pool gives them: a second one only when the workers leave a core free.
   const threads = process.env.RAGEN_THREADS ?? (2 * n <= availableParallelism() ? "2" : "1")
   const ws = Array.from({ length: n }, (_, i) => {
-    const w = spawn(bun, [cli, "worker", "--queue", url, "--plugin", fixture, "--work-dir", join(dir, `work${counter}-${i}`)], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RAGEN_THREADS: threads, ...env } })
+    const w = spawn(bun, [cli, "worker", "--queue", url, "--plugin", fixture, "--work-dir", join(dir, `work${counter}-${i}`)], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, RAGEN_THREADS: threads, ...env }
+    })
     ;(w as ChildProcess & { log: string }).log = ""
     w.stderr!.on("data", (d: Buffer) => ((w as ChildProcess & { log: string }).log += d.toString()))
     return w
@@ -168,11 +171,15 @@ try {
         await exec.close?.()
         for (const w of ws) w.kill("SIGKILL")
       }
-      console.log(`rep ${rep + 1}: per job local ${t.local.at(-1)!.gap.toFixed(1)} ms, queue ${t.queue.at(-1)!.gap.toFixed(1)} ms; wall ${t.local.at(-1)!.wall.toFixed(1)} s vs ${t.queue.at(-1)!.wall.toFixed(1)} s`)
+      console.log(
+        `rep ${rep + 1}: per job local ${t.local.at(-1)!.gap.toFixed(1)} ms, queue ${t.queue.at(-1)!.gap.toFixed(1)} ms; wall ${t.local.at(-1)!.wall.toFixed(1)} s vs ${t.queue.at(-1)!.wall.toFixed(1)} s`
+      )
     }
     const local = median(t.local.map((x) => x.gap))
     const queue = median(t.queue.map((x) => x.gap))
-    console.log(`\n${n} empty runs through 1 worker, per job (median gap between runs, median of ${reps}): local pool ${local.toFixed(1)} ms, queue ${queue.toFixed(1)} ms (+${(queue - local).toFixed(1)} ms, ${(queue / local).toFixed(2)}×)`)
+    console.log(
+      `\n${n} empty runs through 1 worker, per job (median gap between runs, median of ${reps}): local pool ${local.toFixed(1)} ms, queue ${queue.toFixed(1)} ms (+${(queue - local).toFixed(1)} ms, ${(queue / local).toFixed(2)}×)`
+    )
     console.log(JSON.stringify({ bench: "bullmq-overhead", runs: n, reps, local: t.local, queue: t.queue, localMsPerJob: local, queueMsPerJob: queue }))
   } else {
     const steps = Number(arg("--steps", "3"))
@@ -204,7 +211,17 @@ try {
       `\n${nRuns} runs × ${fakeMs === undefined ? `${steps} steps` : `21 fake steps of ${fakeMs} ms`} (medians of ${reps}): local 1 → 2 workers ${m["local 1"]!.toFixed(1)} → ${m["local 2"]!.toFixed(1)} s (${(m["local 1"]! / m["local 2"]!).toFixed(2)}×); ` +
         `queue 1 → 2 workers ${m["queue 1"]!.toFixed(1)} → ${m["queue 2"]!.toFixed(1)} s (${(m["queue 1"]! / m["queue 2"]!).toFixed(2)}×)`
     )
-    console.log(JSON.stringify({ bench: "bullmq-speedup", runs: nRuns, ...(fakeMs === undefined ? { steps } : { fakeStepMs: Number(fakeMs) }), reps, seconds: t, localSpeedup: m["local 1"]! / m["local 2"]!, queueSpeedup: m["queue 1"]! / m["queue 2"]! }))
+    console.log(
+      JSON.stringify({
+        bench: "bullmq-speedup",
+        runs: nRuns,
+        ...(fakeMs === undefined ? { steps } : { fakeStepMs: Number(fakeMs) }),
+        reps,
+        seconds: t,
+        localSpeedup: m["local 1"]! / m["local 2"]!,
+        queueSpeedup: m["queue 1"]! / m["queue 2"]!
+      })
+    )
   }
 } finally {
   client.disconnect()

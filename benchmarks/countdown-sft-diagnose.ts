@@ -31,7 +31,9 @@ if (!po.ok || !eo.ok) throw new Error("option decoding failed")
 const policy = await policyFromCheckpoint(ckpt, settingsOf(po.value, 0, 0))
 const env = countdownSpec.make(eo.value)
 
-const prompts: string[] = [], states: CountdownState[] = [], teacher: string[] = []
+const prompts: string[] = [],
+  states: CountdownState[] = [],
+  teacher: string[] = []
 for (let i = 0; i < N; i++) {
   prompts.push(buildPrompt({ observation: env.reset(123 + i) }))
   states.push(env.state() as CountdownState)
@@ -70,15 +72,31 @@ const rolesOf = (comp: string): string[] => {
 
 // ---- 1. sampled completions --------------------------------------------------------------
 const cs = await policy.sample(prompts, { temperature: 0.5, topP: 1, minP: 0, maxTokens: cap }, derive(0, "diagnose-sample"))
-const c = { seeds: N, formatValid: 0, equations: 0, arithmeticFalse: 0, firstEquationFalse: 0, lastResultIsTarget: 0, consistent: 0, factAccuracy: 0, actionNumbersRight: 0, sameAsTeacher: 0, success: 0 }
+const c = {
+  seeds: N,
+  formatValid: 0,
+  equations: 0,
+  arithmeticFalse: 0,
+  firstEquationFalse: 0,
+  lastResultIsTarget: 0,
+  consistent: 0,
+  factAccuracy: 0,
+  actionNumbersRight: 0,
+  sameAsTeacher: 0,
+  success: 0
+}
 const bySize: Record<number, { n: number; success: number }> = {}
 const leaves: Record<string, number> = {}
 for (let i = 0; i < N; i++) {
-  const st = states[i]!, text = cs[i]!.text, r = parseResponse(text)
+  const st = states[i]!,
+    text = cs[i]!.text,
+    r = parseResponse(text)
   const k = st.numbers.length
   bySize[k] ??= { n: 0, success: 0 }
   bySize[k].n++
-  const tw = teacher[i]!.split(/\s+/), sw = text.trim().split(/\s+/), roles = rolesOf(teacher[i]!)
+  const tw = teacher[i]!.split(/\s+/),
+    sw = text.trim().split(/\s+/),
+    roles = rolesOf(teacher[i]!)
   let j = 0
   while (j < tw.length && tw[j] === sw[j]) j++
   if (j >= tw.length) c.sameAsTeacher++
@@ -129,7 +147,9 @@ for (const [k, a] of Object.entries(agg)) console.log(`teacher-forced ${k.padEnd
 const digits: Record<string, { n: number; p: number }> = {}
 scores.forEach((s, i) => {
   const w = teacher[i]!.split(/\s+/)
-  let eqIdx = -1, d = -1, op = ""
+  let eqIdx = -1,
+    d = -1,
+    op = ""
   w.forEach((t, j) => {
     if (t === "neg" || t === "</think>") eqIdx = 99
     if (eqIdx === 99) return
@@ -146,5 +166,7 @@ scores.forEach((s, i) => {
     } else d = -1
   })
 })
-const lines = Object.entries(digits).filter(([, a]) => a.n >= 16).sort(([x], [y]) => x.localeCompare(y, "en", { numeric: true }))
+const lines = Object.entries(digits)
+  .filter(([, a]) => a.n >= 16)
+  .sort(([x], [y]) => x.localeCompare(y, "en", { numeric: true }))
 for (const [k, a] of lines) console.log(`teacher-forced result digit, ${k}: mean p ${(a.p / a.n).toFixed(3)} (${a.n})`)

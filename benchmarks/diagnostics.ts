@@ -42,18 +42,27 @@ const steps = flag("--steps", 5)
 const rounds = flag("--rounds", 1)
 const sftSteps = flag("--sft-steps", 0)
 const asJson = args.includes("--json")
-const P = 8, G = 16, ROWS = 128
+const P = 8,
+  G = 16,
+  ROWS = 128
 
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `deno ${(globalThis as any).Deno?.version?.deno}`
 const report = (row: Record<string, unknown>) =>
-  console.log(asJson ? JSON.stringify({ ...row, runtime, tinybench: tinybenchVersion }) : Object.entries(row).map(([k, v]) => `${k}=${v}`).join("  "))
+  console.log(
+    asJson
+      ? JSON.stringify({ ...row, runtime, tinybench: tinybenchVersion })
+      : Object.entries(row)
+          .map(([k, v]) => `${k}=${v}`)
+          .join("  ")
+  )
 
 /** The CPU scorer before the dedupe/length-order change: every (r, j) pair in row-major batches of 64. */
 const makePairByPair = (p: Policy): CrossScorer => ({
   id: "pair-by-pair",
   score: async (rs, ps) => {
     const N = ps.length
-    const sum = new Float64Array(rs.length * N), tokenMean = new Float64Array(rs.length * N)
+    const sum = new Float64Array(rs.length * N),
+      tokenMean = new Float64Array(rs.length * N)
     for (let start = 0; start < sum.length; start += 64) {
       const reqs = []
       for (let q = start; q < Math.min(sum.length, start + 64); q++) reqs.push({ prompt: ps[q % N]!, continuation: rs[Math.floor(q / N)]! })
@@ -85,11 +94,19 @@ for (const seed of seeds) {
   for (let k = 0; k < G; k++) teacher.push(env.teach({ epsilon: 0, reasoningNoise: 0.5 }, rng).reasoning)
 }
 const column = Int32Array.from({ length: ROWS }, (_, r) => Math.floor(r / G))
-const sampled = (await policy.sample(prompts.flatMap((p) => Array(G).fill(p)), { temperature: 1, topP: 1, minP: 0, maxTokens: 64 }, new Rng(3)))
-  .map((c) => parseResponse(c.text).reasoning)
+const sampled = (
+  await policy.sample(
+    prompts.flatMap((p) => Array(G).fill(p)),
+    { temperature: 1, topP: 1, minP: 0, maxTokens: 64 },
+    new Rng(3)
+  )
+).map((c) => parseResponse(c.text).reasoning)
 const scorer = makeCpuScorer(policy)
 const pairByPair = makePairByPair(policy)
-for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sampled]] as const) {
+for (const [name, reasonings] of [
+  ["teacher", teacher],
+  ["untrained-samples", sampled]
+] as const) {
   const tokens = reasonings.reduce((a, r) => a + policy.tokenizer.encode(r).length, 0) / reasonings.length
   let L = await scorer.score(reasonings, prompts)
   // Same matrix as pair by pair (the savings must not change L).
@@ -97,10 +114,13 @@ for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sa
   const maxDiff = ref.reduce((m, x, i) => Math.max(m, Math.abs(x - L.sum[i]!)), 0)
   // Alternate the two so that load on the shared machine hits both alike; each round is one call
   // of each (a call takes seconds, so tinybench's minimum iteration count is set to 1).
-  const ms = await alternate([
-    { name: "ours", fn: async () => (L = await scorer.score(reasonings, prompts)) },
-    { name: "pair-by-pair", fn: () => pairByPair.score(reasonings, prompts) }
-  ], { rounds: iters, time: 0, iterations: 1 })
+  const ms = await alternate(
+    [
+      { name: "ours", fn: async () => (L = await scorer.score(reasonings, prompts)) },
+      { name: "pair-by-pair", fn: () => pairByPair.score(reasonings, prompts) }
+    ],
+    { rounds: iters, time: 0, iterations: 1 }
+  )
   const input = { tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column, signature: prompts }
   const miBench = new Bench({ time: 200, warmupTime: 50 }).add("miProxies", () => miProxies(input))
   await miBench.run()
@@ -122,12 +142,14 @@ for (const [name, reasonings] of [["teacher", teacher], ["untrained-samples", sa
 const pairPlugin = definePlugin({
   name: "bench",
   version: "0.0.0",
-  scorers: [{
-    id: "pair-by-pair",
-    description: "the CPU scorer before dedupe and length order (benchmark reference)",
-    options: CpuScorerOptions,
-    make: async (_o: unknown, p: Policy) => makePairByPair(p)
-  }]
+  scorers: [
+    {
+      id: "pair-by-pair",
+      description: "the CPU scorer before dedupe and length order (benchmark reference)",
+      options: CpuScorerOptions,
+      make: async (_o: unknown, p: Policy) => makePairByPair(p)
+    }
+  ]
 })
 type Variant = "diag0" | "diag5" | "diag5-pair-by-pair"
 const configOf = (v: Variant) => {
@@ -145,7 +167,7 @@ const configOf = (v: Variant) => {
   if (!r.ok) throw new Error(r.message)
   return r.value
 }
-const perStep: Record<Variant, Array<Record<string, number | null>>> = { "diag0": [], "diag5": [], "diag5-pair-by-pair": [] }
+const perStep: Record<Variant, Array<Record<string, number | null>>> = { diag0: [], diag5: [], "diag5-pair-by-pair": [] }
 const variants: Variant[] = ["diag0", "diag5", "diag5-pair-by-pair"]
 // One output folder for every variant and round, so that an SFT warm start is made once (its
 // cache key does not depend on the diagnostics settings); `fresh` reruns a variant's run.
@@ -161,7 +183,13 @@ const col = (ms: Array<Record<string, number | null>>, k: string) => ms.map((m) 
 const base = perStep["diag0"]
 const stepNoDiag = mean(col(base, "perf/step_seconds"))
 // Steps that ran the diagnostics are the ones that logged MI proxies.
-const diagCost = (v: Variant) => mean(col(perStep[v].filter((m) => typeof m["mi/first_turn/mi_est"] === "number"), "perf/diag_seconds"))
+const diagCost = (v: Variant) =>
+  mean(
+    col(
+      perStep[v].filter((m) => typeof m["mi/first_turn/mi_est"] === "number"),
+      "perf/diag_seconds"
+    )
+  )
 const miSteps = perStep["diag5"].filter((m) => typeof m["mi/first_turn/mi_est"] === "number").length
 if (miSteps === 0) console.log("note: no diagnostics step logged MI proxies (no valid first turns to score); the diag* figures below are 0. Pass --sft-steps N.")
 const ours = diagCost("diag5")

@@ -118,7 +118,16 @@ try {
         const key = `${roots[k]!.label}/${c}`
         res.set(key, [...(res.get(key) ?? []), v])
         cpu.set(key, [...(cpu.get(key) ?? []), cpuUs])
-        console.log(JSON.stringify({ task: `env-server ${ENV} steps/s, ${c} client(s)`, server: roots[k]!.label, rep, stepsPerSecond: Math.round(v), serverCpuUsPerStep: Math.round(cpuUs), runtime: `bun ${Bun.version}` }))
+        console.log(
+          JSON.stringify({
+            task: `env-server ${ENV} steps/s, ${c} client(s)`,
+            server: roots[k]!.label,
+            rep,
+            stepsPerSecond: Math.round(v),
+            serverCpuUsPerStep: Math.round(cpuUs),
+            runtime: `bun ${Bun.version}`
+          })
+        )
       }
     }
   }

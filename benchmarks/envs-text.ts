@@ -49,5 +49,13 @@ for (const spec of [countdownSpec, metaMathQASpec]) add(spec)
 const results = await runBench(bench, "text envs: episodes of one random action")
 for (const [i, spec] of [countdownSpec, metaMathQASpec].entries()) {
   const r = results[i]!
-  jsonLine("envs-text", { env: spec.id, seeds: N, teacherSuccess: teacherSuccess.get(spec.id), episodesPerSecond: Math.round(1000 / r.meanMs), rme: +r.rme.toFixed(2), samples: r.samples, timeMs: TIME })
+  jsonLine("envs-text", {
+    env: spec.id,
+    seeds: N,
+    teacherSuccess: teacherSuccess.get(spec.id),
+    episodesPerSecond: Math.round(1000 / r.meanMs),
+    rme: +r.rme.toFixed(2),
+    samples: r.samples,
+    timeMs: TIME
+  })
 }

@@ -29,7 +29,9 @@ import { jsonLine, numberFlag, runBench } from "./_tinybench.ts"
 const TIME = numberFlag("time", 300)
 /** Steps, episodes and levels per tinybench sample: each sample is a batch mean, so rare slow
  * calls (GC, a hard level) weigh in as they do in a long run. */
-const STEPS = 1000, EPISODES = 100, LEVELS = 20
+const STEPS = 1000,
+  EPISODES = 100,
+  LEVELS = 20
 
 const bench = new Bench({ time: TIME, warmupTime: Math.min(TIME, 100) })
 const units = new Map<string, string>()

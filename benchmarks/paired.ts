@@ -76,13 +76,16 @@ const bootstrap = (xs: ReadonlyArray<number>): [number, number] => {
   return [q(0.025), q(0.975)]
 }
 /** Student-t 97.5% quantiles for 1..30 degrees of freedom (then 1.96): the t interval beside the bootstrap, which is too narrow for a handful of seeds. */
-const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042]
+const T975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045,
+  2.042
+]
 const tInterval = (xs: ReadonlyArray<number>): [number, number] | undefined => {
   const n = xs.length
   if (n < 2) return undefined
   const m = mean(xs)
   const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1))
-  const h = (T975[n - 2] ?? 1.96) * sd / Math.sqrt(n)
+  const h = ((T975[n - 2] ?? 1.96) * sd) / Math.sqrt(n)
   return [m - h, m + h]
 }
 const f3 = (x: number) => (x >= 0 ? " " : "") + x.toFixed(3)
@@ -102,7 +105,9 @@ for (const cell of cells) {
       continue
     }
     const value = (r: Run) => r.bySteps.get(at)![m] as number
-    console.log(`${m} at step ${at}: each arm's mean over its seeds, and the paired difference arm − ${base ?? baseline} (mean, percentile bootstrap 95% interval over the seeds, ${resamples} resamples)\n`)
+    console.log(
+      `${m} at step ${at}: each arm's mean over its seeds, and the paired difference arm − ${base ?? baseline} (mean, percentile bootstrap 95% interval over the seeds, ${resamples} resamples)\n`
+    )
     console.log(`| arm | seeds | mean | per seed | paired seeds | difference | 95% interval (bootstrap) | 95% interval (t) | seeds with arm > baseline |\n|---|---|---|---|---|---|---|---|---|`)
     for (const arm of arms) {
       const mine = inCell.filter((r) => r.arm === arm && has(r, at)).sort((a, b) => a.seed - b.seed)

@@ -29,9 +29,14 @@ const num = (x: unknown): number | undefined => (typeof x === "number" && Number
 const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, x) => a + x, 0) / xs.length : Number.NaN)
 
 const atStep: Array<{ filter: string; seed: number; fact: number; success: number }> = []
-console.log(`| run | filter | P | val fact accuracy @${step} | val success @${step} | zero-spread | dropped non-zero | kept groups | minibatches | rv mean |\n|---|---|---|---|---|---|---|---|---|---|`)
+console.log(
+  `| run | filter | P | val fact accuracy @${step} | val success @${step} | zero-spread | dropped non-zero | kept groups | minibatches | rv mean |\n|---|---|---|---|---|---|---|---|---|---|`
+)
 for (const f of files) {
-  const lines = readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+  const lines = readFileSync(f, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
   const config = (lines[0]!.config ?? {}) as Record<string, unknown>
   const P = num(config.P) ?? 8
   const filter = String(config.filter ?? "?")
@@ -46,7 +51,9 @@ for (const f of files) {
     atStep.push({ filter, seed: num(config.seed) ?? -1, fact: at.val_fact_acc as number, success: at.val_success as number })
   }
   const v = (k: string) => (at && num(at[k]) !== undefined ? (at[k] as number).toFixed(3) : "–")
-  console.log(`| ${basename(f, ".jsonl")} | ${filter} | ${P} | ${v("val_fact_acc")} | ${v("val_success")} | ${mean(train.map((r) => r.zero_var as number)).toFixed(2)} | ${dropped.length > 0 ? mean(dropped).toFixed(2) : "–"} | ${mean(kept).toFixed(2)} | ${mean(mb).toFixed(2)} | ${mean(train.map((r) => r.rv_mean as number)).toFixed(3)} |`)
+  console.log(
+    `| ${basename(f, ".jsonl")} | ${filter} | ${P} | ${v("val_fact_acc")} | ${v("val_success")} | ${mean(train.map((r) => r.zero_var as number)).toFixed(2)} | ${dropped.length > 0 ? mean(dropped).toFixed(2) : "–"} | ${mean(kept).toFixed(2)} | ${mean(mb).toFixed(2)} | ${mean(train.map((r) => r.rv_mean as number)).toFixed(3)} |`
+  )
 }
 
 const bootstrap = (xs: ReadonlyArray<number>, resamples = 10_000): [number, number] => {
@@ -67,10 +74,12 @@ if (arms.length > 0 && atStep.some((r) => r.filter === "none")) {
   console.log("| filter | metric | paired seeds | difference | 95% interval | per seed |\n|---|---|---|---|---|---|")
   for (const arm of arms) {
     for (const key of ["fact", "success"] as const) {
-      const d = atStep.filter((r) => r.filter === arm).flatMap((r) => {
-        const b = atStep.find((x) => x.filter === "none" && x.seed === r.seed)
-        return b ? [r[key] - b[key]] : []
-      })
+      const d = atStep
+        .filter((r) => r.filter === arm)
+        .flatMap((r) => {
+          const b = atStep.find((x) => x.filter === "none" && x.seed === r.seed)
+          return b ? [r[key] - b[key]] : []
+        })
       if (d.length === 0) continue
       const [lo, hi] = bootstrap(d)
       console.log(`| ${arm} | ${key === "fact" ? "val fact accuracy" : "val success"} | ${d.length} | ${f3(mean(d))} | [${f3(lo)}, ${f3(hi)}] | ${d.map((x) => x.toFixed(3)).join(" ")} |`)

@@ -44,7 +44,9 @@ const median = (xs: number[]): number => {
 const time = (workers: number, rep: number): number => {
   const out = join(dir, `w${workers}-r${rep}`)
   const t0 = performance.now()
-  const r = spawnSync(process.execPath, [...runtimeArgs(cli), "sweep", specPath, "--workers", String(workers), "--out", join(out, "results"), "--leaderboard", join(out, "site")], { stdio: ["ignore", "ignore", "pipe"] })
+  const r = spawnSync(process.execPath, [...runtimeArgs(cli), "sweep", specPath, "--workers", String(workers), "--out", join(out, "results"), "--leaderboard", join(out, "site")], {
+    stdio: ["ignore", "ignore", "pipe"]
+  })
   const s = (performance.now() - t0) / 1000
   if (r.status !== 0) throw new Error(`sweep with ${workers} worker(s) failed: ${r.stderr.toString().slice(-500)}`)
   rmSync(out, { recursive: true, force: true })
@@ -60,6 +62,7 @@ for (let rep = 0; rep < reps; rep++) {
   }
 }
 rmSync(dir, { recursive: true, force: true })
-const m1 = median(times[1]!), m2 = median(times[2]!)
+const m1 = median(times[1]!),
+  m2 = median(times[2]!)
 console.log(`\n8 runs × ${steps} steps: 1 worker ${m1.toFixed(1)} s, 2 workers ${m2.toFixed(1)} s (medians of ${reps}); speed-up ${(m1 / m2).toFixed(2)}×`)
 console.log(JSON.stringify({ bench: "sweep-workers", runs: 8, steps, reps, oneWorkerSeconds: times[1], twoWorkerSeconds: times[2], speedup: m1 / m2 }))

@@ -42,8 +42,25 @@ describe("TensorBoard reads the sink's event files", () => {
     const r = spawnSync("python3", ["-c", READER, dir], { encoding: "utf8" })
     expect(r.status).toBe(0)
     const scalars = JSON.parse(r.stdout) as Record<string, Array<[number, number]>>
-    expect(scalars["train/success"]).toEqual([[0, 0], [1, 0.125], [2, 0.25], [3, 0.375], [4, 104], [5, 105], [6, 106], [7, 107]])
-    expect(scalars["val/success@0.5"]).toEqual([[0, 0.25], [2, 0.25]])
-    expect(scalars["mi/first_turn/mi_est"]).toEqual([[0, 1.5], [1, 1.5], [2, 1.5], [3, 1.5]])
+    expect(scalars["train/success"]).toEqual([
+      [0, 0],
+      [1, 0.125],
+      [2, 0.25],
+      [3, 0.375],
+      [4, 104],
+      [5, 105],
+      [6, 106],
+      [7, 107]
+    ])
+    expect(scalars["val/success@0.5"]).toEqual([
+      [0, 0.25],
+      [2, 0.25]
+    ])
+    expect(scalars["mi/first_turn/mi_est"]).toEqual([
+      [0, 1.5],
+      [1, 1.5],
+      [2, 1.5],
+      [3, 1.5]
+    ])
   }, 60000) // importing tensorboard takes seconds
 })

@@ -26,14 +26,21 @@ const reps = Number(argv.find((a) => /^\d+$/.test(a)) ?? 10)
 const rounds = argv.includes("--rounds") ? Number(argv[argv.indexOf("--rounds") + 1]) : 3
 const words = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`)
 const tok = Tokenizer.fromVocabulary(words)
-const p = new TinyLMPolicy(tok, { config: { vocab: tok.size, ctx: 128, d: 64, layers: 2, heads: 4 }, seed: 0, adam: { beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01 }, schedule: { kind: "constant" }, microBatch: 32 })
+const p = new TinyLMPolicy(tok, {
+  config: { vocab: tok.size, ctx: 128, d: 64, layers: 2, heads: 4 },
+  seed: 0,
+  adam: { beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01 },
+  schedule: { kind: "constant" },
+  microBatch: 32
+})
 const rng = new Rng(1)
 const items = Array.from({ length: 128 }, () => ({
   prompt: Array.from({ length: 30 + rng.int(11) }, () => rng.pick(words)).join(" "),
   tokens: Int32Array.from({ length: 10 + rng.int(11) }, () => tok.id(rng.pick(words)))
 }))
 const scoreReqs = items.map((it) => ({ prompt: it.prompt, continuation: it.tokens }))
-let ntok = 0, gen = 0
+let ntok = 0,
+  gen = 0
 for (const it of items) ntok += it.tokens.length + tok.encode(it.prompt).length
 
 /** Median tok/s of train, score and sample over `reps` calls each. */
@@ -46,7 +53,11 @@ const measure = async (n: number): Promise<{ train: number; score: number; sampl
   })
   bench.add("score", () => p.score(scoreReqs))
   bench.add("sample", async () => {
-    const cs = await p.sample(items.slice(0, 64).map((i) => i.prompt), { temperature: 1, topP: 1, minP: 0, maxTokens: 15, stop: "" }, new Rng(r++))
+    const cs = await p.sample(
+      items.slice(0, 64).map((i) => i.prompt),
+      { temperature: 1, topP: 1, minP: 0, maxTokens: 15, stop: "" },
+      new Rng(r++)
+    )
     gen = cs.reduce((s, c) => s + c.tokens.length, 0)
   })
   await bench.run()
@@ -57,7 +68,9 @@ const measure = async (n: number): Promise<{ train: number; score: number; sampl
 const sel = selectKernels()
 if (!argv.includes("--splits")) {
   const m = await measure(reps)
-  console.log(`[${sel.name} ${sel.isa}] trainer shapes (128 items, prompt 30-40 + completion 10-20, ${ntok} tokens; ${runtime}, tinybench ${tinybenchVersion}, load ${loadavg()[0]!.toFixed(1)}): train ${Math.round(m.train)} tok/s, score ${Math.round(m.score)} tok/s, sample ${Math.round(m.sample)} tok/s`)
+  console.log(
+    `[${sel.name} ${sel.isa}] trainer shapes (128 items, prompt 30-40 + completion 10-20, ${ntok} tokens; ${runtime}, tinybench ${tinybenchVersion}, load ${loadavg()[0]!.toFixed(1)}): train ${Math.round(m.train)} tok/s, score ${Math.round(m.score)} tok/s, sample ${Math.round(m.sample)} tok/s`
+  )
   jsonLine("tinylm-trainer-shapes", { kernels: sel.name, isa: sel.isa, tokens: ntok, trainTokS: Math.round(m.train), scoreTokS: Math.round(m.score), sampleTokS: Math.round(m.sample) })
 } else {
   const st = nativeStatus()
@@ -74,7 +87,9 @@ if (!argv.includes("--splits")) {
     console.log(`round ${r + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(1)})`)
   }
   setNativeSplits(NATIVE_SPLIT_MATMUL, NATIVE_SPLIT_POINTWISE)
-  console.log(`native ${st.lib.cpuIsa}, trainer shapes (${ntok} tokens), ${rounds} alternating rounds × ${reps} calls; medians of the rounds' medians (tok/s); ${runtime}, tinybench ${tinybenchVersion}`)
+  console.log(
+    `native ${st.lib.cpuIsa}, trainer shapes (${ntok} tokens), ${rounds} alternating rounds × ${reps} calls; medians of the rounds' medians (tok/s); ${runtime}, tinybench ${tinybenchVersion}`
+  )
   console.log("| setting | train | score | sample |")
   console.log("|---|---|---|---|")
   for (const s of settings) {

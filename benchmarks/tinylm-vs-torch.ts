@@ -65,12 +65,21 @@ const PY = findPython()
 if (!PY) console.log("PyTorch not found (no python3 on PATH imports torch: apt-get install -y python3-torch libopenblas0-openmp): reporting ours only")
 const TUNED = { OPENBLAS_CORETYPE: "SkylakeX", MALLOC_MMAP_THRESHOLD_: "1000000000", MALLOC_TRIM_THRESHOLD_: "1000000000" }
 
-interface Case { readonly name: string; readonly ctx: number; readonly B: number; readonly genNew: number }
+interface Case {
+  readonly name: string
+  readonly ctx: number
+  readonly B: number
+  readonly genNew: number
+}
 const cases: Case[] = [
   { name: "ctx64", ctx: 64, B: 32, genNew: 63 },
   { name: "tiny", ctx: 128, B: 32, genNew: 64 }
 ].filter((c) => only === "" || c.name === only)
-const V = 128, D = 64, L = 2, NH = 4, GEN_SEQS = 128
+const V = 128,
+  D = 64,
+  L = 2,
+  NH = 4,
+  GEN_SEQS = 128
 
 const nMatmul = L * 12 * D * D + D * V
 const trainFlops = (T: number) => 6 * nMatmul + 12 * L * D * T
@@ -82,7 +91,11 @@ let tok = Tokenizer.fromVocabulary(words)
 tok = Tokenizer.fromVocabulary(words.slice(0, words.length - (tok.size - V)))
 if (tok.size !== V) throw new Error(`tokenizer size ${tok.size} != ${V}`)
 
-interface Figures { train: number; score: number; sample: number }
+interface Figures {
+  train: number
+  score: number
+  sample: number
+}
 
 const runOurs = async (c: Case, policy: TinyLMPolicy, k: Kernels, n: number): Promise<Figures> => {
   useKernels(k)
@@ -99,10 +112,14 @@ const runOurs = async (c: Case, policy: TinyLMPolicy, k: Kernels, n: number): Pr
     policy.step({ lr: 1e-4, maxGradNorm: 1 })
   })
   bench.add("score", () => policy.score(scoreReqs))
-  bench.add("sample", async () => {
-    const cs = await policy.sample(prompts, { temperature: 1, topP: 1, minP: 0, maxTokens: c.genNew, stop: "" }, new Rng(2))
-    generated = cs.reduce((s, x) => s + x.tokens.length, 0)
-  }, { iterations: 1, warmupIterations: 0 } as never)
+  bench.add(
+    "sample",
+    async () => {
+      const cs = await policy.sample(prompts, { temperature: 1, topP: 1, minP: 0, maxTokens: c.genNew, stop: "" }, new Rng(2))
+      generated = cs.reduce((s, x) => s + x.tokens.length, 0)
+    },
+    { iterations: 1, warmupIterations: 0 } as never
+  )
   await bench.run()
   const [tr, sc, sa] = bench.tasks.map(figures)
   const tokens = c.B * T
@@ -111,8 +128,36 @@ const runOurs = async (c: Case, policy: TinyLMPolicy, k: Kernels, n: number): Pr
 
 const runTorch = (c: Case, env: Record<string, string>): Figures | undefined => {
   if (!PY) return undefined
-  const r = spawnSync(PY, [TORCH, "--config", "tiny", "--vocab", String(V), "--ctx", String(c.ctx), "--batch", String(c.B), "--threads", String(threads),
-    "--steps", "10", "--warmup", "3", "--bench", withSample ? "train,fwd,gen" : "train,fwd", "--gen-seqs", String(GEN_SEQS), "--gen-new", String(c.genNew), "--gen-reps", "1", "--json"], { encoding: "utf8", env: { ...process.env, ...env } })
+  const r = spawnSync(
+    PY,
+    [
+      TORCH,
+      "--config",
+      "tiny",
+      "--vocab",
+      String(V),
+      "--ctx",
+      String(c.ctx),
+      "--batch",
+      String(c.B),
+      "--threads",
+      String(threads),
+      "--steps",
+      "10",
+      "--warmup",
+      "3",
+      "--bench",
+      withSample ? "train,fwd,gen" : "train,fwd",
+      "--gen-seqs",
+      String(GEN_SEQS),
+      "--gen-new",
+      String(c.genNew),
+      "--gen-reps",
+      "1",
+      "--json"
+    ],
+    { encoding: "utf8", env: { ...process.env, ...env } }
+  )
   const line = r.stdout.split("\n").find((l) => l.startsWith("JSON "))
   if (!line) {
     console.log(`torch run failed: ${r.stderr.slice(-300)}`)
@@ -129,7 +174,9 @@ if (st.ok) backends.push({ name: `native-${st.lib.cpuIsa}`, k: nativeKernelsFor(
 else console.log(`native kernels unavailable: ${st.why}`)
 backends.push({ name: "wasm", k: wasmKernels })
 if (withJs) backends.push({ name: "js", k: plainKernels })
-console.log(`tinylm vs torch: ${runtime}, tinybench ${tinybenchVersion}; reps ${reps}, ${steps} timed calls per rep; torch threads ${threads}, ours ${kernelThreads()} thread(s); default kernels here: ${sel.name} ${sel.isa}; torch: ${PY ?? "none"} ${TORCH}`)
+console.log(
+  `tinylm vs torch: ${runtime}, tinybench ${tinybenchVersion}; reps ${reps}, ${steps} timed calls per rep; torch threads ${threads}, ours ${kernelThreads()} thread(s); default kernels here: ${sel.name} ${sel.isa}; torch: ${PY ?? "none"} ${TORCH}`
+)
 
 const rows: Array<Record<string, unknown>> = []
 for (const c of cases) {
@@ -161,14 +208,20 @@ for (const c of cases) {
   for (const s of sides) {
     if (!got[s]!.length) continue
     row[s] = {
-      train: Math.round(med(s, "train")), trainGflops: +((med(s, "train") * trainFlops(T)) / 1e9).toFixed(1),
-      score: Math.round(med(s, "score")), scoreGflops: +((med(s, "score") * fwdFlops(T)) / 1e9).toFixed(1),
+      train: Math.round(med(s, "train")),
+      trainGflops: +((med(s, "train") * trainFlops(T)) / 1e9).toFixed(1),
+      score: Math.round(med(s, "score")),
+      scoreGflops: +((med(s, "score") * fwdFlops(T)) / 1e9).toFixed(1),
       sample: Math.round(med(s, "sample")),
       trainPeakShare: +((med(s, "train") * trainFlops(T)) / 1e9 / peak).toFixed(3),
       scorePeakShare: +((med(s, "score") * fwdFlops(T)) / 1e9 / peak).toFixed(3)
     }
   }
-  const ratio = (a: string, b: string) => ({ train: +(med(a, "train") / med(b, "train")).toFixed(2), score: +(med(a, "score") / med(b, "score")).toFixed(2), sample: +(med(a, "sample") / med(b, "sample")).toFixed(2) })
+  const ratio = (a: string, b: string) => ({
+    train: +(med(a, "train") / med(b, "train")).toFixed(2),
+    score: +(med(a, "score") / med(b, "score")).toFixed(2),
+    sample: +(med(a, "sample") / med(b, "sample")).toFixed(2)
+  })
   const ours = backends[0]!.name
   row.ratios = {
     [`${ours}/torch`]: ratio(ours, "torch"),
@@ -177,5 +230,9 @@ for (const c of cases) {
     "wasm/torch-tuned": ratio("wasm", "torch-tuned")
   }
   rows.push(row)
-  console.log(json ? JSON.stringify({ ...row, runtime, tinybench: tinybenchVersion, reps, steps, peak }) : `${row.case}\n${sides.map((s) => `  ${s} ${JSON.stringify(row[s])}`).join("\n")}\n  ratios ${JSON.stringify(row.ratios)}`)
+  console.log(
+    json
+      ? JSON.stringify({ ...row, runtime, tinybench: tinybenchVersion, reps, steps, peak })
+      : `${row.case}\n${sides.map((s) => `  ${s} ${JSON.stringify(row[s])}`).join("\n")}\n  ratios ${JSON.stringify(row.ratios)}`
+  )
 }

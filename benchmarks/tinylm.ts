@@ -22,7 +22,15 @@ const json = args.includes("--json")
 const words = Array.from({ length: 40 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`)
 const tok = Tokenizer.fromVocabulary(words)
 
-interface Case { readonly name: string; readonly ctx: number; readonly d: number; readonly layers: number; readonly heads: number; readonly B: number; readonly T: number }
+interface Case {
+  readonly name: string
+  readonly ctx: number
+  readonly d: number
+  readonly layers: number
+  readonly heads: number
+  readonly B: number
+  readonly T: number
+}
 const cases: Case[] = [
   { name: "d64-2L-4H ctx64 32x64", ctx: 64, d: 64, layers: 2, heads: 4, B: 32, T: 64 },
   { name: "tiny 32x128", ctx: 128, d: 64, layers: 2, heads: 4, B: 32, T: 128 },
@@ -78,5 +86,9 @@ for (const c of cases) {
     runtime,
     tinybench: tinybenchVersion
   }
-  console.log(json ? JSON.stringify(row) : `${row.task} [${row.kernels}]: ${row.params} params | train ${row.trainTokPerS} tok/s (${row.trainGflops} GFLOP/s) | score ${row.scoreTokPerS} tok/s (${row.scoreGflops} GFLOP/s) | sample ${row.sampleTokPerS} tok/s | RSS ${row.peakRssMiB} MiB`)
+  console.log(
+    json
+      ? JSON.stringify(row)
+      : `${row.task} [${row.kernels}]: ${row.params} params | train ${row.trainTokPerS} tok/s (${row.trainGflops} GFLOP/s) | score ${row.scoreTokPerS} tok/s (${row.scoreGflops} GFLOP/s) | sample ${row.sampleTokPerS} tok/s | RSS ${row.peakRssMiB} MiB`
+  )
 }

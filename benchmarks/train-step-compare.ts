@@ -23,14 +23,30 @@ const steps = arg("--steps", "10")
 const here = new URL(".", import.meta.url).pathname
 const bun = process.execPath
 
-interface Setting { readonly name: string; readonly args: string[]; readonly env: Record<string, string> }
-const settings: Setting[] = vary === "threads"
-  ? [{ name: "2 threads", args: [], env: { RAGEN_THREADS: "2" } }, { name: "1 thread", args: [], env: { RAGEN_THREADS: "1" } }]
-  : vary === "prefix"
-    ? [{ name: "shared prompts", args: [], env: {} }, { name: "every row alone", args: ["--no-share-prefix"], env: {} }]
-    : vary === "kernels"
-    ? [{ name: "native", args: ["--kernels", "native"], env: {} }, { name: "wasm", args: ["--kernels", "wasm"], env: {} }]
-    : (() => { throw new Error(`--vary ${vary}: use prefix, threads or kernels`) })()
+interface Setting {
+  readonly name: string
+  readonly args: string[]
+  readonly env: Record<string, string>
+}
+const settings: Setting[] =
+  vary === "threads"
+    ? [
+        { name: "2 threads", args: [], env: { RAGEN_THREADS: "2" } },
+        { name: "1 thread", args: [], env: { RAGEN_THREADS: "1" } }
+      ]
+    : vary === "prefix"
+      ? [
+          { name: "shared prompts", args: [], env: {} },
+          { name: "every row alone", args: ["--no-share-prefix"], env: {} }
+        ]
+      : vary === "kernels"
+        ? [
+            { name: "native", args: ["--kernels", "native"], env: {} },
+            { name: "wasm", args: ["--kernels", "wasm"], env: {} }
+          ]
+        : (() => {
+            throw new Error(`--vary ${vary}: use prefix, threads or kernels`)
+          })()
 
 let init = arg("--init", "")
 if (init === "") {
@@ -58,9 +74,15 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 const rows = runs.map((rs) => parts.map((p) => median(rs.map((x) => x[p]))))
-console.log(`FrozenLake P = 8, G = 16, tiny, diagnostics every 5; ${reps} alternating reps of ${steps} steps; medians of the per-run means (s); load average at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")}`)
+console.log(
+  `FrozenLake P = 8, G = 16, tiny, diagnostics every 5; ${reps} alternating reps of ${steps} steps; medians of the per-run means (s); load average at the end ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}`
+)
 console.log(`| setting | step | rollout | update | diagnostics |`)
 console.log(`|---|---|---|---|---|`)
 settings.forEach((s, i) => console.log(`| ${s.name} | ${rows[i]!.map((x) => x.toFixed(3)).join(" | ")} |`))
 console.log(`| ${settings[1]!.name} / ${settings[0]!.name} | ${rows[1]!.map((x, i) => (x / rows[0]![i]!).toFixed(2) + "×").join(" | ")} |`)
-console.log(JSON.stringify({ bench: "train-step-compare", vary, reps, steps: Number(steps), settings: settings.map((s, i) => ({ name: s.name, ...Object.fromEntries(parts.map((p, k) => [p, rows[i]![k]])) })) }))
+console.log(
+  JSON.stringify({ bench: "train-step-compare", vary, reps, steps: Number(steps), settings: settings.map((s, i) => ({ name: s.name, ...Object.fromEntries(parts.map((p, k) => [p, rows[i]![k]])) })) })
+)

@@ -46,7 +46,10 @@ const config = {
   train: { evalEvery: 0, valSeeds: 0, diagEvery: 5, ...(init ? { init } : { sftSteps }) }
 } as unknown as RunConfig
 const summary = await runTraining(config, { outDir: out, plugins: builtinPlugins, onLog: () => {} })
-const rows = readFileSync(join(out, summary.runId, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, number>)
+const rows = readFileSync(join(out, summary.runId, "metrics.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l) as Record<string, number>)
 rmSync(out, { recursive: true, force: true })
 const series = (k: string) => rows.filter((r) => typeof r[k] === "number").map((r) => r[k]!)
 const median = (xs: number[]) => {
@@ -56,4 +59,17 @@ const median = (xs: number[]) => {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 const parts = ["perf/step_seconds", "perf/rollout_seconds", "perf/update_seconds", "perf/diag_seconds"]
 for (const k of parts) console.log(`${k.padEnd(22)} median ${median(series(k)).toFixed(3)} s   mean ${mean(series(k)).toFixed(3)} s`)
-console.log(JSON.stringify({ bench: "train-step", env: "frozenlake", P: 8, G: 16, steps, threads: process.env.RAGEN_THREADS ?? "default", microBatch: microBatch ?? "default", sharePrefix, kernels: kernels ?? "auto", ...Object.fromEntries(parts.map((k) => [k.slice(5), { median: median(series(k)), mean: mean(series(k)) }])) }))
+console.log(
+  JSON.stringify({
+    bench: "train-step",
+    env: "frozenlake",
+    P: 8,
+    G: 16,
+    steps,
+    threads: process.env.RAGEN_THREADS ?? "default",
+    microBatch: microBatch ?? "default",
+    sharePrefix,
+    kernels: kernels ?? "auto",
+    ...Object.fromEntries(parts.map((k) => [k.slice(5), { median: median(series(k)), mean: mean(series(k)) }]))
+  })
+)

@@ -36,7 +36,14 @@ const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: s
 const runtime = g.Bun ? `bun ${g.Bun.version}` : g.Deno ? `deno ${g.Deno.version.deno}` : "node"
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const out = (row: Record<string, unknown>) => console.log(asJson ? JSON.stringify({ ...row, runtime }) : Object.entries(row).map(([k, v]) => `${k}=${v}`).join("  "))
+const out = (row: Record<string, unknown>) =>
+  console.log(
+    asJson
+      ? JSON.stringify({ ...row, runtime })
+      : Object.entries(row)
+          .map(([k, v]) => `${k}=${v}`)
+          .join("  ")
+  )
 
 const envOptions = decodeSync(frozenLakeSpec.options, { successRate: 1 })
 if (!envOptions.ok) throw new Error(envOptions.message)
@@ -49,7 +56,11 @@ if ("reason" in view) throw new Error(view.reason)
 /** P prompts (distinct seeds) and G samples of the policy per prompt. */
 const batch = async (P: number, G: number) => {
   const prompts = Array.from({ length: P }, (_, i) => buildPrompt({ observation: frozenLakeSpec.make(envOptions.value).reset(20000 + i) }))
-  const samples = await policy.sample(prompts.flatMap((p) => Array(G).fill(p)), { temperature: 1, topP: 1, minP: 0, maxTokens: 64 }, new Rng(P * 1000 + G))
+  const samples = await policy.sample(
+    prompts.flatMap((p) => Array(G).fill(p)),
+    { temperature: 1, topP: 1, minP: 0, maxTokens: 64 },
+    new Rng(P * 1000 + G)
+  )
   return { prompts, reasonings: samples.map((c) => parseResponse(c.text).reasoning) }
 }
 
@@ -65,7 +76,12 @@ const { backend, reasons } = backendArg === "none" ? { backend: undefined, reaso
 const probeSeconds = (performance.now() - t0) / 1000
 const warnings: string[] = []
 const gpu = backend ? makeWebGpuScorer(policy, view, backend, defaultWebGpuOptions, (l) => warnings.push(l)) : undefined
-out({ adapter: backend ? `${backend.via} on ${backend.adapter}` : `none (${reasons.join("; ")})`, probeSeconds: +probeSeconds.toFixed(2), kernels: process.env.RAGEN_KERNELS ?? "default", threads: process.env.RAGEN_THREADS ?? "default" })
+out({
+  adapter: backend ? `${backend.via} on ${backend.adapter}` : `none (${reasons.join("; ")})`,
+  probeSeconds: +probeSeconds.toFixed(2),
+  kernels: process.env.RAGEN_KERNELS ?? "default",
+  threads: process.env.RAGEN_THREADS ?? "default"
+})
 
 const time = async (f: () => Promise<unknown>) => {
   const t = performance.now()
@@ -79,10 +95,12 @@ for (const c of cases) {
   const tokens = reasonings.reduce((s, r) => s + Math.min(view.encode(r).length, view.config.ctx - 1), 0) * cols.length
   const ref = await cpu.score(reasonings, cols)
   const row: Record<string, unknown> = { case: c.name, rows: reasonings.length, cols: cols.length, sequences: reasonings.length * cols.length, tokens }
-  const tc: number[] = [], tg: number[] = []
+  const tc: number[] = [],
+    tg: number[] = []
   if (gpu) {
     const got = await gpu.score(reasonings, cols) // warm-up: pipelines, weights upload
-    let dSum = 0, dMean = 0
+    let dSum = 0,
+      dMean = 0
     for (let i = 0; i < ref.sum.length; i++) {
       dSum = Math.max(dSum, Math.abs(got.sum[i]! - ref.sum[i]!))
       dMean = Math.max(dMean, Math.abs(got.tokenMean[i]! - ref.tokenMean[i]!))

@@ -37,14 +37,10 @@ const importDefault = (path: string, field: string): Effect.Effect<unknown, Usag
       })
   })
 
-const isPluginLike = (x: unknown): boolean =>
-  !x || Array.isArray(x) || (typeof x === "object" && typeof (x as { name?: unknown }).name === "string")
+const isPluginLike = (x: unknown): boolean => !x || Array.isArray(x) || (typeof x === "object" && typeof (x as { name?: unknown }).name === "string")
 
-export const loadUserPlugins = (
-  pluginPaths: ReadonlyArray<string>,
-  configPath: string | undefined
-): Effect.Effect<PluginInput[], UsageError> =>
-  Effect.gen(function*() {
+export const loadUserPlugins = (pluginPaths: ReadonlyArray<string>, configPath: string | undefined): Effect.Effect<PluginInput[], UsageError> =>
+  Effect.gen(function* () {
     const out: PluginInput[] = []
     const own = resolve(projectRoot, CONFIG_FILE)
     const cfgPath = configPath ?? (existsSync(own) ? own : undefined)

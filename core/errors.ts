@@ -33,5 +33,4 @@ export class FileFormatError extends Schema.TaggedError<FileFormatError>()("File
 export type UserError = DuplicateIdError | UnknownIdError | UsageError | FileFormatError
 
 const userTags = new Set(["DuplicateIdError", "UnknownIdError", "UsageError", "FileFormatError"])
-export const isUserError = (e: unknown): e is UserError =>
-  typeof e === "object" && e !== null && userTags.has((e as { _tag?: string })._tag ?? "")
+export const isUserError = (e: unknown): e is UserError => typeof e === "object" && e !== null && userTags.has((e as { _tag?: string })._tag ?? "")

@@ -12,7 +12,11 @@ export const MiB = 1 << 20
 /** Why a file was refused; `message` names the path and the limit. */
 export class FileReadError extends Error {
   override readonly name = "FileReadError"
-  constructor(readonly path: string, message: string, readonly code?: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+    readonly code?: string
+  ) {
     super(message)
   }
 }

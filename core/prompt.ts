@@ -28,8 +28,7 @@ export const buildPrompt = (p: PromptParts): string => {
 }
 
 /** The completion text for a reasoning and an action (what SFT trains on). */
-export const formatCompletion = (reasoning: string, action: string): string =>
-  `${reasoning} ${THINK_CLOSE} ${ANSWER_OPEN} ${action} ${ANSWER_CLOSE}`
+export const formatCompletion = (reasoning: string, action: string): string => `${reasoning} ${THINK_CLOSE} ${ANSWER_OPEN} ${action} ${ANSWER_CLOSE}`
 
 export interface ParsedResponse {
   /** Both tags present and in order. */

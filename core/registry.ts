@@ -34,8 +34,7 @@ export interface Entry<K extends Kind> {
 /** A command's id is its name, the first word of its pattern ("env" for "env <action> [env]"). */
 export const commandName = (c: CommandDef): string => c.pattern.trim().split(/\s+/)[0]!
 
-const localIdOf = (kind: Kind, x: any): string =>
-  kind === "algorithms" || kind === "filters" ? x.name : kind === "commands" ? commandName(x) : x.id
+const localIdOf = (kind: Kind, x: any): string => (kind === "algorithms" || kind === "filters" ? x.name : kind === "commands" ? commandName(x) : x.id)
 export const descriptionOf = (x: { description: string }): string => x.description.split("\n")[0]!
 
 const versionRe = /^(.*)-v(\d+)$/
@@ -46,7 +45,7 @@ export interface RegistryData {
 }
 
 export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect<RegistryData, DuplicateIdError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const plugins = flattenPlugins(inputs)
     const entries = { envs: [], policies: [], algorithms: [], filters: [], scorers: [], executors: [], sinks: [], commands: [] } as {
       [K in Kind]: Entry<K>[]
@@ -94,11 +93,7 @@ export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect
 const singular = (kind: Kind): string => (kind === "policies" ? "policy" : kind.slice(0, -1))
 
 /** Resolve an id; pure so that hot code and tests can use it without a runtime. */
-export const resolveEntry = <K extends Kind>(
-  data: RegistryData,
-  kind: K,
-  id: string
-): Effect.Effect<Entry<K>, UnknownIdError> => {
+export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Effect.Effect<Entry<K>, UnknownIdError> => {
   const all = data.entries[kind] as ReadonlyArray<Entry<K>>
   const known = all.map((e) => e.fullId)
   const fail = (why: string) =>
@@ -118,9 +113,7 @@ export const resolveEntry = <K extends Kind>(
     return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${local.map((e) => `"${e.plugin}"`).join(" and ")} both provide it; use the full id`)
   }
   // Unversioned name: pick the highest "-vN" of a single plugin.
-  const versioned = all
-    .map((e) => ({ e, m: versionRe.exec(e.localId) }))
-    .filter((x) => x.m && x.m[1] === id)
+  const versioned = all.map((e) => ({ e, m: versionRe.exec(e.localId) })).filter((x) => x.m && x.m[1] === id)
   if (versioned.length > 0) {
     const plugins = new Set(versioned.map((x) => x.e.plugin))
     if (plugins.size > 1) {
@@ -132,11 +125,14 @@ export const resolveEntry = <K extends Kind>(
   return fail(`unknown ${singular(kind)} "${id}"`)
 }
 
-export class Registry extends Context.Service<Registry, {
-  readonly data: RegistryData
-  readonly resolve: <K extends Kind>(kind: K, id: string) => Effect.Effect<Entry<K>, UnknownIdError>
-  readonly list: <K extends Kind>(kind: K) => ReadonlyArray<Entry<K>>
-}>()("ragen-bench/core/Registry") {
+export class Registry extends Context.Service<
+  Registry,
+  {
+    readonly data: RegistryData
+    readonly resolve: <K extends Kind>(kind: K, id: string) => Effect.Effect<Entry<K>, UnknownIdError>
+    readonly list: <K extends Kind>(kind: K) => ReadonlyArray<Entry<K>>
+  }
+>()("ragen-bench/core/Registry") {
   static readonly fromData = (data: RegistryData) =>
     Registry.of({
       data,

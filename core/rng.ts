@@ -35,7 +35,7 @@ export class Rng {
   private spare: number | undefined
 
   constructor(seed: number | string = 0) {
-    const st = { s: typeof seed === "string" ? fnv1a(seed) : seed >>> 0 ^ Math.floor(seed / 4294967296) }
+    const st = { s: typeof seed === "string" ? fnv1a(seed) : (seed >>> 0) ^ Math.floor(seed / 4294967296) }
     this.a = splitmix32(st)
     this.b = splitmix32(st)
     this.c = splitmix32(st)

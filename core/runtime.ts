@@ -29,8 +29,7 @@ export const runtimeInfo = (): RuntimeInfo => {
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), "..")
 
-export const packageVersion = (): string =>
-  String(JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")).version)
+export const packageVersion = (): string => String(JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")).version)
 
 let cachedCodeVersion: string | undefined
 /** "<package version>+<short commit>[-dirty]", or the package version outside git. */

@@ -12,32 +12,36 @@ import { isComplete, listRunDirs, openRun, readRun } from "./results/store.ts"
 import { decodeInput } from "./schema/decode.ts"
 
 /** Run folders under one results root (DESIGN.md §9); the default layer is the file system. */
-export class ResultsStore extends Context.Service<ResultsStore, {
-  readonly root: string
-  readonly open: (config: Parameters<typeof openRun>[1], options?: Parameters<typeof openRun>[2]) => ReturnType<typeof openRun>
-  readonly read: typeof readRun
-  readonly list: () => string[]
-  readonly isComplete: (dir: string) => boolean
-}>()("ragen-bench/core/ResultsStore") {
-  static readonly layer = (root: string) =>
-    Layer.succeed(ResultsStore, ResultsStore.of({ root, open: (c, o) => openRun(root, c, o), read: readRun, list: () => listRunDirs(root), isComplete }))
+export class ResultsStore extends Context.Service<
+  ResultsStore,
+  {
+    readonly root: string
+    readonly open: (config: Parameters<typeof openRun>[1], options?: Parameters<typeof openRun>[2]) => ReturnType<typeof openRun>
+    readonly read: typeof readRun
+    readonly list: () => string[]
+    readonly isComplete: (dir: string) => boolean
+  }
+>()("ragen-bench/core/ResultsStore") {
+  static readonly layer = (root: string) => Layer.succeed(ResultsStore, ResultsStore.of({ root, open: (c, o) => openRun(root, c, o), read: readRun, list: () => listRunDirs(root), isComplete }))
 }
 
 /** Makes the cross-scorer of a run's MI diagnostics for a policy (its spec and options are the config's). */
-export class Scorer extends Context.Service<Scorer, {
-  readonly id: string | undefined
-  readonly make: (policy: Policy) => Effect.Effect<CrossScorer | undefined, UserError>
-}>()("ragen-bench/core/Scorer") {
+export class Scorer extends Context.Service<
+  Scorer,
+  {
+    readonly id: string | undefined
+    readonly make: (policy: Policy) => Effect.Effect<CrossScorer | undefined, UserError>
+  }
+>()("ragen-bench/core/Scorer") {
   static readonly layerOf = (spec: ScorerSpec | undefined, options: unknown) =>
-    Layer.succeed(Scorer, Scorer.of({
-      id: spec?.id,
-      make: (policy) =>
-        spec
-          ? Effect.tryPromise({ try: () => spec.make(options, policy), catch: (e) => e }).pipe(
-            Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e)))
-          )
-          : Effect.succeed(undefined)
-    }))
+    Layer.succeed(
+      Scorer,
+      Scorer.of({
+        id: spec?.id,
+        make: (policy) =>
+          spec ? Effect.tryPromise({ try: () => spec.make(options, policy), catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e)))) : Effect.succeed(undefined)
+      })
+    )
 }
 
 /** Runs a sweep's grid: the local worker pool (plugins/sweep) or a distributed queue (plugins/bullmq). */
@@ -46,7 +50,7 @@ export class Executor extends Context.Service<Executor, SweepExecutor>()("ragen-
   static readonly layerFromRegistry = (id: string, options: unknown, field = "--executor") =>
     Layer.effect(
       Executor,
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const entry = yield* (yield* Registry).resolve("executors", id)
         const decoded = yield* decodeInput(entry.value.options, options, field)
         return yield* Effect.acquireRelease(

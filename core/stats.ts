@@ -36,8 +36,7 @@ export const scoreMetrics: ReadonlyArray<ScoreMetric> = ["std", "var"]
 export const ZERO_SCORE = 1e-10
 
 /** Unbiased std or variance of one group's returns; 0 for fewer than two returns. */
-export const groupScore = (returns: ArrayLike<number>, metric: ScoreMetric = "std"): number =>
-  metric === "var" ? varianceUnbiased(returns) : stdUnbiased(returns)
+export const groupScore = (returns: ArrayLike<number>, metric: ScoreMetric = "std"): number => (metric === "var" ? varianceUnbiased(returns) : stdUnbiased(returns))
 
 /**
  * Python's round(x): to the nearest integer, ties to even (round(2.5) = 2, round(3.5) = 4), as

@@ -2,7 +2,8 @@
 
 /** Damerau–Levenshtein distance (optimal string alignment): a swap of two letters costs 1. */
 export const editDistance = (a: string, b: string): number => {
-  const m = a.length, n = b.length
+  const m = a.length,
+    n = b.length
   const d: number[][] = Array.from({ length: m + 1 }, (_, i) => Array.from({ length: n + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
   for (let i = 1; i <= m; i++) {
     for (let j = 1; j <= n; j++) {

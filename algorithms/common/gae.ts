@@ -10,12 +10,7 @@
  * rewards, values: (T,) per token. Returns advantages (T,) and returns = advantages + values.
  *   δ_t = r_t + γ V_{t+1} − V_t,  A_t = δ_t + γ λ A_{t+1}
  */
-export const gae = (
-  rewards: Float32Array,
-  values: Float32Array,
-  gamma: number,
-  lambda: number
-): { advantages: Float32Array; returns: Float32Array } => {
+export const gae = (rewards: Float32Array, values: Float32Array, gamma: number, lambda: number): { advantages: Float32Array; returns: Float32Array } => {
   const T = rewards.length
   const advantages = new Float32Array(T)
   const returns = new Float32Array(T)

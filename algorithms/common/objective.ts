@@ -79,15 +79,20 @@ export const aggregationWeights = (batch: ReadonlyArray<Pick<ObjectiveItem, "adv
   const w = new Float64Array(n)
   for (let i = 0; i < n; i++) {
     const L = tokens.get(key[i]!)!
-    w[i] = mode === "token-mean"
-      ? (N > 0 ? 1 / N : 0)
-      : mode === "seq-mean-token-mean"
-      ? (L > 0 ? 1 / (B * L) : 0)
-      : mode === "seq-mean-token-sum"
-      ? 1 / B
-      : mode === "seq-mean-token-sum-norm"
-      ? 1 / (B * normLength)
-      : 1
+    w[i] =
+      mode === "token-mean"
+        ? N > 0
+          ? 1 / N
+          : 0
+        : mode === "seq-mean-token-mean"
+          ? L > 0
+            ? 1 / (B * L)
+            : 0
+          : mode === "seq-mean-token-sum"
+            ? 1 / B
+            : mode === "seq-mean-token-sum-norm"
+              ? 1 / (B * normLength)
+              : 1
   }
   return w
 }
@@ -132,7 +137,8 @@ export const klTerm = (logprob: number, refLogprob: number, estimator: "k1" | "k
   return { kl, dLogprob: 1 - ex }
 }
 
-export const buildObjective = (batch: ReadonlyArray<ObjectiveItem>, o: ObjectiveOptions): LossFn =>
+export const buildObjective =
+  (batch: ReadonlyArray<ObjectiveItem>, o: ObjectiveOptions): LossFn =>
   (forward: ReadonlyArray<TokenForward>): LossOutput => {
     if (forward.length !== batch.length) throw new Error(`objective: ${forward.length} forwards for ${batch.length} items`)
     const terms = o.terms ?? "all"

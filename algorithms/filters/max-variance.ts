@@ -10,7 +10,7 @@ export const maxVarianceSubset = (returns: ReadonlyArray<number>, m: number): nu
   const G = returns.length
   if (m >= G) return returns.map((_, i) => i)
   if (m <= 0) return []
-  const order = returns.map((_, i) => i).sort((a, b) => (returns[a]! - returns[b]!) || a - b)
+  const order = returns.map((_, i) => i).sort((a, b) => returns[a]! - returns[b]! || a - b)
   const v = order.map((i) => returns[i]!)
   // Prefix sums of values and squares over the ascending order.
   const s = new Float64Array(G + 1)

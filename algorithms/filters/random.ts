@@ -25,9 +25,7 @@ import { topPFilter } from "./top-p.ts"
 import { withinGroupFilter } from "./within-group.ts"
 
 /** Filters `random` can take its size from. */
-export const referenceFilters: ReadonlyArray<Filter> = [
-  noneFilter, topPFilter, topPSoftmaxFilter, topKFilter, minPFilter, quantileFilter, withinGroupFilter, dapoDynamicFilter, podsFilter
-]
+export const referenceFilters: ReadonlyArray<Filter> = [noneFilter, topPFilter, topPSoftmaxFilter, topKFilter, minPFilter, quantileFilter, withinGroupFilter, dapoDynamicFilter, podsFilter]
 
 export const RandomOptions = Schema.StructWithRest(
   Schema.Struct({
@@ -85,7 +83,13 @@ export const randomFilter: Filter<RandomOptions> = {
       const G = groups[pos]!.returns.length
       const all = Array.from({ length: G }, (_, k) => k)
       const m = Math.min(G, sizes[n]!)
-      const traj = m >= G ? all : pick.shuffle(all).slice(0, m).sort((a, b) => a - b)
+      const traj =
+        m >= G
+          ? all
+          : pick
+              .shuffle(all)
+              .slice(0, m)
+              .sort((a, b) => a - b)
       return { group: groups[pos]!.index, trajectories: traj }
     })
     keep.sort((a, b) => a.group - b.group)

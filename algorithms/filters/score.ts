@@ -41,7 +41,7 @@ export const groupScores = (groups: ReadonlyArray<Group>, metric: ScoreMetric = 
  */
 export const rankDescending = (scores: ArrayLike<number>, candidates?: ReadonlyArray<number>): number[] => {
   const idx = candidates ? [...candidates] : Array.from({ length: scores.length }, (_, i) => i)
-  return idx.sort((a, b) => (scores[b]! - scores[a]!) || a - b)
+  return idx.sort((a, b) => scores[b]! - scores[a]! || a - b)
 }
 
 /** Positions whose score counts as a candidate: all, or only those above ZERO_SCORE. */
@@ -53,8 +53,6 @@ export const candidatePositions = (scores: ArrayLike<number>, includeZero: boole
 
 /** Keep whole groups at the given batch positions; the result lists them in batch order. */
 export const keepWhole = (groups: ReadonlyArray<Group>, positions: Iterable<number>, stats?: Record<string, number>): FilterResult => {
-  const keep: KeptGroup[] = [...new Set(positions)]
-    .sort((a, b) => a - b)
-    .map((i) => ({ group: groups[i]!.index, trajectories: groups[i]!.returns.map((_, k) => k) }))
+  const keep: KeptGroup[] = [...new Set(positions)].sort((a, b) => a - b).map((i) => ({ group: groups[i]!.index, trajectories: groups[i]!.returns.map((_, k) => k) }))
   return stats ? { keep, stats } : { keep }
 }

@@ -19,8 +19,7 @@ export const TopKOptions = Schema.Struct({
 export type TopKOptions = ScoreOptions & { readonly k: number }
 
 /** Groups kept out of P with `candidates` of them eligible (0 when none is). */
-export const topKCount = (P: number, k: number, candidates = P): number =>
-  candidates === 0 ? 0 : Math.min(candidates, Math.max(1, Math.trunc(k * P)))
+export const topKCount = (P: number, k: number, candidates = P): number => (candidates === 0 ? 0 : Math.min(candidates, Math.max(1, Math.trunc(k * P))))
 
 export const topKPositions = (scores: Float64Array, o: TopKOptions): number[] => {
   const cand = candidatePositions(scores, o.includeZero)

@@ -7,12 +7,14 @@ import { NONE, paperSpec, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
 
 const slips = [0, 0.2, 0.5, 0.8, 1]
 
-export default defineSweep(paperSpec({
-  name: "fig9",
-  description: "FrozenLake slip 0–100% × {none, top-p 0.9, random}, GRPO",
-  axes: {
-    env: slips.map((slip) => ({ id: "frozenlake", options: { successRate: 1 - slip }, label: `frozenlake slip=${slip}` })),
-    algo: ["grpo"],
-    filter: [NONE, TOP_P, RANDOM_LIKE_TOP_P]
-  }
-}))
+export default defineSweep(
+  paperSpec({
+    name: "fig9",
+    description: "FrozenLake slip 0–100% × {none, top-p 0.9, random}, GRPO",
+    axes: {
+      env: slips.map((slip) => ({ id: "frozenlake", options: { successRate: 1 - slip }, label: `frozenlake slip=${slip}` })),
+      algo: ["grpo"],
+      filter: [NONE, TOP_P, RANDOM_LIKE_TOP_P]
+    }
+  })
+)

@@ -32,14 +32,16 @@ export const TABLE4_ALGOS = [
   { id: "grpo", options: { variant: "dr-grpo" }, label: "dr-grpo" }
 ] as const
 
-export default defineSweep(paperSpec({
-  name: "table4",
-  description: "The reference script's rows PPO, DAPO (= PPO's settings), GRPO, DrGRPO × {top-p-softmax 1.0, 0.9; include zero} × Sokoban, FrozenLake, MetaMathQA, Countdown × lr {1e-4, 1e-3}",
-  axes: {
-    env: [SOKOBAN, FROZENLAKE, "metamathqa", "countdown"],
-    algo: [...TABLE4_ALGOS],
-    filter: [...TABLE4_FILTERS]
-  },
-  // No KL, as every row of the script (use_kl_loss False, kl_coef 0); the trainer's default too.
-  fixed: { train: { klCoef: 0 } }
-}))
+export default defineSweep(
+  paperSpec({
+    name: "table4",
+    description: "The reference script's rows PPO, DAPO (= PPO's settings), GRPO, DrGRPO × {top-p-softmax 1.0, 0.9; include zero} × Sokoban, FrozenLake, MetaMathQA, Countdown × lr {1e-4, 1e-3}",
+    axes: {
+      env: [SOKOBAN, FROZENLAKE, "metamathqa", "countdown"],
+      algo: [...TABLE4_ALGOS],
+      filter: [...TABLE4_FILTERS]
+    },
+    // No KL, as every row of the script (use_kl_loss False, kl_coef 0); the trainer's default too.
+    fixed: { train: { klCoef: 0 } }
+  })
+)

@@ -6,13 +6,20 @@
 import { defineSweep } from "../../core/sweep/spec.ts"
 import { NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
-export default defineSweep(paperSpec({
-  name: "table5",
-  description: "P×G ∈ {128×1, 64×2, 32×4, 8×16} × {none, top-p 0.9, random} on Sokoban, PPO",
-  axes: {
-    env: [SOKOBAN],
-    algo: ["ppo"],
-    filter: [NONE, TOP_P, RANDOM_LIKE_TOP_P],
-    PG: [{ P: 128, G: 1 }, { P: 64, G: 2 }, { P: 32, G: 4 }, { P: 8, G: 16 }]
-  }
-}))
+export default defineSweep(
+  paperSpec({
+    name: "table5",
+    description: "P×G ∈ {128×1, 64×2, 32×4, 8×16} × {none, top-p 0.9, random} on Sokoban, PPO",
+    axes: {
+      env: [SOKOBAN],
+      algo: ["ppo"],
+      filter: [NONE, TOP_P, RANDOM_LIKE_TOP_P],
+      PG: [
+        { P: 128, G: 1 },
+        { P: 64, G: 2 },
+        { P: 32, G: 4 },
+        { P: 8, G: 16 }
+      ]
+    }
+  })
+)

@@ -8,12 +8,14 @@ import { NONE, paperSpec, SOKOBAN } from "./_common.ts"
 
 const q = (i: number) => ({ id: "quantile", options: { lo: i * 0.25, hi: (i + 1) * 0.25 } })
 
-export default defineSweep(paperSpec({
-  name: "table6",
-  description: "quantile filter Q1–Q4 (25% of prompts each) vs none vs random 25% on Sokoban, PPO",
-  axes: {
-    env: [SOKOBAN],
-    algo: ["ppo"],
-    filter: [NONE, q(0), q(1), q(2), q(3), { id: "random", options: { ratio: 0.25 } }]
-  }
-}))
+export default defineSweep(
+  paperSpec({
+    name: "table6",
+    description: "quantile filter Q1–Q4 (25% of prompts each) vs none vs random 25% on Sokoban, PPO",
+    axes: {
+      env: [SOKOBAN],
+      algo: ["ppo"],
+      filter: [NONE, q(0), q(1), q(2), q(3), { id: "random", options: { ratio: 0.25 } }]
+    }
+  })
+)

@@ -5,12 +5,14 @@
 import { defineSweep } from "../../core/sweep/spec.ts"
 import { NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
-export default defineSweep(paperSpec({
-  name: "table7",
-  description: "none vs prompt-level top-p 0.9 vs trajectory-level within-group (rho 0.5) vs random, Sokoban, PPO",
-  axes: {
-    env: [SOKOBAN],
-    algo: ["ppo"],
-    filter: [NONE, TOP_P, { id: "within-group", options: { rho: 0.5 } }, RANDOM_LIKE_TOP_P]
-  }
-}))
+export default defineSweep(
+  paperSpec({
+    name: "table7",
+    description: "none vs prompt-level top-p 0.9 vs trajectory-level within-group (rho 0.5) vs random, Sokoban, PPO",
+    axes: {
+      env: [SOKOBAN],
+      algo: ["ppo"],
+      filter: [NONE, TOP_P, { id: "within-group", options: { rho: 0.5 } }, RANDOM_LIKE_TOP_P]
+    }
+  })
+)

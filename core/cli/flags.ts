@@ -28,8 +28,7 @@ export const numberFlag = (value: unknown, field: string, rule: NumberRule = {})
 }
 
 /** The flag's number, or `dflt` when the flag was not given. */
-export const numberFlagOr = (value: unknown, field: string, dflt: number, rule: NumberRule = {}): Effect.Effect<number, UsageError> =>
-  Effect.map(numberFlag(value, field, rule), (n) => n ?? dflt)
+export const numberFlagOr = (value: unknown, field: string, dflt: number, rule: NumberRule = {}): Effect.Effect<number, UsageError> => Effect.map(numberFlag(value, field, rule), (n) => n ?? dflt)
 
 /** A repeatable flag's values (cac gives one value or an array). */
 export const listFlag = (x: unknown): string[] => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)])

@@ -65,9 +65,7 @@ const runCommand = async (cmd: CommandDef, data: RegistryData, args: any[], opts
 
 export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArray<PluginInput>): Promise<void> => {
   const flags = pluginFlags(argv.slice(2))
-  const loaded = await Effect.runPromiseExit(
-    Effect.flatMap(loadUserPlugins(flags.plugins, flags.config), (user) => buildRegistry([...builtins, ...user]))
-  )
+  const loaded = await Effect.runPromiseExit(Effect.flatMap(loadUserPlugins(flags.plugins, flags.config), (user) => buildRegistry([...builtins, ...user])))
   if (Exit.isFailure(loaded)) {
     const err = Cause.squash(loaded.cause)
     if (isUserError(err)) fail(err.message)

@@ -38,7 +38,7 @@ export const setPath = (target: Record<string, unknown>, path: ReadonlyArray<str
 
 /** `key=value` pairs into an options object. */
 export const parsePairs = (pairs: ReadonlyArray<string>, field: string, example = "name=value"): Effect.Effect<Record<string, unknown>, UsageError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const out: Record<string, unknown> = {}
     for (const p of pairs) {
       const eq = p.indexOf("=")

@@ -58,10 +58,7 @@ export interface Algorithm<Options = any> {
    */
   dynamicSampling?(options: Options): { readonly maxDraws: number }
   /** Per-token advantages (and returns for the critic) for each trajectory. */
-  advantages(
-    trajectories: ReadonlyArray<AlgoTrajectory>,
-    options: Options
-  ): ReadonlyArray<{ readonly advantages: Float32Array; readonly returns?: Float32Array }>
+  advantages(trajectories: ReadonlyArray<AlgoTrajectory>, options: Options): ReadonlyArray<{ readonly advantages: Float32Array; readonly returns?: Float32Array }>
   /** The loss over a minibatch of per-token data, given the options and the regularisers. */
   loss(
     batch: ReadonlyArray<{

@@ -17,9 +17,7 @@ export interface Group {
 }
 
 /** What `ctx.resolveFilter` answers: the registered filter, or why there is none (one line). */
-export type ResolvedFilter =
-  | { readonly ok: true; readonly filter: Filter; readonly id: string }
-  | { readonly ok: false; readonly message: string }
+export type ResolvedFilter = { readonly ok: true; readonly filter: Filter; readonly id: string } | { readonly ok: false; readonly message: string }
 
 export interface FilterContext<Options = unknown> {
   readonly options: Options

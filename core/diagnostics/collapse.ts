@@ -156,7 +156,9 @@ export const collapseCheck = (history: ReadonlyArray<Line>, thresholds: Partial<
       const baseline = rv.slice(0, t.rvBaselineSteps).reduce((a, x) => a + x.v, 0) / t.rvBaselineSteps
       const bound = t.rvFraction * baseline
       if (rv.slice(-t.rvPatience).every((x) => x.v < bound)) {
-        stops.push(`reward-variance collapse: ${t.rvMetric} below ${t.rvFraction} × its baseline ${fmt(baseline)} (mean of the first ${t.rvBaselineSteps} non-empty steps) for ${t.rvPatience} consecutive steps`)
+        stops.push(
+          `reward-variance collapse: ${t.rvMetric} below ${t.rvFraction} × its baseline ${fmt(baseline)} (mean of the first ${t.rvBaselineSteps} non-empty steps) for ${t.rvPatience} consecutive steps`
+        )
         stopKinds.push("reward-variance")
       }
     }

@@ -20,8 +20,7 @@ export interface RunPoint {
 }
 
 /** The diagnostics analyze looks at by default: mi/*, reasoning/*, filter/* and the policy entropy. */
-export const isDiagnostic = (name: string): boolean =>
-  /^(mi|reasoning|filter)\//.test(name) || name === "policy/entropy" || name === "train/entropy"
+export const isDiagnostic = (name: string): boolean => /^(mi|reasoning|filter)\//.test(name) || name === "policy/entropy" || name === "train/entropy"
 
 /** Every metric name logged by any of the runs (without "step"), sorted. */
 export const metricNames = (runs: ReadonlyArray<RunPoint>): string[] => {

@@ -11,7 +11,7 @@ import type { Filter, FilterResult, Group } from "../contracts/index.ts"
 import { groupScore, type ScoreMetric, ZERO_SCORE } from "../stats.ts"
 
 /** The score metric a filter ranks by under these options ("std" unless it declares one). */
-export const scoreMetricOf = <O>(filter: Filter<O>, options: O): ScoreMetric => filter.scoreMetric?.(options) === "var" ? "var" : "std"
+export const scoreMetricOf = <O>(filter: Filter<O>, options: O): ScoreMetric => (filter.scoreMetric?.(options) === "var" ? "var" : "std")
 
 export const filterStats = (
   groups: ReadonlyArray<Group>,

@@ -41,9 +41,9 @@ export interface MiEma {
 
 export type Regime = "diverse" | "template-collapse" | "compressed" | "low-entropy-collapse"
 export const regimeCodes: Readonly<Record<Regime, number>> = {
-  "diverse": 0,
+  diverse: 0,
   "template-collapse": 1,
-  "compressed": 2,
+  compressed: 2,
   "low-entropy-collapse": 3
 }
 
@@ -173,32 +173,30 @@ export const checkMiInput = (input: MiInput): void => {
  * carries its input's facts (DESIGN.md §10's collapse), which sequence-level MI, saturating near
  * log N, does not show.
  */
-export const classifyRegime = (
-  hZGivenX: number,
-  miSeqEst: number,
-  cols: number,
-  t: RegimeThresholds = defaultRegimeThresholds,
-  evidence: RegimeEvidence = {}
-): Regime => {
+export const classifyRegime = (hZGivenX: number, miSeqEst: number, cols: number, t: RegimeThresholds = defaultRegimeThresholds, evidence: RegimeEvidence = {}): Regime => {
   const highH = hZGivenX >= t.hZGivenX
   const factFloor = t.factAccuracy ?? defaultRegimeThresholds.factAccuracy!
   const grounded = evidence.factAccuracy === undefined || !Number.isFinite(evidence.factAccuracy) || evidence.factAccuracy >= factFloor
   const highMi = cols > 1 ? miSeqEst / Math.log(cols) >= t.miFraction && grounded : false
-  return highH ? (highMi ? "diverse" : "template-collapse") : (highMi ? "compressed" : "low-entropy-collapse")
+  return highH ? (highMi ? "diverse" : "template-collapse") : highMi ? "compressed" : "low-entropy-collapse"
 }
 
-export const miProxies = (
-  input: MiInput,
-  ema?: MiEma,
-  decay = 0.9,
-  thresholds: RegimeThresholds = defaultRegimeThresholds,
-  evidence: RegimeEvidence = {}
-): MiProxies => {
+export const miProxies = (input: MiInput, ema?: MiEma, decay = 0.9, thresholds: RegimeThresholds = defaultRegimeThresholds, evidence: RegimeEvidence = {}): MiProxies => {
   checkMiInput(input)
   const { rows: R, cols: N, tokenMean: L, sum: S, column, signature } = input
-  let acc = 0, r2 = 0, r4 = 0, r8 = 0, accArgmax = 0
-  let c1 = 0, c2 = 0, c4 = 0, c8 = 0
-  let sumMatched = 0, sumMarginal = 0, sumDiff = 0, sumSeqDiff = 0
+  let acc = 0,
+    r2 = 0,
+    r4 = 0,
+    r8 = 0,
+    accArgmax = 0
+  let c1 = 0,
+    c2 = 0,
+    c4 = 0,
+    c8 = 0
+  let sumMatched = 0,
+    sumMarginal = 0,
+    sumDiff = 0,
+    sumSeqDiff = 0
   const marginal = new Float64Array(R)
   for (let r = 0; r < R; r++) {
     const off = r * N

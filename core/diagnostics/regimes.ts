@@ -5,9 +5,13 @@
  * 0.99 → 0.16 while MI-Seq-Est stays near log N) is template collapse, not "diverse".
  */
 export {
-  classifyRegime, defaultRegimeThresholds, type Regime, regimeCodes, type RegimeEvidence, type RegimeThresholds
+  classifyRegime,
+  defaultRegimeThresholds,
+  type Regime,
+  regimeCodes,
+  type RegimeEvidence,
+  type RegimeThresholds
 } from "./mi.ts"
 
 /** Regime name from its logged numeric code (mi/<...>/regime). */
-export const regimeName = (code: number): string =>
-  ["diverse", "template-collapse", "compressed", "low-entropy-collapse"][code] ?? "unknown"
+export const regimeName = (code: number): string => ["diverse", "template-collapse", "compressed", "low-entropy-collapse"][code] ?? "unknown"

@@ -55,7 +55,10 @@ export interface MiRows {
 const subset = (total: number, n: number, rng: Rng): number[] => {
   const all = Array.from({ length: total }, (_, i) => i)
   if (n >= total) return all
-  return rng.shuffle(all).slice(0, n).sort((a, b) => a - b)
+  return rng
+    .shuffle(all)
+    .slice(0, n)
+    .sort((a, b) => a - b)
 }
 
 const counts = (considered: ReadonlyArray<TurnSample>, valid: ReadonlyArray<TurnSample>) => ({
@@ -64,12 +67,7 @@ const counts = (considered: ReadonlyArray<TurnSample>, valid: ReadonlyArray<Turn
   validRate: considered.length > 0 ? valid.length / considered.length : 0
 })
 
-export const buildMiRows = (
-  turns: ReadonlyArray<TurnSample>,
-  mode: "first-turn" | "trajectory",
-  rng: Rng,
-  maxRows: number
-): MiRows => {
+export const buildMiRows = (turns: ReadonlyArray<TurnSample>, mode: "first-turn" | "trajectory", rng: Rng, maxRows: number): MiRows => {
   if (mode === "first-turn") {
     const firstAll = turns.filter((t) => t.turn === 0)
     const first = firstAll.filter(isValidReasoning).sort((a, b) => a.group - b.group || a.traj - b.traj)

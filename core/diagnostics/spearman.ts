@@ -23,14 +23,17 @@ export const averageRanks = (x: ArrayLike<number>): Float64Array => {
 
 const pearson = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   const n = a.length
-  let ma = 0, mb = 0
+  let ma = 0,
+    mb = 0
   for (let i = 0; i < n; i++) {
     ma += a[i]!
     mb += b[i]!
   }
   ma /= n
   mb /= n
-  let sab = 0, saa = 0, sbb = 0
+  let sab = 0,
+    saa = 0,
+    sbb = 0
   for (let i = 0; i < n; i++) {
     const da = a[i]! - ma
     const db = b[i]! - mb
@@ -56,11 +59,7 @@ export interface BootstrapInterval {
 }
 
 /** Percentile bootstrap (2.5%, 97.5% by default) of Spearman's ρ over resampled pairs. */
-export const bootstrapSpearman = (
-  x: ArrayLike<number>,
-  y: ArrayLike<number>,
-  options: { readonly resamples?: number; readonly seed?: number; readonly level?: number } = {}
-): BootstrapInterval => {
+export const bootstrapSpearman = (x: ArrayLike<number>, y: ArrayLike<number>, options: { readonly resamples?: number; readonly seed?: number; readonly level?: number } = {}): BootstrapInterval => {
   const B = options.resamples ?? 1000
   const rng = new Rng(options.seed ?? 12345)
   const level = options.level ?? 0.95

@@ -7,13 +7,15 @@ import type { Group } from "../contracts/index.ts"
 
 export class FilterInputError extends Error {
   override readonly name = "FilterInputError"
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string
+  ) {
     super(message)
   }
 }
 
-export const isFilterInputError = (e: unknown): e is FilterInputError =>
-  e instanceof FilterInputError || (typeof e === "object" && e !== null && (e as { name?: unknown }).name === "FilterInputError")
+export const isFilterInputError = (e: unknown): e is FilterInputError => e instanceof FilterInputError || (typeof e === "object" && e !== null && (e as { name?: unknown }).name === "FilterInputError")
 
 /** Rejects NaN/infinite returns and empty groups, naming the group and trajectory. */
 export const checkGroups = (groups: ReadonlyArray<Group>, filter: string): void => {

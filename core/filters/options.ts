@@ -10,12 +10,8 @@ import { parseValue } from "../cli/kv.ts"
 import { decodeSync } from "../schema/decode.ts"
 
 /** Decode a filter's options from raw settings and an optional `--filter-value`. */
-export const decodeFilterOptions = <O>(
-  filter: Filter<O>,
-  raw: Readonly<Record<string, unknown>>,
-  value?: unknown
-): Effect.Effect<O, UsageError> =>
-  Effect.gen(function*() {
+export const decodeFilterOptions = <O>(filter: Filter<O>, raw: Readonly<Record<string, unknown>>, value?: unknown): Effect.Effect<O, UsageError> =>
+  Effect.gen(function* () {
     const input: Record<string, unknown> = { ...raw }
     if (value !== undefined) {
       if (!filter.valueOption) {
@@ -24,6 +20,10 @@ export const decodeFilterOptions = <O>(
       input[filter.valueOption] = typeof value === "string" ? parseValue(value) : value
     }
     const r = decodeSync(filter.options as Schema.Codec<O, any>, input, { field: "--option" })
-    if (!r.ok) return yield* new UsageError({ field: "--option", message: r.message.startsWith("--option") ? `filter "${filter.name}": ${r.message}` : `invalid options for filter "${filter.name}": ${r.message}` })
+    if (!r.ok)
+      return yield* new UsageError({
+        field: "--option",
+        message: r.message.startsWith("--option") ? `filter "${filter.name}": ${r.message}` : `invalid options for filter "${filter.name}": ${r.message}`
+      })
     return r.value
   })

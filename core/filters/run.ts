@@ -13,12 +13,14 @@ import { isFilterInputError } from "./input.ts"
  * `ctx.resolveFilter` over a registry: any registered filter by full or short id, as
  * `--filter` resolves it; an unknown or ambiguous id answers the registry's one-line message.
  */
-export const filterResolver = (data: RegistryData) => (id: string): ResolvedFilter => {
-  const exit = Effect.runSyncExit(resolveEntry(data, "filters", id))
-  if (Exit.isSuccess(exit)) return { ok: true, filter: exit.value.value, id: exit.value.fullId }
-  const e = Cause.squash(exit.cause) as { message?: unknown }
-  return { ok: false, message: String(e?.message ?? e) }
-}
+export const filterResolver =
+  (data: RegistryData) =>
+  (id: string): ResolvedFilter => {
+    const exit = Effect.runSyncExit(resolveEntry(data, "filters", id))
+    if (Exit.isSuccess(exit)) return { ok: true, filter: exit.value.value, id: exit.value.fullId }
+    const e = Cause.squash(exit.cause) as { message?: unknown }
+    return { ok: false, message: String(e?.message ?? e) }
+  }
 
 /** select() outside any generator: an input error comes back as a value, a bug stays a throw. */
 const attempt = <O>(filter: Filter<O>, groups: ReadonlyArray<Group>, ctx: FilterContext<O>): FilterResult | UsageError => {
@@ -30,13 +32,8 @@ const attempt = <O>(filter: Filter<O>, groups: ReadonlyArray<Group>, ctx: Filter
   }
 }
 
-export const runFilter = <O>(
-  filter: Filter<O>,
-  groups: ReadonlyArray<Group>,
-  ctx: FilterContext<O>,
-  id: string = filter.name
-): Effect.Effect<FilterResult, UsageError> =>
-  Effect.gen(function*() {
+export const runFilter = <O>(filter: Filter<O>, groups: ReadonlyArray<Group>, ctx: FilterContext<O>, id: string = filter.name): Effect.Effect<FilterResult, UsageError> =>
+  Effect.gen(function* () {
     const result = attempt(filter, groups, ctx)
     if (result instanceof UsageError) return yield* result
     if (!result || !Array.isArray(result.keep)) {

@@ -92,7 +92,10 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
     about: "Teacher-graded reasoning fidelity (DESIGN.md §4): of the training batch every step; of the validation probe on evaluation steps.",
     keys: [
       ...fidelity("reasoning/", "", " of the training batch"),
-      { key: "reasoning/probe_fact_accuracy", meaning: "`reasoning/fact_accuracy` on the fixed validation seeds at the headline temperature (= `val/fact_accuracy@<T>` of the first T), evaluation steps" },
+      {
+        key: "reasoning/probe_fact_accuracy",
+        meaning: "`reasoning/fact_accuracy` on the fixed validation seeds at the headline temperature (= `val/fact_accuracy@<T>` of the first T), evaluation steps"
+      },
       { key: "reasoning/probe_consistency", meaning: "`reasoning/consistency` on the fixed validation seeds at the headline temperature, evaluation steps" }
     ]
   },
@@ -103,7 +106,8 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
   },
   {
     title: "filter/*",
-    about: "What the filter kept of the first (pre-redraw) batch and the reward spread (RV) of its P groups (the paper's Table 8), every step. RV is the filter's own score of a group's returns: the unbiased std, or the variance for a filter that ranks by it (`Filter.scoreMetric`).",
+    about:
+      "What the filter kept of the first (pre-redraw) batch and the reward spread (RV) of its P groups (the paper's Table 8), every step. RV is the filter's own score of a group's returns: the unbiased std, or the variance for a filter that ranks by it (`Filter.scoreMetric`).",
     keys: [
       { key: "filter/kept_groups", meaning: "groups with at least one kept trajectory (0–P)" },
       { key: "filter/kept_ratio", meaning: "`filter/kept_groups` / P (0–1)" },
@@ -141,7 +145,10 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
       { key: "mi/<scope>/mi_zscore_ema", meaning: "the same with an EMA of that std (decay 0.9), kept across steps and checkpoints (unitless)" },
       { key: "mi/<scope>/h_z_given_x", meaning: "H(Z|X) ≈ −mean(matched) (nats/token, ≥ 0)" },
       { key: "mi/<scope>/h_z", meaning: "H(Z) ≈ −mean(marginal) (nats/token, ≥ 0)" },
-      { key: "mi/<scope>/regime", meaning: "0 diverse, 1 template collapse, 2 compressed, 3 low-entropy collapse (thresholds: H(Z|X) 0.1 nats/token, MI-Seq-Est/log N 0.5; fact accuracy below 0.5 reads as MI low)" },
+      {
+        key: "mi/<scope>/regime",
+        meaning: "0 diverse, 1 template collapse, 2 compressed, 3 low-entropy collapse (thresholds: H(Z|X) 0.1 nats/token, MI-Seq-Est/log N 0.5; fact accuracy below 0.5 reads as MI low)"
+      },
       { key: "mi/<scope>/rows", meaning: "reasoning rows R of the cross-score matrix" },
       { key: "mi/<scope>/cols", meaning: "prompt columns N of the cross-score matrix" }
     ]
@@ -225,8 +232,7 @@ const exact = new Map(metricKeys.filter((d) => !isPattern(d.key)).map((d) => [d.
 const patterns = metricKeys.filter((d) => isPattern(d.key)).map((d) => ({ def: d, re: keyRegExp(d.key) }))
 
 /** The definition a concrete key belongs to: an exact key first, else the first matching pattern. */
-export const matchMetricKey = (key: string): MetricKeyDef | undefined =>
-  exact.get(key) ?? patterns.find((p) => p.re.test(key))?.def
+export const matchMetricKey = (key: string): MetricKeyDef | undefined => exact.get(key) ?? patterns.find((p) => p.re.test(key))?.def
 
 /** Keys of a metrics line (or several) that the vocabulary does not know. */
 export const unknownMetricKeys = (keys: Iterable<string>): string[] => [...new Set(keys)].filter((k) => !matchMetricKey(k)).sort()

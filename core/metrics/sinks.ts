@@ -11,19 +11,13 @@ import type { SinkBinding } from "./fanout.ts"
 export type { SinkBinding } from "./fanout.ts"
 
 /** A sink chosen by id, or by id with options: `"csv"`, `{ id: "tensorboard", options: {...} }`. */
-export const SinkChoice = Schema.Union([
-  Schema.String,
-  Schema.Struct({ id: Schema.String, options: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)) })
-])
+export const SinkChoice = Schema.Union([Schema.String, Schema.Struct({ id: Schema.String, options: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)) })])
 export type SinkChoice = typeof SinkChoice.Type
 export const SinkChoices = Schema.Array(SinkChoice)
 
 /** Resolve sink choices through the Registry; unknown ids and bad options are user errors. */
-export const resolveSinks = (
-  choices: ReadonlyArray<SinkChoice>,
-  field = "sinks"
-): Effect.Effect<SinkBinding[], UsageError | UnknownIdError, Registry> =>
-  Effect.gen(function*() {
+export const resolveSinks = (choices: ReadonlyArray<SinkChoice>, field = "sinks"): Effect.Effect<SinkBinding[], UsageError | UnknownIdError, Registry> =>
+  Effect.gen(function* () {
     const registry = yield* Registry
     const out: SinkBinding[] = []
     for (const [i, c] of choices.entries()) {

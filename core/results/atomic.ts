@@ -24,8 +24,7 @@ export const writeFileAtomic = (path: string, data: string | Uint8Array): void =
   }
 }
 
-export const writeJsonAtomic = (path: string, value: unknown): void =>
-  writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n")
+export const writeJsonAtomic = (path: string, value: unknown): void => writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n")
 
 /** Append one JSON value as one whole line. */
 export const appendJsonLine = (path: string, value: unknown): void => {

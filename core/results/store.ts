@@ -19,7 +19,11 @@ import { readRegularFileSync } from "../files.ts"
 /** metrics.jsonl larger than this is refused (a 100k-step run writes tens of megabytes). */
 export const MAX_METRICS_BYTES = 1 << 30
 
-const slug = (s: string): string => s.replace(/^.*\//, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40)
+const slug = (s: string): string =>
+  s
+    .replace(/^.*\//, "")
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .slice(0, 40)
 
 /** The run id: a readable prefix and the hash of the resolved config with the results-semantics version. */
 export const runIdOf = (config: RunConfig): { hash: string; runId: string } => {
@@ -151,7 +155,7 @@ export interface RunRead {
 }
 
 export const readRun = (dir: string): Effect.Effect<RunRead, FileFormatError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const configPath = join(dir, "config.json")
     const head = yield* readJsonFile(FormatHead, configPath, { strict: false })
     if (head.format !== RESULTS_FORMAT) {

@@ -85,7 +85,11 @@ export const decodeSync = <T>(schema: Schema.Codec<T, any>, input: unknown, opti
     const ast = (schema as { ast?: { _tag?: string; propertySignatures?: unknown[]; indexSignatures?: unknown[] } }).ast
     if (strict && ast?._tag === "Objects" && ast.propertySignatures?.length === 0 && (ast.indexSignatures?.length ?? 0) === 0 && input && typeof input === "object") {
       const key = Object.keys(input)[0]
-      if (key !== undefined) return { ok: false, message: `${fmtPath([...(options.field ? [options.field] : []), key])}: ${FORBIDDEN_KEYS.has(key) ? `"${key}" is not allowed as a key` : "unknown option; this takes no options"}` }
+      if (key !== undefined)
+        return {
+          ok: false,
+          message: `${fmtPath([...(options.field ? [options.field] : []), key])}: ${FORBIDDEN_KEYS.has(key) ? `"${key}" is not allowed as a key` : "unknown option; this takes no options"}`
+        }
     }
     return { ok: true, value: exit.value }
   }
@@ -121,5 +125,3 @@ export const readJsonFile = <T>(schema: Schema.Codec<T, any>, path: string, opti
     const r = decodeSync(schema, json, options)
     return r.ok ? Effect.succeed(r.value) : Effect.fail(new FileFormatError({ path, message: `${path}: ${r.message}` }))
   })
-
-

@@ -37,18 +37,13 @@ const fmtOptions = (o: Record<string, unknown>): string => {
   return keys.length === 0 ? "" : `(${keys.map((k) => `${k}=${typeof o[k] === "object" ? canonicalJson(o[k]) : String(o[k])}`).join(",")})`
 }
 
-const pick = (c: Choice): Picked =>
-  typeof c === "string"
-    ? { id: c, options: {}, label: c }
-    : { id: c.id, options: c.options, label: c.label ?? `${c.id}${fmtOptions(c.options)}` }
-
-
+const pick = (c: Choice): Picked => (typeof c === "string" ? { id: c, options: {}, label: c } : { id: c.id, options: c.options, label: c.label ?? `${c.id}${fmtOptions(c.options)}` })
 
 /** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
 const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])
 
 export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError | UnknownIdError, Registry> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const a = spec.axes
     const f = spec.fixed
     const envs = a.env.map(pick)
@@ -80,11 +75,11 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       filterOptions: { ...f.filterOptions, ...filter.options },
                       ...(f.policy !== undefined ? { policy: f.policy } : {}),
                       policyOptions: { ...f.policyOptions, ...(model !== undefined ? { preset: model } : {}) },
-                      ...(pg.P ?? f.P) !== undefined ? { P: pg.P ?? f.P } : {},
-                      ...(pg.G ?? f.G) !== undefined ? { G: pg.G ?? f.G } : {},
+                      ...((pg.P ?? f.P) !== undefined ? { P: pg.P ?? f.P } : {}),
+                      ...((pg.G ?? f.G) !== undefined ? { G: pg.G ?? f.G } : {}),
                       steps: spec.budget.steps,
                       seed,
-                      ...(lr ?? f.lr) !== undefined ? { lr: lr ?? f.lr } : {},
+                      ...((lr ?? f.lr) !== undefined ? { lr: lr ?? f.lr } : {}),
                       train: { ...f.train, ...budgetTrain }
                     }
                     for (const [k, v] of Object.entries(tv?.set ?? {})) {
@@ -92,9 +87,7 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       yield* setPath(raw, TOP.has(path[0]!) ? path : ["train", ...path], v, `axes.train "${tv!.label}"`)
                     }
                     const where = `sweep ${spec.name}: run ${env.label} / ${algo.label} / ${filter.label} seed ${seed}`
-                    const setup = yield* resolveSetup(raw).pipe(
-                      Effect.mapError((e) => new UsageError({ field: "spec", message: `${where}: ${e.message}` }))
-                    )
+                    const setup = yield* resolveSetup(raw).pipe(Effect.mapError((e) => new UsageError({ field: "spec", message: `${where}: ${e.message}` })))
                     const config: RunConfig = setup.config
                     const { hash, runId } = runIdOf(config)
                     if (seen.has(runId)) continue

@@ -23,10 +23,7 @@ const Options = Schema.Record(Schema.String, Schema.Unknown)
 const NonEmpty = <S extends Schema.Top>(s: S) => Schema.Array(s).check(Schema.isMinLength(1))
 
 /** An axis value: a registry id, or an id with options and an optional display label. */
-export const Choice = Schema.Union([
-  Schema.String,
-  Schema.Struct({ id: Schema.String, options: dflt(Options, {}), label: Schema.optional(Schema.String) })
-])
+export const Choice = Schema.Union([Schema.String, Schema.Struct({ id: Schema.String, options: dflt(Options, {}), label: Schema.optional(Schema.String) })])
 export type Choice = typeof Choice.Type
 
 /** A named set of train-option overrides: one value of the `train` axis (e.g. klCoef 0.01). */
@@ -91,7 +88,10 @@ const formatIssues = (raw: string): string => {
     if (line === "" || line.startsWith("at [")) continue
     const next = lines[i + 1]?.trim() ?? ""
     if (next.startsWith("at [")) {
-      const path = next.slice(3).replace(/\["([^"]*)"\]/g, ".$1").replace(/^\./, "")
+      const path = next
+        .slice(3)
+        .replace(/\["([^"]*)"\]/g, ".$1")
+        .replace(/^\./, "")
       out.push(`${path}: ${line}`)
     } else out.push(line)
   }
@@ -111,7 +111,10 @@ export const presetDir = join(projectRoot, "benchmarks", "sweeps")
 /** Preset names: the .ts files of benchmarks/sweeps/ (helper modules start with "_"). */
 export const presetNames = (): string[] =>
   existsSync(presetDir)
-    ? readdirSync(presetDir).filter((f) => f.endsWith(".ts") && !f.startsWith("_")).map((f) => f.slice(0, -3)).sort()
+    ? readdirSync(presetDir)
+        .filter((f) => f.endsWith(".ts") && !f.startsWith("_"))
+        .map((f) => f.slice(0, -3))
+        .sort()
     : []
 
 const importDefault = (path: string): Effect.Effect<unknown, UsageError> =>
@@ -134,7 +137,7 @@ const readSpecText = (path: string): Effect.Effect<string, UsageError> =>
 
 /** Load a spec from a file path or a preset name. */
 export const loadSpec = (ref: string): Effect.Effect<SweepSpec, UsageError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const ext = extname(ref).toLowerCase()
     let path = ref
     if (!existsSync(ref)) {

@@ -33,7 +33,9 @@ export const saveCheckpoint = async (dir: string, policy: TrainablePolicy, state
   renameSync(tmp, join(dir, `${base}.ckpt`))
   writeJsonAtomic(join(dir, `${base}.state.json`), state)
   writeJsonAtomic(join(dir, "latest.json"), { step: state.step, policy: `${base}.ckpt`, state: `${base}.state.json` })
-  const old = readdirSync(dir).filter((f) => /^step-\d{6}\.ckpt$/.test(f)).sort()
+  const old = readdirSync(dir)
+    .filter((f) => /^step-\d{6}\.ckpt$/.test(f))
+    .sort()
   for (const f of old.slice(0, Math.max(0, old.length - keep))) {
     rmSync(join(dir, f), { force: true })
     rmSync(join(dir, f.replace(".ckpt", ".state.json")), { force: true })
@@ -78,7 +80,10 @@ const insideDir = (dir: string, name: string, field: string, latestPath: string)
   const full = resolve(dir, name)
   const rel = relative(resolve(dir), full)
   if (name === "" || isAbsolute(name) || rel === "" || rel.startsWith("..") || isAbsolute(rel) || rel !== basename(rel) || !/^step-\d{6,}\.(ckpt|state\.json)$/.test(rel)) {
-    throw new FileFormatError({ path: latestPath, message: `cannot resume: ${latestPath} field ${field} must name a step-NNNNNN file inside ${dir}, got ${JSON.stringify(name.slice(0, 120))}; ${RESUME_HINT}` })
+    throw new FileFormatError({
+      path: latestPath,
+      message: `cannot resume: ${latestPath} field ${field} must name a step-NNNNNN file inside ${dir}, got ${JSON.stringify(name.slice(0, 120))}; ${RESUME_HINT}`
+    })
   }
   return join(dir, rel)
 }

@@ -30,7 +30,13 @@ export const miDiagnostics = async (c: TrainContext, b: RolloutBatch, prefix: st
     const L = await c.scorer.score(rows.reasonings, rows.prompts)
     const ema = (c.miEma[key] ??= {})
     // The batch's teacher-graded fact accuracy lets the regime label see the collapse of DESIGN.md §10.
-    const p = miProxies({ tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column: rows.column, signature: rows.signature }, ema, undefined, undefined, graded ? { factAccuracy: rolloutStats(b).fact_accuracy } : {})
+    const p = miProxies(
+      { tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column: rows.column, signature: rows.signature },
+      ema,
+      undefined,
+      undefined,
+      graded ? { factAccuracy: rolloutStats(b).fact_accuracy } : {}
+    )
     Object.assign(out, miMetrics(key as `mi/${string}`, p))
   }
   return out
@@ -45,10 +51,15 @@ export const gradDecompStep = async (c: TrainContext, b: RolloutBatch): Promise<
   prepared.itemsOfTraj.forEach((items, i) => {
     for (const _ of items) itemGroup.push(trajs[i]!.group)
   })
-  return gradDecomposition(c.policy, returns, (groups) => {
-    const set = new Set(groups)
-    const idx = itemGroup.map((g, i) => (set.has(g) ? i : -1)).filter((i) => i >= 0)
-    const obj = idx.map((i) => prepared.obj[i]!)
-    return { items: idx.map((i) => prepared.items[i]!), loss: (terms) => lossOf(c.s, obj, terms) }
-  }, c.s.opts.gradDecompBuckets)
+  return gradDecomposition(
+    c.policy,
+    returns,
+    (groups) => {
+      const set = new Set(groups)
+      const idx = itemGroup.map((g, i) => (set.has(g) ? i : -1)).filter((i) => i >= 0)
+      const obj = idx.map((i) => prepared.obj[i]!)
+      return { items: idx.map((i) => prepared.items[i]!), loss: (terms) => lossOf(c.s, obj, terms) }
+    },
+    c.s.opts.gradDecompBuckets
+  )
 }

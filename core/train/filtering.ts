@@ -14,11 +14,11 @@ import type { KeptTrajectory } from "./update.ts"
 /** Seeds beyond any step's training seeds for dynamic-sampling redraws. */
 export const REDRAW_SEED_BASE = 50_000_000
 
-export const groupsOf = (b: RolloutBatch, offset: number): Group[] =>
-  b.seeds.map((seed, g) => ({ index: offset + g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
+export const groupsOf = (b: RolloutBatch, offset: number): Group[] => b.seeds.map((seed, g) => ({ index: offset + g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
 
 const allEqual = (r: ReadonlyArray<number>): boolean => {
-  let lo = Infinity, hi = -Infinity
+  let lo = Infinity,
+    hi = -Infinity
   for (const x of r) (lo = Math.min(lo, x)), (hi = Math.max(hi, x))
   return hi - lo <= 1e-9
 }
@@ -31,12 +31,7 @@ export interface Filtered {
   readonly extraSampleSeconds: number
 }
 
-export const filterStep = async (
-  c: TrainContext,
-  first: RolloutBatch,
-  step: number,
-  select: (groups: ReadonlyArray<Group>, draw: number) => Promise<FilterResult>
-): Promise<Filtered> => {
+export const filterStep = async (c: TrainContext, first: RolloutBatch, step: number, select: (groups: ReadonlyArray<Group>, draw: number) => Promise<FilterResult>): Promise<Filtered> => {
   const { s } = c
   const P = s.config.P
   const algoDraws = s.algo.dynamicSampling?.(s.algoOptions).maxDraws ?? 1
@@ -46,7 +41,8 @@ export const filterStep = async (
   const metrics: Record<string, number> = {}
   const kept: KeptTrajectory[] = []
   let keptGroups = 0
-  let extraTokens = 0, extraSampleSeconds = 0
+  let extraTokens = 0,
+    extraSampleSeconds = 0
   let batch = first
   for (let draw = 0; draw < maxDraws; draw++) {
     if (draw > 0) {

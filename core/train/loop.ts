@@ -62,7 +62,8 @@ const trainStep = async (c: TrainContext, step: number, apply: NonNullable<RunOp
   const seeds = Array.from({ length: config.P }, (_, i) => opts.trainSeedStart + (step - 1) * config.P + i)
   const batch = await rollout(policy, s.rollout, seeds, config.G, derive(config.seed, "rollout", step, 0))
   for (const [k, v] of Object.entries(rolloutStats(batch))) m[k === "fact_accuracy" || k === "consistency" ? `reasoning/${k}` : `train/${k}`] = v
-  let lpSum = 0, lpN = 0
+  let lpSum = 0,
+    lpN = 0
   for (const t of batch.trajectories) for (const u of t.turns) for (const x of u.completion.rawLogprobs) (lpSum += x), lpN++
   m["rollout/neg_logprob"] = lpN > 0 ? -lpSum / lpN : 0
   const tRollout = performance.now()
@@ -106,12 +107,14 @@ const attempt = <A>(f: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, Us
   Effect.tryPromise({ try: f, catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e))))
 
 export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummary, UserError, ResultsStore | Scorer> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const store = yield* ResultsStore
     const log = o.onLog ?? ((l: string) => console.error(l))
     const { config, opts } = s
     const t0 = performance.now()
-    const opened = yield* Effect.try({ try: () => openRunFolder(store, config, { ...o, plugins: s.plugins }), catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e))))
+    const opened = yield* Effect.try({ try: () => openRunFolder(store, config, { ...o, plugins: s.plugins }), catch: (e) => e }).pipe(
+      Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e)))
+    )
     if (opened.complete) return opened.complete
     const { run, resumeFrom } = opened
     const lines = [...opened.lines]
@@ -172,17 +175,19 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
       return { format: 2 as const, runId: run.runId, ...summary } as RunSummary
     }
 
-    const steps = Effect.gen(function*() {
+    const steps = Effect.gen(function* () {
       if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attempt(() => validate(policy, s.rollout, opts, config.seed, 0))) })
       // The collapse warning is a function of the history, so a resumed run logs the same.
       let previous: CollapseCheck | undefined = lines.length > 0 ? collapseCheck(lines, opts.collapse) : undefined
       while (step < config.steps) {
         const next = step + 1
-        const m = yield* Effect.uninterruptible(attempt(async () => {
-          const line = await trainStep(c, next, apply)
-          if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validate(policy, s.rollout, opts, config.seed, next))
-          return line
-        }))
+        const m = yield* Effect.uninterruptible(
+          attempt(async () => {
+            const line = await trainStep(c, next, apply)
+            if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validate(policy, s.rollout, opts, config.seed, next))
+            return line
+          })
+        )
         const check = collapseCheck([...lines, m], opts.collapse)
         m["collapse/warning"] = check.warning ? 1 : 0
         const announce = collapseAnnouncement(previous, check)

@@ -79,13 +79,7 @@ export interface RolloutBatch {
 const renderResponse = (completion: string): string => `${THINK_OPEN} ${completion.trim()}`
 
 /** Roll out G trajectories for each seed; `rng` drives sampling only (envs have their own seeds). */
-export const rollout = async (
-  policy: Policy,
-  s: RolloutSettings,
-  seeds: ReadonlyArray<number>,
-  G: number,
-  rng: Rng
-): Promise<RolloutBatch> => {
+export const rollout = async (policy: Policy, s: RolloutSettings, seeds: ReadonlyArray<number>, G: number, rng: Rng): Promise<RolloutBatch> => {
   const n = seeds.length * G
   const envs: Env[] = []
   const obs: string[] = []
@@ -113,11 +107,7 @@ export const rollout = async (
       return buildPrompt({ instructions: s.instructions, history: shown, observation: obs[i]! })
     })
     const t0 = performance.now()
-    const completions = await policy.sample(
-      prompts,
-      { temperature: s.temperature, topP: s.topP, minP: s.minP, maxTokens: s.maxTokens },
-      rng.split(turn)
-    )
+    const completions = await policy.sample(prompts, { temperature: s.temperature, topP: s.topP, minP: s.minP, maxTokens: s.maxTokens }, rng.split(turn))
     sampleSeconds += (performance.now() - t0) / 1000
     if (completions.length !== live.length) throw new Error(`policy ${policy.id} returned ${completions.length} completions for ${live.length} prompts`)
     for (let j = 0; j < live.length; j++) {
@@ -169,7 +159,17 @@ export const rollout = async (
 /** Batch statistics of a rollout (train/* or val/* before the prefix). */
 export const rolloutStats = (b: RolloutBatch): Record<string, number> => {
   const T = b.trajectories
-  let succ = 0, ret = 0, turns = 0, fmt = 0, act = 0, nTurns = 0, nGraded = 0, fact = 0, cons = 0, len = 0, reasonLen = 0
+  let succ = 0,
+    ret = 0,
+    turns = 0,
+    fmt = 0,
+    act = 0,
+    nTurns = 0,
+    nGraded = 0,
+    fact = 0,
+    cons = 0,
+    len = 0,
+    reasonLen = 0
   for (const t of T) {
     if (t.success) succ++
     ret += t.ret

@@ -22,7 +22,7 @@ export interface TrainRunOptions extends Omit<RunOptions, "resolveFilter" | "app
 
 /** The Effect version (the CLI uses it with its own Registry). */
 export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const setup = yield* resolveSetup(config)
     const registry = yield* Registry
     const resolveFilter = filterResolver(registry.data)
@@ -36,5 +36,4 @@ export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions)
     }).pipe(Effect.provide(services))
   })
 
-export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> =>
-  Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(Registry.layerFrom(opts.plugins ?? []))))
+export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> => Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(Registry.layerFrom(opts.plugins ?? []))))

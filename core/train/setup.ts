@@ -43,7 +43,7 @@ export interface TrainSetup {
 const encoded = (schema: Schema.Codec<any, any>, value: unknown): any => JSON.parse(JSON.stringify(Schema.encodeUnknownSync(schema as any)(value)))
 
 export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError | UnknownIdError, Registry> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const config = yield* decodeInput(RunConfig, raw, "config")
     const decoded = yield* decodeInput(TrainOptions, config.train, "train")
     const registry = yield* Registry
@@ -53,7 +53,10 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
     const maxTurns = decoded.maxTurns ?? spec.maxTurns
     const opts: ResolvedTrainOptions = { ...decoded, maxTurns, maxTokens: decoded.maxTokens ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS }
     if ([opts.minibatches, opts.minibatchSize].filter((x) => x !== undefined).length > 1) {
-      return yield* new UsageError({ field: "train.minibatches", message: "train.minibatches and train.minibatchSize are two rules for the same thing; set one of them (or neither: minibatches of minibatchTrajectories whole trajectories)" })
+      return yield* new UsageError({
+        field: "train.minibatches",
+        message: "train.minibatches and train.minibatchSize are two rules for the same thing; set one of them (or neither: minibatches of minibatchTrajectories whole trajectories)"
+      })
     }
     const algoE = yield* registry.resolve("algorithms", config.algo)
     const algo = algoE.value
@@ -75,9 +78,7 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
     const scorerEntry = opts.diagEvery > 0 ? yield* registry.resolve("scorers", opts.scorer) : undefined
     const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, {}, "scorer") : undefined
     const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context
-    const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov")
-      ? spec.instructions(envOptions)
-      : undefined
+    const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov") ? spec.instructions(envOptions) : undefined
     const rollout: RolloutSettings = {
       spec,
       envOptions,

@@ -46,7 +46,7 @@ export interface Prepared {
 const concat = (parts: Float32Array[]): Float32Array => {
   const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0))
   let o = 0
-  for (const p of parts) (out.set(p, o), (o += p.length))
+  for (const p of parts) out.set(p, o), (o += p.length)
   return out
 }
 
@@ -61,9 +61,7 @@ export const prepare = async (c: TrainContext, trajs: ReadonlyArray<KeptTrajecto
     if (s.algo.needsValue) values = fw.map((f) => f.values)
     if (s.opts.recomputeOldLogprobs) oldLp = fw.map((f) => f.logprobs)
   }
-  const refLp = c.ref && s.opts.klCoef > 0
-    ? (await c.ref.score(flat.map((it) => ({ prompt: it.prompt, continuation: it.tokens })))).map((r) => r.logprobs)
-    : undefined
+  const refLp = c.ref && s.opts.klCoef > 0 ? (await c.ref.score(flat.map((it) => ({ prompt: it.prompt, continuation: it.tokens })))).map((r) => r.logprobs) : undefined
   let k = 0
   const algoTrajs: AlgoTrajectory[] = trajs.map((t) => {
     const n = t.turns.length
@@ -119,8 +117,7 @@ const regularisers = (s: TrainSetup, terms: LossRegularisers["terms"]): LossRegu
   ...(s.opts.lossAgg ? { lossAgg: s.opts.lossAgg } : {})
 })
 
-export const lossOf = (s: TrainSetup, obj: Prepared["obj"], terms: LossRegularisers["terms"] = "all"): LossFn =>
-  s.algo.loss(obj, { ...s.algoOptions, ...regularisers(s, terms) })
+export const lossOf = (s: TrainSetup, obj: Prepared["obj"], terms: LossRegularisers["terms"] = "all"): LossFn => s.algo.loss(obj, { ...s.algoOptions, ...regularisers(s, terms) })
 
 /**
  * The minibatches of one epoch, as lists of item indices. `unfilteredTurns`: the turn count of
@@ -160,20 +157,29 @@ export const update = async (c: TrainContext, kept: ReadonlyArray<KeptTrajectory
   const lossStats: Record<string, number[]> = {}
   const gradNorms: number[] = []
   const sizes: number[] = []
-  let entSum = 0, entN = 0
+  let entSum = 0,
+    entN = 0
   const prep = kept.length > 0 ? await prepare(c, kept) : undefined
   for (let epoch = 0; prep && epoch < s.opts.epochs; epoch++) {
     const plan = minibatchPlan(s, prep, step, epoch, unfilteredTurns)
     for (const [b, idx] of plan.entries()) {
-      const inner = lossOf(s, idx.map((i) => prep.obj[i]!))
+      const inner = lossOf(
+        s,
+        idx.map((i) => prep.obj[i]!)
+      )
       const wrapped: LossFn = (fw): LossOutput => {
         if (epoch === 0) for (const f of fw) for (const e of f.entropy) (entSum += e), entN++
         return inner(fw)
       }
-      const out = await policy.accumulate(idx.map((i) => prep.items[i]!), wrapped)
+      const out = await policy.accumulate(
+        idx.map((i) => prep.items[i]!),
+        wrapped
+      )
       if (!Number.isFinite(out.loss)) {
         policy.zeroGrad()
-        throw new NonFiniteUpdate(`non-finite loss (${out.loss}) at step ${step}, epoch ${epoch + 1}, minibatch ${b + 1}; no update was applied. Lower --lr or tighten clipping (--set maxGradNorm=...)`)
+        throw new NonFiniteUpdate(
+          `non-finite loss (${out.loss}) at step ${step}, epoch ${epoch + 1}, minibatch ${b + 1}; no update was applied. Lower --lr or tighten clipping (--set maxGradNorm=...)`
+        )
       }
       for (const [k, v] of Object.entries(out.stats)) (lossStats[k] ??= []).push(v)
       const norm = policy.step({ lr: s.config.lr, maxGradNorm: s.opts.maxGradNorm })

@@ -21,16 +21,28 @@ export interface SftReport {
   readonly seconds: number
 }
 
-export const sftMetrics = (r: SftReport | undefined): Record<string, number> =>
-  r ? { "sft/steps": r.steps, "sft/loss": r.loss, "sft/token_acc": r.heldOutAcc, "perf/sft_seconds": r.seconds } : {}
+export const sftMetrics = (r: SftReport | undefined): Record<string, number> => (r ? { "sft/steps": r.steps, "sft/loss": r.loss, "sft/token_acc": r.heldOutAcc, "perf/sft_seconds": r.seconds } : {})
 
-const isTrainable = (p: unknown): p is TrainablePolicy =>
-  typeof (p as TrainablePolicy)?.accumulate === "function" && typeof (p as TrainablePolicy)?.step === "function"
+const isTrainable = (p: unknown): p is TrainablePolicy => typeof (p as TrainablePolicy)?.accumulate === "function" && typeof (p as TrainablePolicy)?.step === "function"
 
 /** The SFT cache key: every input of the warm start (its own seed included, initial weights too). */
 export const sftCacheKey = (s: TrainSetup, sftSeed: number): string => {
   const { config, opts } = s
-  return contentHash({ env: config.env, envOptions: config.envOptions, policy: config.policy, policyOptions: config.policyOptions, seed: sftSeed, sftSteps: opts.sftSteps, sftLr: opts.sftLr, sftBatch: opts.sftBatch, sftTurns: opts.sftTurns, eps: opts.teacherEpsilon, noise: opts.reasoningNoise, instructions: s.rollout.instructions ?? null, maxTurns: s.rollout.maxTurns })
+  return contentHash({
+    env: config.env,
+    envOptions: config.envOptions,
+    policy: config.policy,
+    policyOptions: config.policyOptions,
+    seed: sftSeed,
+    sftSteps: opts.sftSteps,
+    sftLr: opts.sftLr,
+    sftBatch: opts.sftBatch,
+    sftTurns: opts.sftTurns,
+    eps: opts.teacherEpsilon,
+    noise: opts.reasoningNoise,
+    instructions: s.rollout.instructions ?? null,
+    maxTurns: s.rollout.maxTurns
+  })
 }
 
 export const initialPolicy = async (
@@ -64,8 +76,24 @@ export const initialPolicy = async (
       await policy.load(cachePath)
       if (existsSync(reportPath)) report = JSON.parse(readFileSync(reportPath, "utf8")) as SftReport
     } else {
-      const turns = await collectTeacherTurns(s.spec, s.envOptions, { turns: opts.sftTurns, epsilon: opts.teacherEpsilon, reasoningNoise: opts.reasoningNoise, seed: sftSeed, instructions: s.rollout.instructions, maxTurns: s.rollout.maxTurns })
-      const r = await policy.sft(turns, { steps: opts.sftSteps, lr: opts.sftLr, batch: opts.sftBatch, targetAcc: 2, evalEvery: 100, maxGradNorm: opts.maxGradNorm, seed: sftSeed, ...(signal ? { signal } : {}) })
+      const turns = await collectTeacherTurns(s.spec, s.envOptions, {
+        turns: opts.sftTurns,
+        epsilon: opts.teacherEpsilon,
+        reasoningNoise: opts.reasoningNoise,
+        seed: sftSeed,
+        instructions: s.rollout.instructions,
+        maxTurns: s.rollout.maxTurns
+      })
+      const r = await policy.sft(turns, {
+        steps: opts.sftSteps,
+        lr: opts.sftLr,
+        batch: opts.sftBatch,
+        targetAcc: 2,
+        evalEvery: 100,
+        maxGradNorm: opts.maxGradNorm,
+        seed: sftSeed,
+        ...(signal ? { signal } : {})
+      })
       log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
       const tmp = `${cachePath}.tmp-${process.pid}`

@@ -9,15 +9,13 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 
 /** An integer flag in min..max (default 0..2^32−1), or dflt when not given. */
-export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> =>
-  numberFlagOr(value, field, dflt, { integer: true, min, max })
+export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> => numberFlagOr(value, field, dflt, { integer: true, min, max })
 
 /** A number flag in [min, max], or dflt when not given. */
-export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> =>
-  numberFlagOr(value, field, dflt, { min, max })
+export const numberFlag = (value: unknown, field: string, dflt: number, min: number, max: number): Effect.Effect<number, UsageError> => numberFlagOr(value, field, dflt, { min, max })
 
 export const buildEnv = (envId: unknown, optionFlags: unknown): Effect.Effect<{ fullId: string; spec: EnvSpec; env: Env; options: unknown }, UsageError | UnknownIdError, Registry> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (typeof envId !== "string" || envId === "") return yield* new UsageError({ field: "env", message: "name an env with --env, e.g. --env countdown (see ragen-bench list envs)" })
     const registry = yield* Registry
     const entry = yield* registry.resolve("envs", envId)
@@ -40,5 +38,4 @@ export const fmtInfo = (info: Record<string, unknown>): string => JSON.stringify
 
 /** Reset/step through the async methods when the env has them (remote-backed envs), else sync. */
 export const resetEnv = (env: Env, seed: number): Promise<string> => (env.resetAsync ? env.resetAsync(seed) : Promise.resolve(env.reset(seed)))
-export const stepEnv = (env: Env, action: string): Promise<import("../../core/contracts/index.ts").StepResult> =>
-  env.stepAsync ? env.stepAsync(action) : Promise.resolve(env.step(action))
+export const stepEnv = (env: Env, action: string): Promise<import("../../core/contracts/index.ts").StepResult> => (env.stepAsync ? env.stepAsync(action) : Promise.resolve(env.step(action)))

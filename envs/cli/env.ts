@@ -20,12 +20,20 @@ import { buildEnv, envArg, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } fro
 const MAX_SHOWN_STEPS = 1000
 
 const show = (envId: unknown, opts: Record<string, any>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const seed = yield* intFlag(opts.seed, "--seed", 0)
     const epsilon = yield* numberFlag(opts.epsilon, "--epsilon", 0, 0, 1)
     const reasoningNoise = yield* numberFlag(opts.reasoningNoise, "--reasoning-noise", 0, 0, 1)
     const { fullId, spec, env, options } = yield* buildEnv(envId, opts.option)
-    const lines: string[] = [`${fullId}  seed ${seed}  maxTurns ${spec.maxTurns}  actionBudget ${spec.actionBudget}`, "", "instructions:", spec.instructions(options), "", "observation:", yield* Effect.promise(() => resetEnv(env, seed))]
+    const lines: string[] = [
+      `${fullId}  seed ${seed}  maxTurns ${spec.maxTurns}  actionBudget ${spec.actionBudget}`,
+      "",
+      "instructions:",
+      spec.instructions(options),
+      "",
+      "observation:",
+      yield* Effect.promise(() => resetEnv(env, seed))
+    ]
     if (opts.teacher) {
       const rng = derive(seed, "env-show", "teacher")
       let total = 0
@@ -51,7 +59,7 @@ const show = (envId: unknown, opts: Record<string, any>) =>
   })
 
 const serve = (opts: Record<string, any>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const registry = yield* Registry
     const maxSessions = yield* intFlag(opts.maxSessions, "--max-sessions", 256, 1, 1_000_000)
     const ttl = yield* intFlag(opts.ttlSeconds, "--ttl-seconds", 900, 1, 7 * 24 * 3600)

@@ -18,7 +18,7 @@ export default defineCommand({
   ],
   examples: ["ragen-bench play countdown --seed 3", "ragen-bench play frozenlake --option successRate=0.8", "printf 'Up\\nLeft\\n' | ragen-bench play sokoban"],
   run: ([positional], opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const envId = yield* envArg(positional, opts.env)
       const seed = yield* intFlag(opts.seed, "--seed", 0)
       const { fullId, spec, env, options } = yield* buildEnv(envId, opts.option)

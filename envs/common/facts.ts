@@ -32,8 +32,38 @@ export interface FactVocabulary {
 }
 
 const FILLER = new Set([
-  "at", "is", "on", "in", "(", ")", "[", "]", ",", ":", ";", "the", "a", "an", "row", "col", "column", "=",
-  "am", "are", "now", "currently", "located", "standing", "position", "cell", "square", "tile", "of", "coordinates", "r", "c"
+  "at",
+  "is",
+  "on",
+  "in",
+  "(",
+  ")",
+  "[",
+  "]",
+  ",",
+  ":",
+  ";",
+  "the",
+  "a",
+  "an",
+  "row",
+  "col",
+  "column",
+  "=",
+  "am",
+  "are",
+  "now",
+  "currently",
+  "located",
+  "standing",
+  "position",
+  "cell",
+  "square",
+  "tile",
+  "of",
+  "coordinates",
+  "r",
+  "c"
 ])
 /** Between the moves of a plan: "left then up", "Left || Up", "go right, then go down". */
 const PLAN_FILLER = new Set([...FILLER, "then", "and", "go", "move", "|", "||", "-", ">", "."])

@@ -18,7 +18,11 @@ export interface FetchLimits {
 /** The answer was refused; `transient` says whether trying again may help. */
 export class FetchRefused extends Error {
   override readonly name = "FetchRefused"
-  constructor(message: string, readonly transient: boolean, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    readonly status?: number
+  ) {
     super(message)
   }
 }
@@ -80,7 +84,8 @@ export const fetchCapped = async (url: string, init: RequestInit, limits: FetchL
       } catch {
         throw new FetchRefused(`${current} redirected to an invalid location`, false, res.status)
       }
-      if (!loc || next.origin !== origin) throw new FetchRefused(`${current} redirected to another origin (${loc ? next.origin : "no location"}); only same-origin redirects are followed`, false, res.status)
+      if (!loc || next.origin !== origin)
+        throw new FetchRefused(`${current} redirected to another origin (${loc ? next.origin : "no location"}); only same-origin redirects are followed`, false, res.status)
       if (hop >= (limits.maxRedirects ?? 5)) throw new FetchRefused(`${url}: more than ${limits.maxRedirects ?? 5} redirects`, false, res.status)
       // 303 (and 301/302 after a POST, as browsers do) continue as GET without a body.
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && (req.method ?? "GET") !== "GET")) req = { ...req, method: "GET", body: undefined }

@@ -8,7 +8,11 @@ const SPECIAL = /([<>/[\](),.:;?])/g
 const POSSESSIVE = /(\S)'s(?=$|[\s<>/[\](),.:;?])/g
 
 export const splitWords = (text: string): string[] =>
-  text.replace(POSSESSIVE, "$1 's").replace(SPECIAL, " $1 ").split(/\s+/).filter((w) => w.length > 0)
+  text
+    .replace(POSSESSIVE, "$1 's")
+    .replace(SPECIAL, " $1 ")
+    .split(/\s+/)
+    .filter((w) => w.length > 0)
 
 /** Sorted unique words of the given texts (a stable vocabulary order). */
 export const vocabularyOf = (...texts: ReadonlyArray<string>): string[] => {

@@ -9,9 +9,7 @@
  */
 import { apply, ofInt, type Op, type Rational } from "./rational.ts"
 
-export type Expr =
-  | { readonly kind: "num"; readonly value: number }
-  | { readonly kind: "bin"; readonly op: Op; readonly left: Expr; readonly right: Expr }
+export type Expr = { readonly kind: "num"; readonly value: number } | { readonly kind: "bin"; readonly op: Op; readonly left: Expr; readonly right: Expr }
 
 /** Longest action text we try to parse (anything longer is invalid without work). */
 export const MAX_EXPR_CHARS = 400

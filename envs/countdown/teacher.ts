@@ -43,8 +43,11 @@ export const TEACHER_WORDS = "numbers given target goal rev neg : , . ' ^ then s
 
 const SYM: Record<Op, string> = { "+": "+", "-": "-", "*": "*", "/": "/" }
 
-
-const OP_TIERS: ReadonlyArray<ReadonlyArray<Op>> = [["+", "-"], ["+", "-", "*"], ["+", "-", "*", "/"]]
+const OP_TIERS: ReadonlyArray<ReadonlyArray<Op>> = [
+  ["+", "-"],
+  ["+", "-", "*"],
+  ["+", "-", "*", "/"]
+]
 
 /** Index permutations of 0..n−1 in lexicographic order (the identity first). */
 const permutations = (n: number): number[][] => {
@@ -53,7 +56,10 @@ const permutations = (n: number): number[][] => {
     if (rest.length === 0) out.push(prefix)
     for (let k = 0; k < rest.length; k++) rec([...prefix, rest[k]!], [...rest.slice(0, k), ...rest.slice(k + 1)])
   }
-  rec([], Array.from({ length: n }, (_, i) => i))
+  rec(
+    [],
+    Array.from({ length: n }, (_, i) => i)
+  )
   return out
 }
 
@@ -134,7 +140,8 @@ const signedExpr = (numbers: ReadonlyArray<number>, neg: ReadonlyArray<number>):
  * generator's own solution.
  */
 export const signTrace = (inst: Pick<Instance, "numbers" | "target" | "steps" | "solution">): SignTrace => {
-  const ns = inst.numbers, T = inst.target
+  const ns = inst.numbers,
+    T = inst.target
   const eqs: Equation[] = []
   const done = (neg: number[]): SignTrace => ({ equations: eqs, neg, solution: signedExpr(ns, neg), fallbackAt: eqs.length })
   let S = ns[0]!
@@ -154,7 +161,11 @@ export const signTrace = (inst: Pick<Instance, "numbers" | "target" | "steps" | 
     if (ns.includes(q)) return done(without(ns, [q]))
     if (ns.length === 4) {
       const [a, b, c, d] = ns as [number, number, number, number]
-      const pairs: Array<[number, number[]]> = [[b, [c, d]], [c, [b, d]], [d, [b, c]]]
+      const pairs: Array<[number, number[]]> = [
+        [b, [c, d]],
+        [c, [b, d]],
+        [d, [b, c]]
+      ]
       for (const [k, [x, rest]] of pairs.entries()) {
         if (k > 0) eqs.push({ a, op: "+", b: x, c: a + x }) // n1 + n2 is the first sum already
         if (a + x === h) return done([a, x])
@@ -302,7 +313,10 @@ export const readExprEquations = (items: ReadonlyArray<Item>): ExprEquation[] =>
       else break
     }
     for (let from = j + 1; from < i; from++) {
-      const text = items.slice(from, i).map((x) => (x.k === "num" ? String(x.v) : EXPR_SYM[x.v])).join(" ")
+      const text = items
+        .slice(from, i)
+        .map((x) => (x.k === "num" ? String(x.v) : EXPR_SYM[x.v]))
+        .join(" ")
       const lhs = parseExpression(text)
       if (lhs) {
         if (lhs.kind === "bin") out.push({ at: from, lhs, c: c.v })
@@ -361,7 +375,9 @@ const listAt = (items: ReadonlyArray<Item>, i: number): { nums: number[]; end: n
  * inside equations are written least significant digit first ("9 5 0" is 59, so each result digit
  * is a local computation), numbers in lists ("numbers", "target", "neg") as in the prompt.
  */
-export const readReasoning = (text: string): {
+export const readReasoning = (
+  text: string
+): {
   scratch: boolean
   listed: number[]
   target: number | undefined
@@ -400,9 +416,7 @@ export const readReasoning = (text: string): {
       }
     }
   }
-  const eqItems = scratch
-    ? items.map((it, j) => (it.k === "num" && !inList.has(j) ? { ...it, v: Number(it.s.split("").reverse().join("")) } : it))
-    : items
+  const eqItems = scratch ? items.map((it, j) => (it.k === "num" && !inList.has(j) ? { ...it, v: Number(it.s.split("").reverse().join("")) } : it)) : items
   return { scratch, listed, target, neg, equations: readEquations(eqItems).map((e) => e.eq), exprEquations: scratch ? [] : readExprEquations(items) }
 }
 

@@ -30,7 +30,6 @@ import { GOAL, generateMap, HOLE, mapRows, parseMap, transitionTable, type LakeM
 import { ACTIONS, gradeLake, teachLake, TEACHER_WORDS } from "./teacher.ts"
 import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-
 export const FrozenLakeOptions = Schema.Struct({
   /** Grid side (random maps). */
   size: dflt(Schema.Int.check(Schema.isBetween({ minimum: 2, maximum: 10 })), 4),
@@ -193,23 +192,12 @@ const instructions = (_o: FrozenLakeOptions): string =>
 
 export const frozenLakeSpec: EnvSpec<FrozenLakeOptions> = {
   id: "frozenlake-v1",
-  description:
-    "FrozenLake: reach the goal on a random 4×4 lake without falling in a hole (gymnasium rules; successRate 1 = deterministic, RAGEN's env default is 0.8, gymnasium's 1/3)",
+  description: "FrozenLake: reach the goal on a random 4×4 lake without falling in a hole (gymnasium rules; successRate 1 = deterministic, RAGEN's env default is 0.8, gymnasium's 1/3)",
   options: FrozenLakeOptions,
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
   markov: true,
   make: (options) => new FrozenLakeEnv(options),
-  vocabulary: (o) =>
-    vocabularyOf(
-      instructions(o),
-      INVALID_LINE,
-      LEGEND,
-      ACTION_LINE,
-      "P _ O G X √ player fell in a hole √ player reached the goal",
-      TEACHER_WORDS,
-      ACTIONS.join(" "),
-      DIGITS
-    ),
+  vocabulary: (o) => vocabularyOf(instructions(o), INVALID_LINE, LEGEND, ACTION_LINE, "P _ O G X √ player fell in a hole √ player reached the goal", TEACHER_WORDS, ACTIONS.join(" "), DIGITS),
   instructions
 }

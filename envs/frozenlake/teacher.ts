@@ -20,9 +20,18 @@ export const MAX_PATH = 8
 export const FACT_VOCAB: FactVocabulary = {
   // the teacher's words and their synonyms, plus what an LLM writes ("I am at", "holes at … and …")
   kinds: {
-    player: "player", agent: "player", i: "player", you: "player", me: "player",
-    goal: "goal", target: "goal", goals: "goal",
-    hole: "hole", pit: "hole", holes: "hole", pits: "hole"
+    player: "player",
+    agent: "player",
+    i: "player",
+    you: "player",
+    me: "player",
+    goal: "goal",
+    target: "goal",
+    goals: "goal",
+    hole: "hole",
+    pit: "hole",
+    holes: "hole",
+    pits: "hole"
   },
   planWords: ["path", "plan", "route", "moves", "move", "go", "action", "answer"],
   directions: { left: 0, down: 1, right: 2, up: 3 }

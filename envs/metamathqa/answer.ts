@@ -10,9 +10,15 @@ import { rat, eq, type Rational } from "../countdown/rational.ts"
 export const MAX_ANSWER_CHARS = 200
 
 export const normalizeAnswer = (text: string): string => {
-  let s = String(text).slice(0, MAX_ANSWER_CHARS * 4).toLowerCase().trim()
+  let s = String(text)
+    .slice(0, MAX_ANSWER_CHARS * 4)
+    .toLowerCase()
+    .trim()
   s = s.replace(/^.*the answer is\s*:?/s, "")
-  s = s.replace(/\\boxed\{(.*)\}/g, "$1").replace(/\\frac\{([^{}]*)\}\{([^{}]*)\}/g, "($1)/($2)").replace(/\\[,!; ]/g, "")
+  s = s
+    .replace(/\\boxed\{(.*)\}/g, "$1")
+    .replace(/\\frac\{([^{}]*)\}\{([^{}]*)\}/g, "($1)/($2)")
+    .replace(/\\[,!; ]/g, "")
   s = s.replace(/[$,%]|\\\$/g, "").trim()
   // Trailing unit words ("12 dollars", "5 hours") go; a leading number decides.
   const m = /^(-?[\d\s./()]+?)\s*[a-z][a-z\s.]*$/.exec(s)

@@ -39,7 +39,12 @@ const parseDataset = (path: string, raw: string): Loaded => {
   let records: unknown[]
   const trimmed = raw.trimStart()
   try {
-    records = trimmed.startsWith("[") ? (JSON.parse(raw) as unknown[]) : raw.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+    records = trimmed.startsWith("[")
+      ? (JSON.parse(raw) as unknown[])
+      : raw
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l) => JSON.parse(l))
   } catch (e) {
     throw new Error(`metamathqa: ${path} is neither a JSON array nor JSON lines: ${(e as Error).message}`)
   }

@@ -31,7 +31,6 @@ import { generateProblem, TEMPLATE_WORDS, type Problem } from "./problems.ts"
 import { gradeMath, teachMath, TEACHER_WORDS, type MetaMathState } from "./teacher.ts"
 import { withDefault as dflt } from "../../core/schema/defaults.ts"
 
-
 export const MetaMathQAOptions = Schema.Struct({
   /** Attempts per problem; attempt j (0-based) earns 1/2^j when correct. */
   maxAttempts: dflt(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10 })), 1),

@@ -31,7 +31,6 @@ export interface MetaMathState {
 
 export const TEACHER_WORDS = "quantities given : , then so = + - * / the answer is"
 
-
 /** The normalized form where the answer is a number ("5,000" → "5000", "15/2" stays), else as given. */
 const spellAnswer = (a: string): string => {
   const n = normalizeAnswer(a)

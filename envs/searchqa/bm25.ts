@@ -18,7 +18,10 @@ const STOPWORDS = new Set(["a", "an", "the", "is", "in", "of", "was", "by", "tha
 /** Lowercase alphanumeric words minus stopwords (the tokenizer of both index and queries). */
 export const terms = (text: string): string[] => {
   const out: string[] = []
-  for (const w of String(text).toLowerCase().split(/[^a-z0-9]+/)) if (w.length > 0 && !STOPWORDS.has(w)) out.push(w)
+  for (const w of String(text)
+    .toLowerCase()
+    .split(/[^a-z0-9]+/))
+    if (w.length > 0 && !STOPWORDS.has(w)) out.push(w)
   return out
 }
 

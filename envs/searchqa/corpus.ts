@@ -53,21 +53,27 @@ export const SIGNATURE: Record<Relation, readonly [EntityType, EntityType]> = {
 /** Canonical English wording of a fact (passages and the noise-free teacher use it). */
 export const factText = (r: Relation, s: string, o: string): string => {
   switch (r) {
-    case "born_in": return `${s} was born in ${o}`
-    case "works_for": return `${s} works for ${o}`
-    case "located_in": return `${s} is a city in the country ${o}`
-    case "capital_of": return `${s} has the capital city ${o}`
-    case "founded_by": return `${s} was founded by ${o}`
-    case "based_in": return `${s} is based in ${o}`
-    case "flows_through": return `${s} is a river that flows through ${o}`
+    case "born_in":
+      return `${s} was born in ${o}`
+    case "works_for":
+      return `${s} works for ${o}`
+    case "located_in":
+      return `${s} is a city in the country ${o}`
+    case "capital_of":
+      return `${s} has the capital city ${o}`
+    case "founded_by":
+      return `${s} was founded by ${o}`
+    case "based_in":
+      return `${s} is based in ${o}`
+    case "flows_through":
+      return `${s} is a river that flows through ${o}`
   }
 }
 
 const VOWELS = ["a", "e", "i", "o", "u"]
 // Two-letter English words are left out so that a syllable never reads as a word of the prompt.
 const ENGLISH = new Set(["be", "do", "go", "he", "hi", "ho", "me", "no", "so", "to", "we", "ye", "yo"])
-const pool = (consonants: string): string[] =>
-  [...consonants].flatMap((c) => VOWELS.map((v) => c + v)).filter((s) => !ENGLISH.has(s))
+const pool = (consonants: string): string[] => [...consonants].flatMap((c) => VOWELS.map((v) => c + v)).filter((s) => !ENGLISH.has(s))
 
 export const SYLLABLE_POOLS = {
   person: pool("bdfghk"),

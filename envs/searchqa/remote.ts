@@ -49,8 +49,7 @@ type Passage = typeof Passage.Type
 const SearchR1Response = Schema.Struct({ result: Schema.Array(Schema.Array(Passage)) })
 const RagenResponse = Schema.Union([Schema.Array(Passage), Schema.Struct({ results: Schema.Array(Passage) })])
 
-const passageText = (p: Passage): string =>
-  typeof p === "string" ? p : "document" in p ? p.document.contents : "contents" in p ? p.contents : p.text
+const passageText = (p: Passage): string => (typeof p === "string" ? p : "document" in p ? p.document.contents : "contents" in p ? p.contents : p.text)
 
 /** How to get a server or do without one (appended to connection errors). */
 export const RETRIEVER_HINT =
@@ -99,17 +98,19 @@ export const retrieve = (s: RetrieverSettings, query: string, k: number): Effect
   const body = s.format === "search-r1" ? { queries: [query], topk: k, return_scores: true } : { query, top_k: k }
   return post(s, body).pipe(
     Effect.retry({ times: s.retries, schedule: Schedule.exponential("50 millis"), while: (e: RetrieverError) => e.transient }),
-    Effect.mapError((e) =>
-      e.transient ? new RetrieverError({ url: s.url, transient: true, message: `${e.message} after ${s.retries + 1} attempt(s); ${RETRIEVER_HINT}` }) : e
-    ),
+    Effect.mapError((e) => (e.transient ? new RetrieverError({ url: s.url, transient: true, message: `${e.message} after ${s.retries + 1} attempt(s); ${RETRIEVER_HINT}` }) : e)),
     Effect.flatMap((json) => {
       if (s.format === "search-r1") {
         const r = decodeSync(SearchR1Response, json, { strict: false })
-        if (!r.ok) return Effect.fail(new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is not Search-R1's {"result": [[...]]}: ${r.message}` }))
+        if (!r.ok)
+          return Effect.fail(new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is not Search-R1's {"result": [[...]]}: ${r.message}` }))
         return Effect.succeed((r.value.result[0] ?? []).slice(0, k).map(passageText))
       }
       const r = decodeSync(RagenResponse, json, { strict: false })
-      if (!r.ok) return Effect.fail(new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is neither a passage list nor {"results": [...]}: ${r.message}` }))
+      if (!r.ok)
+        return Effect.fail(
+          new RetrieverError({ url: s.url, transient: false, message: `retrieval server ${s.url} sent a response that is neither a passage list nor {"results": [...]}: ${r.message}` })
+        )
       const list = Array.isArray(r.value) ? r.value : (r.value as { results: ReadonlyArray<Passage> }).results
       return Effect.succeed(list.slice(0, k).map(passageText))
     })

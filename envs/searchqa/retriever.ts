@@ -9,8 +9,7 @@ const INDEX = new BM25(CORPUS.passages)
 export const sharedIndex = (): BM25 => INDEX
 
 /** A result list as the observation shows it: "1 . passage" per line. */
-export const formatPassages = (texts: ReadonlyArray<string>): string =>
-  texts.length === 0 ? "no passages found" : texts.map((t, i) => `${i + 1} . ${t}`).join("\n")
+export const formatPassages = (texts: ReadonlyArray<string>): string => (texts.length === 0 ? "no passages found" : texts.map((t, i) => `${i + 1} . ${t}`).join("\n"))
 
 // BM25.search returns the same (cached) array for a repeated query, so the block is cached by it.
 const blocks = new WeakMap<Int32Array, string>()

@@ -13,7 +13,13 @@ const HAS_ARTICLE = /\b(?:a|an|the)\b/ // not global: .test keeps no state
 export const normalizeAnswer = (s: string): string => {
   const t = String(s)
   if (PLAIN.test(t) && !HAS_ARTICLE.test(t)) return t
-  return t.toLowerCase().replace(PUNCT, "").replace(ARTICLES, " ").split(/\s+/).filter((w) => w.length > 0).join(" ")
+  return t
+    .toLowerCase()
+    .replace(PUNCT, "")
+    .replace(ARTICLES, " ")
+    .split(/\s+/)
+    .filter((w) => w.length > 0)
+    .join(" ")
 }
 
 export const exactMatch = (prediction: string, truth: string): boolean => normalizeAnswer(prediction) === normalizeAnswer(truth)

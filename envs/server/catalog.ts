@@ -27,4 +27,3 @@ export const makeEnv = (spec: EnvSpec, raw: unknown, budget?: number): { ok: tru
     return { ok: false, message: `cannot build ${spec.id}: ${(e as Error).message}` }
   }
 }
-

@@ -106,7 +106,10 @@ export interface Resolved {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 const namesOf = (resources: Resources, kind: ResourceKind): string => {
-  const names = [...resources.values()].filter((r) => r.kind === kind).map((r) => r.name).sort()
+  const names = [...resources.values()]
+    .filter((r) => r.kind === kind)
+    .map((r) => r.name)
+    .sort()
   return names.length > 0 ? `one of: ${names.join(", ")}` : `none is offered by this server (the operator adds them with --resource NAME=${kind === "file" ? "PATH" : "URL"})`
 }
 
@@ -145,7 +148,10 @@ export const resolveOperatorOptions = (spec: EnvSpec<any>, raw: Record<string, u
     const r = typeof v === "string" ? resources.get(v) : undefined
     if (!r || r.kind !== f.kind) {
       const shown = typeof v === "string" ? JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v) : typeof v
-      return { ok: false, message: `options.${dotted} is an operator setting: give the name of a ${f.kind === "file" ? "file" : "URL"} this server offers (${namesOf(resources, f.kind)}), not ${shown}` }
+      return {
+        ok: false,
+        message: `options.${dotted} is an operator setting: give the name of a ${f.kind === "file" ? "file" : "URL"} this server offers (${namesOf(resources, f.kind)}), not ${shown}`
+      }
     }
     node[key] = r.value
     used[dotted] = { name: r.name, sha256: r.sha256 }

@@ -215,7 +215,14 @@ export class SokobanEnv implements Env<SokobanState> {
     const boxes = [...board.boxes]
     let p = board.player
     for (let i = 0; i < sol.moves.length; i++) {
-      this.plans.set(stateKey(n, p, [...boxes].sort((x, y) => x - y)), sol.moves.slice(i))
+      this.plans.set(
+        stateKey(
+          n,
+          p,
+          [...boxes].sort((x, y) => x - y)
+        ),
+        sol.moves.slice(i)
+      )
       const d = delta(this.dim, sol.moves[i]!)
       const bi = boxes.indexOf(p + d)
       if (bi >= 0) boxes[bi] = p + 2 * d
@@ -233,10 +240,11 @@ export class SokobanEnv implements Env<SokobanState> {
     const rows = state.room.split(",")
     const dim = rows.length
     const tiles = new Uint8Array(dim * dim)
-    for (let r = 0; r < dim; r++) for (let c = 0; c < dim; c++) {
-      const ch = rows[r]![c]
-      tiles[r * dim + c] = ch === "#" ? WALL : ch === "O" ? TARGET : 1
-    }
+    for (let r = 0; r < dim; r++)
+      for (let c = 0; c < dim; c++) {
+        const ch = rows[r]![c]
+        tiles[r * dim + c] = ch === "#" ? WALL : ch === "O" ? TARGET : 1
+      }
     const boxes = state.boxes.map(([r, c]) => r * dim + c).sort((x, y) => x - y)
     return gradeSokoban({ dim, tiles, boxes, player: state.player[0] * dim + state.player[1] }, reasoning, parseAction(action))
   }
@@ -251,11 +259,18 @@ export const solveState = (state: SokobanState, maxStates?: number) => {
   const rows = state.room.split(",")
   const dim = rows.length
   const tiles = new Uint8Array(dim * dim)
-  for (let r = 0; r < dim; r++) for (let c = 0; c < dim; c++) {
-    const ch = rows[r]![c]
-    tiles[r * dim + c] = ch === "#" ? WALL : ch === "O" ? TARGET : 1
-  }
-  return solve(dim, tiles, state.boxes.map(([r, c]) => r * dim + c), state.player[0] * dim + state.player[1], maxStates)
+  for (let r = 0; r < dim; r++)
+    for (let c = 0; c < dim; c++) {
+      const ch = rows[r]![c]
+      tiles[r * dim + c] = ch === "#" ? WALL : ch === "O" ? TARGET : 1
+    }
+  return solve(
+    dim,
+    tiles,
+    state.boxes.map(([r, c]) => r * dim + c),
+    state.player[0] * dim + state.player[1],
+    maxStates
+  )
 }
 
 const instructions = (o: SokobanOptions): string =>
@@ -276,7 +291,6 @@ export const sokobanSpec: EnvSpec<SokobanOptions> = {
   actionBudget: ACTION_BUDGET,
   markov: true,
   make: (options) => new SokobanEnv(options),
-  vocabulary: (o) =>
-    vocabularyOf(instructions(o), INVALID_LINE, LEGEND, ACTION_LINE, "# _ O X √ P S", TEACHER_WORDS, ACTIONS.join(" "), DIGITS),
+  vocabulary: (o) => vocabularyOf(instructions(o), INVALID_LINE, LEGEND, ACTION_LINE, "# _ O X √ P S", TEACHER_WORDS, ACTIONS.join(" "), DIGITS),
   instructions
 }

@@ -72,7 +72,12 @@ const MASKS: ReadonlyArray<ReadonlyArray<number>> = [
   [0, 0, 0, 1, 1, 0, 1, 1, 0],
   [0, 0, 0, 0, 1, 1, 0, 1, 0]
 ]
-const DIRS: ReadonlyArray<readonly [number, number]> = [[1, 0], [0, 1], [-1, 0], [0, -1]]
+const DIRS: ReadonlyArray<readonly [number, number]> = [
+  [1, 0],
+  [0, 1],
+  [-1, 0],
+  [0, -1]
+]
 
 export const carveRoom = (rng: Rng, dim: number, steps: number, out: Uint8Array): void => {
   out.fill(WALL)
@@ -107,14 +112,7 @@ const sortSmall = (xs: number[]): void => {
 }
 
 /** Reverse play from the solved state; returns the most scrambled level or null (score 0). */
-export const reversePlay = (
-  tiles: Uint8Array,
-  dim: number,
-  targets: ReadonlyArray<number>,
-  player: number,
-  searchDepth: number,
-  maxStates: number
-): Level | null => {
+export const reversePlay = (tiles: Uint8Array, dim: number, targets: ReadonlyArray<number>, player: number, searchDepth: number, maxStates: number): Level | null => {
   const n = dim * dim
   const k = targets.length
   const boxes0 = [...targets]

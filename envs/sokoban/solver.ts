@@ -19,13 +19,7 @@ const allOnTargets = (tiles: Uint8Array, boxes: ReadonlyArray<number>): boolean 
   return true
 }
 
-export const solve = (
-  dim: number,
-  tiles: Uint8Array,
-  boxes0: ReadonlyArray<number>,
-  player0: number,
-  maxStates = 500_000
-): Solution => {
+export const solve = (dim: number, tiles: Uint8Array, boxes0: ReadonlyArray<number>, player0: number, maxStates = 500_000): Solution => {
   const n = dim * dim
   const k = boxes0.length
   const sorted = [...boxes0].sort((a, b) => a - b)

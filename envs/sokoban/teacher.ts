@@ -18,9 +18,19 @@ export const MAX_PLAN = 6
 export const FACT_VOCAB: FactVocabulary = {
   // the teacher's words and their synonyms, plus what an LLM writes ("I am at", "boxes at … and …")
   kinds: {
-    player: "player", agent: "player", i: "player", you: "player", me: "player",
-    box: "box", crate: "box", boxes: "box", crates: "box",
-    target: "target", goal: "target", targets: "target", goals: "target"
+    player: "player",
+    agent: "player",
+    i: "player",
+    you: "player",
+    me: "player",
+    box: "box",
+    crate: "box",
+    boxes: "box",
+    crates: "box",
+    target: "target",
+    goal: "target",
+    targets: "target",
+    goals: "target"
   },
   planWords: ["plan", "path", "moves", "move", "go", "push", "action", "answer"],
   directions: { up: 0, down: 1, left: 2, right: 3 }

@@ -173,7 +173,9 @@ const parseClean = (clean: string, baseUrl: string): ParsedPage => {
     }
   }
   const instrEl = doc.querySelector("#instruction-text h4")
-  const instruction = squash(instrEl?.textContent ?? "").replace(/^instruction:\s*/i, "").toLowerCase()
+  const instruction = squash(instrEl?.textContent ?? "")
+    .replace(/^instruction:\s*/i, "")
+    .toLowerCase()
 
   const clickables: Clickable[] = []
   const seen = new Set<string>()

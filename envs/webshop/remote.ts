@@ -49,9 +49,7 @@ export interface RemoteWebShopState {
 
 export const REMOTE_WORDS = "instruction : want item options plan search click ; ,"
 const INVALID_LINE = "no valid action was taken"
-const STOP = new Set(
-  "i a an the and or for of to with in on is that are am looking need want buy find me my it this these be can please price lower than dollars".split(" ")
-)
+const STOP = new Set("i a an the and or for of to with in on is that are am looking need want buy find me my it this these be can please price lower than dollars".split(" "))
 const MAX_KEYWORDS = 10
 
 export class WebShopServerError extends Error {
@@ -83,7 +81,10 @@ const fetchPage = async (url: string, s: RemoteServer): Promise<string> => {
         last = err.message
         break
       }
-      last = err.name === "TimeoutError" || err.name === "AbortError" ? `no answer within ${s.timeoutMs} ms` : `${err.message}${(err as { code?: string }).code ? ` (${(err as { code?: string }).code})` : ""}`
+      last =
+        err.name === "TimeoutError" || err.name === "AbortError"
+          ? `no answer within ${s.timeoutMs} ms`
+          : `${err.message}${(err as { code?: string }).code ? ` (${(err as { code?: string }).code})` : ""}`
     }
   }
   throw new WebShopServerError(
@@ -108,7 +109,11 @@ export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
   private truncated = false
   private busy = false
 
-  constructor(private readonly server: RemoteServer, private readonly binaryReward: boolean, private readonly actionBudget = 9) {
+  constructor(
+    private readonly server: RemoteServer,
+    private readonly binaryReward: boolean,
+    private readonly actionBudget = 9
+  ) {
     this.base = server.url.replace(/\/+$/, "")
     this.tag = `rb${++instances}`
   }
@@ -218,7 +223,9 @@ export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
     const p = this.page
     const wanted = p ? p.clickables.filter((c) => c.kind === "option" && mentions(p.instruction, c.name)).map((c) => c.name) : []
     if (!p || p.kind === "search" || p.kind === "done") {
-      const words = terms(p?.instruction.replace(/price lower than.*$/, "") ?? "").filter((w) => !STOP.has(w)).slice(0, MAX_KEYWORDS)
+      const words = terms(p?.instruction.replace(/price lower than.*$/, "") ?? "")
+        .filter((w) => !STOP.has(w))
+        .slice(0, MAX_KEYWORDS)
       return { action: { kind: "search", words: words.length > 0 ? words : ["product"] }, item: null, options: [] }
     }
     const names = p.clickables.map((c) => c.name)

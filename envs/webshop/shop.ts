@@ -35,7 +35,12 @@ export type Action = { readonly kind: "search"; readonly words: ReadonlyArray<st
 const ACTION_RE = /^\s*(search|click)\s*\[([^[\]]*)\]\s*\.?\s*$/i
 
 /** Lower case, spaces around < and >, single spaces: "<Prev" and "< prev" name the same button. */
-export const normalizeClick = (v: string): string => v.toLowerCase().replace(/([<>])/g, " $1 ").replace(/\s+/g, " ").trim()
+export const normalizeClick = (v: string): string =>
+  v
+    .toLowerCase()
+    .replace(/([<>])/g, " $1 ")
+    .replace(/\s+/g, " ")
+    .trim()
 
 /** `search[keywords]` or `click[value]` (case-insensitive); anything else is null. */
 export const parseAction = (text: string): Action | null => {
@@ -91,7 +96,11 @@ export class Shop {
   outcome: RewardParts | null = null
   private rendered: Rendered = SEARCH_PAGE
 
-  constructor(readonly data: ShopData, readonly goal: Goal, readonly goalProduct: Product) {}
+  constructor(
+    readonly data: ShopData,
+    readonly goal: Goal,
+    readonly goalProduct: Product
+  ) {}
 
   get clickables(): ReadonlyArray<string> {
     return this.rendered.clickables

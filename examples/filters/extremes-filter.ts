@@ -24,7 +24,10 @@ export const bestWorst = (returns: ReadonlyArray<number>, k: number): number[] =
   if (2 * k >= order.length) return order.sort((a, b) => a - b)
   const worst = order.slice(0, k)
   // Best k: highest returns, and among equal returns the lower index first.
-  const best = order.slice(k).sort((a, b) => returns[b]! - returns[a]! || a - b).slice(0, k)
+  const best = order
+    .slice(k)
+    .sort((a, b) => returns[b]! - returns[a]! || a - b)
+    .slice(0, k)
   return [...worst, ...best].sort((a, b) => a - b)
 }
 

@@ -28,9 +28,7 @@ export const minRangeFilter: Filter<MinRangeOptions> = {
     // Rejects NaN returns and empty groups with an error naming the group (exit 2 in the CLI).
     checkGroups(groups, "min-range")
     const ranges = groups.map((g) => returnRange(g.returns))
-    const keep = groups
-      .filter((_, i) => ranges[i]! >= options.minRange)
-      .map((g) => ({ group: g.index, trajectories: g.returns.map((_, k) => k) }))
+    const keep = groups.filter((_, i) => ranges[i]! >= options.minRange).map((g) => ({ group: g.index, trajectories: g.returns.map((_, k) => k) }))
     // Extra numbers are logged as filter/min-range/<key> by the trainer and printed by `filter apply`.
     return { keep, stats: { mean_range: ranges.length > 0 ? ranges.reduce((a, b) => a + b, 0) / ranges.length : 0 } }
   }

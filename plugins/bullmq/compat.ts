@@ -27,7 +27,10 @@ export const pluginsOfRun = (data: RegistryData, config: RunConfig): PluginRef[]
   use("filters", (config.filterOptions as Record<string, unknown>).like)
   use("policies", config.policy)
   use("scorers", (config.train as Record<string, unknown>).scorer)
-  return data.plugins.filter((p) => names.has(p.name)).map(pluginRef).sort((a, b) => a.name.localeCompare(b.name))
+  return data.plugins
+    .filter((p) => names.has(p.name))
+    .map(pluginRef)
+    .sort((a, b) => a.name.localeCompare(b.name))
 }
 
 /** Why this worker must refuse the job, or undefined when it may run it. */

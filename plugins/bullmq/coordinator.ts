@@ -82,7 +82,11 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
       const emit: (e: SweepEvent) => void = req.onEvent ?? (() => {})
       const registry = registryOf(req.plugins)
       const name = req.name ?? "sweep"
-      interface Pending { readonly run: GridRun; started: boolean; finished: boolean }
+      interface Pending {
+        readonly run: GridRun
+        started: boolean
+        finished: boolean
+      }
       const pending = new Map<string, Pending>()
       let skipped = 0
       let done = 0
@@ -104,9 +108,7 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
         if (timer) clearInterval(timer)
         const closing = events?.close().catch(() => {})
         const unfinished = [...pending.values()].filter((p) => !p.finished).length
-        void Promise.resolve(closing).then(() =>
-          resolveSweep({ total: req.runs.length, skipped, done, failed, unfinished, wallSeconds: (performance.now() - t0) / 1000 })
-        )
+        void Promise.resolve(closing).then(() => resolveSweep({ total: req.runs.length, skipped, done, failed, unfinished, wallSeconds: (performance.now() - t0) / 1000 }))
       }
       const checkEnd = (): void => {
         if ([...pending.values()].every((p) => p.finished)) end()
@@ -220,8 +222,7 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
       })()
     })
 
-  const allJobs = async (q: Queue, types: ReadonlyArray<string>): Promise<Job[]> =>
-    (await q.getJobs(types as any, 0, -1)).filter((j): j is Job => Boolean(j))
+  const allJobs = async (q: Queue, types: ReadonlyArray<string>): Promise<Job[]> => (await q.getJobs(types as any, 0, -1)).filter((j): j is Job => Boolean(j))
 
   const status = async ({ outDir }: { readonly outDir: string }): Promise<ReadonlyArray<string>> => {
     const q = getQueue()
@@ -323,7 +324,7 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
 const recordFailed = (outDir: string, run: GridRun, error: string, data: unknown): void => {
   try {
     const d = decodeSync(JobData, data)
-    const files = d.ok ? d.value.failedFiles ?? [] : []
+    const files = d.ok ? (d.value.failedFiles ?? []) : []
     if (files.length > 0) writeRunFiles(outDir, { runId: run.runId, worker: "", files })
     const p = join(outDir, run.runId, "summary.json")
     const s = existsSync(p) ? decodeSync(RunSummary, safeJson(readFileSync(p, "utf8"))) : undefined

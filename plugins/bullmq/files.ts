@@ -4,8 +4,7 @@ import { join } from "node:path"
 import { writeFileAtomic } from "../../core/results/atomic.ts"
 import { type JobResult, packFile, RUN_FILES, unpackFile } from "./job.ts"
 
-export const packRunFiles = (runDir: string): JobResult["files"] =>
-  RUN_FILES.filter((n) => existsSync(join(runDir, n))).map((n) => packFile(n, readFileSync(join(runDir, n), "utf8")))
+export const packRunFiles = (runDir: string): JobResult["files"] => RUN_FILES.filter((n) => existsSync(join(runDir, n))).map((n) => packFile(n, readFileSync(join(runDir, n), "utf8")))
 
 /**
  * Write a finished run into the results folder as a local run leaves it. summary.json goes last:

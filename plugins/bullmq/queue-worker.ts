@@ -69,8 +69,7 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
       return { runId, worker: name, files: packRunFiles(dir) }
     }
     const resume = existsSync(join(dir, "config.json"))
-    const progress = (p: Omit<JobProgress, "worker" | "resume">): Promise<void> =>
-      job.updateProgress({ worker: name, resume, ...p } satisfies JobProgress).catch(() => {}) // a lost update is redrawn by the next one
+    const progress = (p: Omit<JobProgress, "worker" | "resume">): Promise<void> => job.updateProgress({ worker: name, resume, ...p } satisfies JobProgress).catch(() => {}) // a lost update is redrawn by the next one
     await progress({ step: null, steps: data.config.steps, success: null })
     say(`start ${data.label}${resume ? " (resume)" : ""} [${runId}] attempt ${job.attemptsMade + 1}`)
     let last = 0
@@ -85,7 +84,7 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
       // The folder the trainer wrote (its summary names it), as a local sweep leaves it.
       return { runId: outcome.summary.runId, worker: name, files: packRunFiles(join(opts.workDir, outcome.summary.runId)) }
     }
-    const error = outcome.type === "done" ? outcome.summary.error ?? `the run ended ${outcome.summary.status}` : outcome.error
+    const error = outcome.type === "done" ? (outcome.summary.error ?? `the run ended ${outcome.summary.status}`) : outcome.error
     say(`FAILED ${data.label}: ${error}`)
     if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
       // The last attempt: the folder goes with the job, so the results hold what a local sweep keeps of a failed run.

@@ -24,7 +24,10 @@ export const checkReachable = async (target: RedisTarget, timeoutMs = 5000): Pro
     return undefined
   } catch (e) {
     const why = scrub(target, first ?? String((e as Error)?.message ?? e))
-    return new UsageError({ field: "--queue", message: `cannot use the Redis at ${target.shown}: ${why}; check the host, port, password (RAGEN_REDIS_PASSWORD) and, for rediss://, the certificate (RAGEN_REDIS_CA)` })
+    return new UsageError({
+      field: "--queue",
+      message: `cannot use the Redis at ${target.shown}: ${why}; check the host, port, password (RAGEN_REDIS_PASSWORD) and, for rediss://, the certificate (RAGEN_REDIS_CA)`
+    })
   } finally {
     client.disconnect()
   }

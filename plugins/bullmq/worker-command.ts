@@ -27,7 +27,7 @@ export default defineCommand({
   ],
   examples: ["ragen-bench worker --queue redis://10.0.0.5:6379 --concurrency 2", "RAGEN_REDIS_PASSWORD=… ragen-bench worker --queue rediss://redis.lab:6380/1 --plugin ./my-filter.ts"],
   run: (_args, opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (opts.queue === undefined || opts.queue === true) {
         return yield* new UsageError({ field: "--queue", message: "worker needs --queue redis://host:port (the Redis the coordinator enqueues on)" })
       }

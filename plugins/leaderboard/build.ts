@@ -16,18 +16,7 @@ import { canonicalJson, contentHash } from "../../core/hash.ts"
 import { readRun, scanRunDirs, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
-import {
-  type Chart,
-  type Entry,
-  type Group,
-  LEADERBOARD_VERSION,
-  type Leaderboard,
-  type Problem,
-  type RankEntry,
-  type Row,
-  type Stat,
-  VerifyFile
-} from "./schema.ts"
+import { type Chart, type Entry, type Group, LEADERBOARD_VERSION, type Leaderboard, type Problem, type RankEntry, type Row, type Stat, VerifyFile } from "./schema.ts"
 
 /** The charts of a run group: the paper's Fig. 5 (success, MI, entropy), Fig. 10, Table 8. */
 export const CHART_METRICS: ReadonlyArray<{ metric: string; title: string }> = [
@@ -84,7 +73,7 @@ export const stat = (xs: ReadonlyArray<number>): Stat => {
 export const ranksDesc = (xs: ReadonlyArray<number>): number[] => {
   const idx = xs.map((_, i) => i).sort((a, b) => xs[b]! - xs[a]! || a - b)
   const out = new Array<number>(xs.length)
-  for (let i = 0; i < idx.length;) {
+  for (let i = 0; i < idx.length; ) {
     let j = i
     while (j + 1 < idx.length && xs[idx[j + 1]!] === xs[idx[i]!]) j++
     for (let k = i; k <= j; k++) out[idx[k]!] = (i + j) / 2 + 1
@@ -246,11 +235,13 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
   // Baseline first, then filters in order of first appearance (runs sorted by id: stable).
   const filters = [...filterOrder].sort((a, b) => (a === BASELINE_FILTER ? -1 : b === BASELINE_FILTER ? 1 : a.localeCompare(b)))
   const labels = settingLabels(rowConfigs)
-  const rowKeys = [...rowConfigs.keys()].filter((k) => peaks.has(k) || curves.has(k)).sort((a, b) => {
-    const ca = rowConfigs.get(a)!
-    const cb = rowConfigs.get(b)!
-    return ca.env.localeCompare(cb.env) || ca.algo.localeCompare(cb.algo) || labels.get(a)!.localeCompare(labels.get(b)!)
-  })
+  const rowKeys = [...rowConfigs.keys()]
+    .filter((k) => peaks.has(k) || curves.has(k))
+    .sort((a, b) => {
+      const ca = rowConfigs.get(a)!
+      const cb = rowConfigs.get(b)!
+      return ca.env.localeCompare(cb.env) || ca.algo.localeCompare(cb.algo) || labels.get(a)!.localeCompare(labels.get(b)!)
+    })
   const rows: Row[] = []
   const rankSum = new Map<string, { rank: number; delta: number; deltas: number; rows: number; wins: number }>()
   for (const key of rowKeys) {
@@ -263,13 +254,14 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
     const ranks = ranksDesc(stats.map((s) => s.mean))
     const cells = present.map((f, i) => {
       const s = stats[i]!
-      const delta: Stat | null = baseline && f !== BASELINE_FILTER
-        ? {
-          mean: r6(s.mean - baseline.mean),
-          se: s.se !== null && baseline.se !== null ? r6(Math.sqrt(s.se ** 2 + baseline.se ** 2)) : null,
-          n: s.n
-        }
-        : null
+      const delta: Stat | null =
+        baseline && f !== BASELINE_FILTER
+          ? {
+              mean: r6(s.mean - baseline.mean),
+              se: s.se !== null && baseline.se !== null ? r6(Math.sqrt(s.se ** 2 + baseline.se ** 2)) : null,
+              n: s.n
+            }
+          : null
       const acc = rankSum.get(f) ?? { rank: 0, delta: 0, deltas: 0, rows: 0, wins: 0 }
       acc.rank += ranks[i]!
       acc.rows++
@@ -320,11 +312,8 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
 }
 
 /** Read every run folder under the results dirs; bad files become problems. */
-export const collectRuns = (
-  resultDirs: ReadonlyArray<string>,
-  siteDir: string
-): Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }> =>
-  Effect.gen(function*() {
+export const collectRuns = (resultDirs: ReadonlyArray<string>, siteDir: string): Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }> =>
+  Effect.gen(function* () {
     const runs: RunInput[] = []
     const problems: Problem[] = []
     const rel = (p: string): string => relative(resolve(siteDir), resolve(p)).split("\\").join("/")

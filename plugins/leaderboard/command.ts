@@ -11,7 +11,6 @@ import { numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { Registry } from "../../core/registry.ts"
 
-
 const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
   if (dirs.length === 0) return Effect.fail(new UsageError({ field: "results-dir", message: "give at least one results folder: ragen-bench leaderboard results/ --out site/" }))
   const missing = dirs.find((d) => !existsSync(d))
@@ -30,7 +29,7 @@ export default defineCommand({
   ],
   examples: ["ragen-bench leaderboard results/ --out site/", "ragen-bench leaderboard verify results/ --sample 2"],
   run: (args, opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const all = ((args[0] ?? []) as string[]).map(String)
       if (all[0] === "verify") {
         const dirs = all.slice(1)
@@ -65,7 +64,19 @@ export default defineCommand({
       for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
       const lb = site.leaderboard
       if (opts.json) {
-        return yield* Console.log(JSON.stringify({ runs: lb.entries.length, rows: lb.rows.length, filters: lb.filters, problems: lb.problems, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
+        return yield* Console.log(
+          JSON.stringify(
+            {
+              runs: lb.entries.length,
+              rows: lb.rows.length,
+              filters: lb.filters,
+              problems: lb.problems,
+              files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) }
+            },
+            null,
+            2
+          )
+        )
       }
       yield* Console.log(`${lb.entries.length} runs, ${lb.rows.length} rows, ${lb.filters.length} filters, ${lb.problems.length} file problem(s)`)
       yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)

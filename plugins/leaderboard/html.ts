@@ -53,8 +53,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;
 .ok{color:#11661d}.bad{color:#a11}
 `.trim()
 
-const numCell = (value: number | null, text: string, cls = ""): string =>
-  `<td class="num${cls ? " " + cls : ""}"${value === null ? ' data-sort=""' : ` data-sort="${value}"`}>${text}</td>`
+const numCell = (value: number | null, text: string, cls = ""): string => `<td class="num${cls ? " " + cls : ""}"${value === null ? ' data-sort=""' : ` data-sort="${value}"`}>${text}</td>`
 
 /** A relative link that can never become a javascript: or other scheme URL. */
 const safeHref = (path: string): string => {
@@ -73,7 +72,9 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   h.push(`<title>ragen-bench leaderboard</title><style>${CSS}</style></head><body>`)
   h.push("<h1>ragen-bench leaderboard</h1>")
   const complete = lb.entries.filter((e) => e.status === "complete").length
-  h.push(`<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: peak <code>${esc(lb.metric)}</code> over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns show the delta against <code>none</code> in the same row; the best entry of each row is highlighted. Click a column header to sort.</p>`)
+  h.push(
+    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: peak <code>${esc(lb.metric)}</code> over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns show the delta against <code>none</code> in the same row; the best entry of each row is highlighted. Click a column header to sort.</p>`
+  )
 
   h.push('<h2 id="results-h">Results</h2>')
   h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (peak)</th>')
@@ -99,17 +100,24 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   h.push("</tbody></table>")
 
   h.push('<h2 id="ranking-h">Filter ranking</h2>')
-  h.push('<p class="note">Mean rank of each filter across rows (1 = best peak success in the row; ties share ranks), its mean delta against <code>none</code>, the rows it appears in and the rows it wins.</p>')
+  h.push(
+    '<p class="note">Mean rank of each filter across rows (1 = best peak success in the row; ties share ranks), its mean delta against <code>none</code>, the rows it appears in and the rows it wins.</p>'
+  )
   h.push('<table id="ranking" class="sortable"><thead><tr><th>filter</th><th>mean rank</th><th>mean Δ (%)</th><th>rows</th><th>wins</th></tr></thead><tbody>')
   for (const e of lb.ranking) {
-    h.push(`<tr data-filter="${esc(e.filter)}"><td>${esc(e.filter)}</td>${numCell(e.meanRank, e.meanRank.toFixed(2))}${
-      numCell(e.meanDelta, e.meanDelta === null ? "–" : `${e.meanDelta >= 0 ? "+" : ""}${pct(e.meanDelta)}`)
-    }${numCell(e.rows, String(e.rows))}${numCell(e.wins, String(e.wins))}</tr>`)
+    h.push(
+      `<tr data-filter="${esc(e.filter)}"><td>${esc(e.filter)}</td>${numCell(e.meanRank, e.meanRank.toFixed(2))}${numCell(
+        e.meanDelta,
+        e.meanDelta === null ? "–" : `${e.meanDelta >= 0 ? "+" : ""}${pct(e.meanDelta)}`
+      )}${numCell(e.rows, String(e.rows))}${numCell(e.wins, String(e.wins))}</tr>`
+    )
   }
   h.push("</tbody></table>")
 
   h.push('<h2 id="dynamics-h">Training dynamics</h2>')
-  h.push('<p class="note">Per row: the mean over seeds of each filter\'s curve (paper Fig. 5: success, retrieval accuracy, entropy; Fig. 10: kept ratio, zero-variance groups; Table 8: reward-variance statistics).</p>')
+  h.push(
+    '<p class="note">Per row: the mean over seeds of each filter\'s curve (paper Fig. 5: success, retrieval accuracy, entropy; Fig. 10: kept ratio, zero-variance groups; Table 8: reward-variance statistics).</p>'
+  )
   for (const g of lb.groups) {
     h.push(`<section class="group" data-group="${esc(g.key)}"><h3>${esc(g.title)}</h3><div class="charts">`)
     for (const c of g.charts) h.push(`<figure data-metric="${esc(c.metric)}" style="margin:0">${lineChart({ title: c.title, series: c.series })}</figure>`)
@@ -119,13 +127,18 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   }
 
   h.push('<h2 id="runs-h">Runs</h2>')
-  h.push('<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>config hash</th><th>code version</th><th>runtime</th><th>verified</th><th>files</th></tr></thead><tbody>')
+  h.push(
+    '<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>config hash</th><th>code version</th><th>runtime</th><th>verified</th><th>files</th></tr></thead><tbody>'
+  )
   for (const e of lb.entries) {
     const v = e.verified === null ? "–" : e.verified ? '<span class="ok">✓ verified</span>' : '<span class="bad">✗ mismatch</span>'
     const files = ["config.json", "metrics.jsonl", "summary.json"].map((f) => `<a href="${safeHref(`${e.path}/${f}`)}">${f.split(".")[0]}</a>`).join(" ")
-    h.push(`<tr><td><code>${esc(e.runId)}</code></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${
-      numCell(e.peak, e.peak === null ? "–" : pct(e.peak))
-    }<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td><td>${v}</td><td>${files}</td></tr>`)
+    h.push(
+      `<tr><td><code>${esc(e.runId)}</code></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${numCell(
+        e.peak,
+        e.peak === null ? "–" : pct(e.peak)
+      )}<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td><td>${v}</td><td>${files}</td></tr>`
+    )
   }
   h.push("</tbody></table>")
 

@@ -21,7 +21,10 @@ export const md = (s: string): string =>
 export const renderMarkdown = (lb: Leaderboard): string => {
   const out: string[] = []
   out.push("# ragen-bench leaderboard", "")
-  out.push(`Metric: peak \`${lb.metric}\` over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns: delta against \`none\` in the same row. **Bold**: best in the row.`, "")
+  out.push(
+    `Metric: peak \`${lb.metric}\` over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns: delta against \`none\` in the same row. **Bold**: best in the row.`,
+    ""
+  )
   const others = lb.filters.filter((f) => f !== "none")
   out.push("## Results", "")
   out.push(`| env | algo | setting | none | ${others.map(md).join(" | ")} |`)

@@ -101,9 +101,6 @@ export type Leaderboard = typeof Leaderboard.Type
 /** verify.json, next to the run folders: the result of `leaderboard verify`. */
 export const VerifyFile = Schema.Struct({
   format: Schema.Literal(1),
-  runs: Schema.Record(
-    Schema.String,
-    Schema.Struct({ ok: Schema.Boolean, checkedAt: Schema.String, codeVersion: Schema.String, detail: Schema.String })
-  )
+  runs: Schema.Record(Schema.String, Schema.Struct({ ok: Schema.Boolean, checkedAt: Schema.String, codeVersion: Schema.String, detail: Schema.String }))
 })
 export type VerifyFile = typeof VerifyFile.Type

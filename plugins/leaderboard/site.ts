@@ -14,7 +14,7 @@ export interface SiteWritten {
 }
 
 export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string): Effect.Effect<SiteWritten> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { runs, problems, sources } = yield* collectRuns(resultDirs, siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
     const agents: AgentEntry[] = []

@@ -38,7 +38,10 @@ export const lineChart = (o: ChartOptions): string => {
   const pw = W - m.l - m.r
   const ph = H - m.t - m.b
   // Bounds by a loop, not Math.min(...points): a spread of millions overflows the call stack.
-  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity
+  let x0 = Infinity,
+    x1 = -Infinity,
+    y0 = Infinity,
+    y1 = -Infinity
   for (const s of o.series) {
     for (const [x, y] of s.points) {
       if (x < x0) x0 = x

@@ -21,8 +21,7 @@ import { VerifyFile } from "./schema.ts"
 
 export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)
 
-const comparable = (l: MetricsLine): string =>
-  canonicalJson(Object.fromEntries(Object.entries(l).filter(([k]) => !isTimingMetric(k))))
+const comparable = (l: MetricsLine): string => canonicalJson(Object.fromEntries(Object.entries(l).filter(([k]) => !isTimingMetric(k))))
 
 export interface VerifyResult {
   readonly runId: string
@@ -95,7 +94,10 @@ const useRecordedKernels = (notes: Notes): (() => void) => {
     else delete process.env.RAGEN_NATIVE_ISA
   }
   return () => {
-    for (const [k, v] of [["RAGEN_KERNELS", before.kernels], ["RAGEN_NATIVE_ISA", before.isa]] as const) {
+    for (const [k, v] of [
+      ["RAGEN_KERNELS", before.kernels],
+      ["RAGEN_NATIVE_ISA", before.isa]
+    ] as const) {
       if (v === undefined) delete process.env[k]
       else process.env[k] = v
     }
@@ -109,15 +111,8 @@ export const kernelsMismatch = (recorded: Notes, now: Notes): string => {
   return recorded?.kernels === undefined || r === n ? "" : `recorded ${r}, here ${n}`
 }
 
-export const verifyRuns = (
-  resultsDir: string,
-  sample: number,
-  seed: number,
-  train: TrainFn,
-  plugins: ReadonlyArray<PluginInput> = [],
-  options: VerifyOptions = {}
-): Effect.Effect<VerifyResult[]> =>
-  Effect.gen(function*() {
+export const verifyRuns = (resultsDir: string, sample: number, seed: number, train: TrainFn, plugins: ReadonlyArray<PluginInput> = [], options: VerifyOptions = {}): Effect.Effect<VerifyResult[]> =>
+  Effect.gen(function* () {
     const dirs = listRunDirs(resultsDir).filter(isComplete)
     const chosen = new Rng(seed).shuffle([...dirs]).slice(0, Math.max(0, sample))
     const results: VerifyResult[] = []
@@ -161,7 +156,12 @@ export const verifyRuns = (
         results.push({
           runId,
           ok: diff === "",
-          detail: diff === "" ? `${again.success.lines.length} metrics lines identical` : mismatch ? `${diff} (this machine could not run the recorded kernels: ${mismatch}; numbers differ in float summation order)` : diff
+          detail:
+            diff === ""
+              ? `${again.success.lines.length} metrics lines identical`
+              : mismatch
+                ? `${diff} (this machine could not run the recorded kernels: ${mismatch}; numbers differ in float summation order)`
+                : diff
         })
       } finally {
         restore()

@@ -45,7 +45,7 @@ const parseValue = (v: string): unknown => {
 
 /** key=value pairs into an object; a bad pair or a forbidden key is a UsageError naming the flag. */
 export const pairsOf = (values: ReadonlyArray<string>, flag: string): Effect.Effect<Record<string, unknown>, UsageError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const out: Record<string, unknown> = {}
     for (const s of values) {
       const eq = s.indexOf("=")
@@ -71,7 +71,7 @@ export interface AgentSetup {
 }
 
 export const resolveAgent = (o: Record<string, any>, defaults: { readonly temperature: number }): Effect.Effect<AgentSetup, UsageError | UnknownIdError, Registry> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (typeof o.env !== "string") return yield* new UsageError({ field: "--env", message: "--env is required (e.g. --env frozenlake); see ragen-bench list envs" })
     const registry = yield* Registry
     const envE = yield* registry.resolve("envs", o.env)
@@ -79,7 +79,14 @@ export const resolveAgent = (o: Record<string, any>, defaults: { readonly temper
     const envOptions = yield* decodeInput(spec.options, yield* pairsOf(listFlag(o.envOption), "--env-option"), `envOptions (of ${envE.fullId})`)
     const policyE = yield* registry.resolve("policies", typeof o.policy === "string" ? o.policy : "tinylm")
     const raw: Record<string, unknown> = yield* pairsOf(listFlag(o.policyOption), "--policy-option")
-    const named: Array<[string, string]> = [["baseUrl", "baseUrl"], ["model", "model"], ["apiKeyEnv", "apiKeyEnv"], ["template", "template"], ["endpoint", "endpoint"], ["checkpoint", "init"]]
+    const named: Array<[string, string]> = [
+      ["baseUrl", "baseUrl"],
+      ["model", "model"],
+      ["apiKeyEnv", "apiKeyEnv"],
+      ["template", "template"],
+      ["endpoint", "endpoint"],
+      ["checkpoint", "init"]
+    ]
     for (const [flag, key] of named) if (o[flag] !== undefined && o[flag] !== true) raw[key] = String(o[flag])
     if (policyE.value.id === "openai") {
       if (raw.baseUrl === undefined) return yield* new UsageError({ field: "--base-url", message: "--policy openai needs --base-url, the server root with /v1 (e.g. http://127.0.0.1:8000/v1)" })

@@ -35,7 +35,7 @@ export default defineCommand({
     "ragen-bench diagnose --policy tinylm --checkpoint runs/sft/frozenlake-v1-tiny-s0.safetensors --env frozenlake --json"
   ],
   run: (_args, o) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const a = yield* resolveAgent(o, { temperature: 1 })
       const P = yield* numberFlagOr(o.P, "--P", 8, { integer: true, min: 1 })
       const G = yield* numberFlagOr(o.G, "--G", 16, { integer: true, min: 1 })

@@ -49,24 +49,33 @@ export interface DiagnoseReport {
   readonly rollout: Record<string, number>
   readonly entropy: { readonly value: number | null; readonly method: string }
   readonly mi: { readonly firstTurn: MiProxies | null; readonly trajectory: MiProxies | null; readonly skipped?: string }
-  readonly rewardVariance: { readonly metric: "std"; readonly groups: GroupProfile[]; readonly mean: number; readonly std: number; readonly min: number; readonly max: number; readonly zeroGroups: number }
+  readonly rewardVariance: {
+    readonly metric: "std"
+    readonly groups: GroupProfile[]
+    readonly mean: number
+    readonly std: number
+    readonly min: number
+    readonly max: number
+    readonly zeroGroups: number
+  }
   readonly filters: FilterOutcome[]
 }
 
-const hasForward = (p: Policy): p is TrainablePolicy & { forward: NonNullable<TrainablePolicy["forward"]> } =>
-  typeof (p as TrainablePolicy).forward === "function"
+const hasForward = (p: Policy): p is TrainablePolicy & { forward: NonNullable<TrainablePolicy["forward"]> } => typeof (p as TrainablePolicy).forward === "function"
 
 export const entropyOf = async (policy: Policy, b: RolloutBatch, temperature: number): Promise<DiagnoseReport["entropy"]> => {
   const items = b.trajectories.flatMap((t) => t.turns.map((u) => ({ prompt: u.prompt, tokens: u.completion.tokens })))
   if (hasForward(policy)) {
-    let s = 0, n = 0
+    let s = 0,
+      n = 0
     for (let i = 0; i < items.length; i += 64) {
       for (const f of await policy.forward(items.slice(i, i + 64))) for (const e of f.entropy) (s += e), n++
     }
     return { value: n > 0 ? s / n : null, method: "exact: mean per-token entropy of the policy's next-token distribution (nats)" }
   }
   if (Math.abs(temperature - 1) > 1e-9) return { value: null, method: "unavailable: the policy has no forward pass; sample at --temperature 1 for the −log p estimate" }
-  let s = 0, n = 0
+  let s = 0,
+    n = 0
   for (const t of b.trajectories) for (const u of t.turns) for (const x of u.completion.rawLogprobs) (s += -x), n++
   return { value: n > 0 ? s / n : null, method: "estimate: mean −log p of the sampled tokens at T = 1 (nats)" }
 }
@@ -86,8 +95,7 @@ export const miOf = async (scorer: CrossScorer, b: RolloutBatch, seed: number, m
   return out
 }
 
-export const groupsOf = (b: RolloutBatch): Group[] =>
-  b.seeds.map((seed, g) => ({ index: g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
+export const groupsOf = (b: RolloutBatch): Group[] => b.seeds.map((seed, g) => ({ index: g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
 
 export const rewardProfile = (groups: ReadonlyArray<Group>): DiagnoseReport["rewardVariance"] => {
   const profile = groups.map((g) => ({ group: g.index, seed: g.seed, returns: [...g.returns], rv: groupScore(g.returns, "std") }))
@@ -100,12 +108,12 @@ export const rewardProfile = (groups: ReadonlyArray<Group>): DiagnoseReport["rew
 
 /** Every registered filter at its default options on these groups (one seeded Rng per filter). */
 export const filterOutcomes = (data: RegistryData, groups: ReadonlyArray<Group>, seed: number): Effect.Effect<FilterOutcome[]> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const out: FilterOutcome[] = []
     const resolveFilter = filterResolver(data)
     for (const e of data.entries.filters) {
       const r = yield* Effect.result(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const options = yield* decodeFilterOptions(e.value, {})
           const result = yield* runFilter(e.value, groups, { options, rng: new Rng(seed).split(e.fullId), step: 0, resolveFilter }, e.fullId)
           return { result, metric: scoreMetricOf(e.value, options) }
@@ -116,7 +124,10 @@ export const filterOutcomes = (data: RegistryData, groups: ReadonlyArray<Group>,
         continue
       }
       const { result, metric } = r.success
-      const kept = result.keep.filter((k) => k.trajectories.length > 0).map((k) => k.group).sort((a, b) => a - b)
+      const kept = result.keep
+        .filter((k) => k.trajectories.length > 0)
+        .map((k) => k.group)
+        .sort((a, b) => a - b)
       out.push({ id: e.fullId, ok: true, keptGroups: kept, stats: filterStats(groups, result, metric, e.fullId) })
     }
     return out

@@ -28,7 +28,7 @@ export default defineCommand({
     "ragen-bench eval --policy tinylm --checkpoint runs/sft/frozenlake-v1-tiny-s0.safetensors --env frozenlake --episodes 256"
   ],
   run: (_args, o) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const a = yield* resolveAgent(o, { temperature: 0.5 })
       const episodes = yield* numberFlagOr(o.episodes, "--episodes", 64, { integer: true, min: 1 })
       const seedStart = yield* numberFlagOr(o.seedStart, "--seed-start", VAL_SEED_START, { integer: true, min: 0 })

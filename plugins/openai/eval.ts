@@ -18,7 +18,11 @@ import { isRemote } from "./agent-flags.ts"
 
 export const VAL_SEED_START = 123
 
-const slug = (s: string): string => s.replace(/^.*\//, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40)
+const slug = (s: string): string =>
+  s
+    .replace(/^.*\//, "")
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .slice(0, 40)
 
 /** Short agent label for tables. */
 export const agentLabel = (a: AgentSetup, policy: Policy): string => {
@@ -91,7 +95,10 @@ export const runEval = async (policy: Policy, a: AgentSetup, episodes: number, s
   writeFileAtomic(join(dir, "metrics.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
   const succ = batch.trajectories.filter((t) => t.success).length
   const s = wilson(succ, episodes)
-  const r = bootstrapMean(batch.trajectories.map((t) => t.ret), a.seed)
+  const r = bootstrapMean(
+    batch.trajectories.map((t) => t.ret),
+    a.seed
+  )
   const summary: AgentEvalSummary = {
     format: AGENT_EVAL_FORMAT,
     kind: "agent-eval",

@@ -72,7 +72,7 @@ const readCapped = async (res: Response, cap: number): Promise<string | "too-lar
   }
   const all = new Uint8Array(size)
   let off = 0
-  for (const c of chunks) (all.set(c, off), (off += c.byteLength))
+  for (const c of chunks) all.set(c, off), (off += c.byteLength)
   return new TextDecoder().decode(all)
 }
 
@@ -123,7 +123,8 @@ export const makeClient = (baseUrl: string, apiKey: string | undefined, limits: 
           retryAfter = undefined
           continue
         }
-        if (r.text === "too-large") return fail(`${server}${path} sent a reply over ${limits.maxResponseBytes} bytes (status ${r.status}); raise policyOptions.maxResponseBytes if the server is trusted`)
+        if (r.text === "too-large")
+          return fail(`${server}${path} sent a reply over ${limits.maxResponseBytes} bytes (status ${r.status}); raise policyOptions.maxResponseBytes if the server is trusted`)
         if (r.status >= 200 && r.status < 300) {
           try {
             return JSON.parse(r.text)

@@ -38,8 +38,7 @@ const sampledLogprobs = (l: LegacyLogprobs | ContentLogprobs | null | undefined)
   return { lp: c.map((x) => x.logprob), ids: c.map((x) => x.id ?? -1) }
 }
 
-const finishOf = (c: Choice): Completion["finishReason"] =>
-  c.finish_reason === "length" ? "length" : c.finish_reason === "stop" && (c.stop_reason === null) ? "eos" : "stop"
+const finishOf = (c: Choice): Completion["finishReason"] => (c.finish_reason === "length" ? "length" : c.finish_reason === "stop" && c.stop_reason === null ? "eos" : "stop")
 
 /** Put back a stop string the server cut off (see the header). */
 export const restoreStop = (text: string, c: Choice, stop: string): string => {
@@ -78,7 +77,7 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
     if (!apiKey) throw new UsageError({ field: "policyOptions.apiKeyEnv", message: `environment variable ${o.apiKeyEnv} (policyOptions.apiKeyEnv) is not set or empty; export it or drop apiKeyEnv` })
   }
   if (o.template === "custom" && (o.customTemplate === undefined || !o.customTemplate.includes("{user}"))) {
-    throw new UsageError({ field: "policyOptions.customTemplate", message: "template \"custom\" needs policyOptions.customTemplate with a {user} placeholder, e.g. \"<s>[INST] {user} [/INST]\"" })
+    throw new UsageError({ field: "policyOptions.customTemplate", message: 'template "custom" needs policyOptions.customTemplate with a {user} placeholder, e.g. "<s>[INST] {user} [/INST]"' })
   }
   const client: JsonClient = makeClient(o.baseUrl, apiKey, o)
   const tpl = { template: o.template, customTemplate: o.customTemplate, system: o.system }
@@ -124,27 +123,42 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
 
   const scoreOne = async (req: ScoreRequest): Promise<ScoreResult> => {
     if (typeof req.continuation !== "string") {
-      throw new UsageError({ field: "policy", message: "the openai policy scores text; it cannot score token ids of another policy (use it for evaluation and diagnostics, not as the trainer's reference)" })
+      throw new UsageError({
+        field: "policy",
+        message: "the openai policy scores text; it cannot score token ids of another policy (use it for evaluation and diagnostics, not as the trainer's reference)"
+      })
     }
     if (req.continuation.length === 0) return { tokens: new Int32Array(0), logprobs: new Float32Array(0), entropy: new Float32Array(0) }
-    if (o.scoring === "none") throw new UsageError({ field: "policyOptions.scoring", message: "policyOptions.scoring is none, but scoring was asked (the MI diagnostics need prompt log-probs); use echo or prompt_logprobs with vLLM" })
+    if (o.scoring === "none")
+      throw new UsageError({
+        field: "policyOptions.scoring",
+        message: "policyOptions.scoring is none, but scoring was asked (the MI diagnostics need prompt log-probs); use echo or prompt_logprobs with vLLM"
+      })
     const head = renderPrompt(req.prompt, tpl) + o.scoreJoiner
     const text = head + req.continuation
     const boundary = head.length
-    const body = o.scoring === "echo"
-      ? { model: o.model, prompt: text, max_tokens: o.scoreMaxTokens, echo: true, logprobs: 1, temperature: 1 }
-      : { model: o.model, prompt: text, max_tokens: 1, prompt_logprobs: 0, temperature: 1 }
+    const body =
+      o.scoring === "echo"
+        ? { model: o.model, prompt: text, max_tokens: o.scoreMaxTokens, echo: true, logprobs: 1, temperature: 1 }
+        : { model: o.model, prompt: text, max_tokens: 1, prompt_logprobs: 0, temperature: 1 }
     const r = decode(CompletionResponse, await client.post("/completions", body), "/completions")
     const c = r.choices[0]
     if (!c) throw new UsageError({ field: FIELD, message: `${client.server}/completions returned no choices for a scoring request` })
     let aligned
     if (o.scoring === "echo") {
       if (!c.logprobs || !isLegacy(c.logprobs)) {
-        throw new UsageError({ field: "policyOptions.scoring", message: `${client.server} cannot return prompt log-probs with echo (its reply has ${c.logprobs ? "only generated-token logprobs" : "no logprobs"}); llama.cpp's server and OpenAI's hosted models cannot, vLLM and SGLang can; try policyOptions.scoring prompt_logprobs (vLLM) or none` })
+        throw new UsageError({
+          field: "policyOptions.scoring",
+          message: `${client.server} cannot return prompt log-probs with echo (its reply has ${c.logprobs ? "only generated-token logprobs" : "no logprobs"}); llama.cpp's server and OpenAI's hosted models cannot, vLLM and SGLang can; try policyOptions.scoring prompt_logprobs (vLLM) or none`
+        })
       }
       aligned = alignEcho(c.logprobs, text, boundary)
     } else {
-      if (!c.prompt_logprobs) throw new UsageError({ field: "policyOptions.scoring", message: `${client.server} returned no prompt_logprobs (a vLLM extension); use scoring echo, or none for servers without prompt log-probs` })
+      if (!c.prompt_logprobs)
+        throw new UsageError({
+          field: "policyOptions.scoring",
+          message: `${client.server} returned no prompt_logprobs (a vLLM extension); use scoring echo, or none for servers without prompt log-probs`
+        })
       aligned = alignPromptLogprobs(c.prompt_logprobs, text, boundary)
     }
     if (!aligned.ok) throw new UsageError({ field: "policyOptions.scoring", message: `${client.server}: ${aligned.message}` })
@@ -176,10 +190,14 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
       }
     },
     checkScoring: async () => {
-      if (o.scoring === "none") throw new UsageError({ field: "policyOptions.scoring", message: "policyOptions.scoring is none; the MI diagnostics need prompt log-probs (echo or prompt_logprobs with vLLM)" })
+      if (o.scoring === "none")
+        throw new UsageError({ field: "policyOptions.scoring", message: "policyOptions.scoring is none; the MI diagnostics need prompt log-probs (echo or prompt_logprobs with vLLM)" })
       const [r] = await Promise.all([scoreOne({ prompt: "ragen-bench scoring probe\n<think>", continuation: "one two three" })])
       if (!r || r.logprobs.length === 0) {
-        throw new UsageError({ field: "policyOptions.scoring", message: `${client.server} returned no log-probs for the probe continuation; it cannot score prompts as configured (scoring ${o.scoring})` })
+        throw new UsageError({
+          field: "policyOptions.scoring",
+          message: `${client.server} returned no log-probs for the probe continuation; it cannot score prompts as configured (scoring ${o.scoring})`
+        })
       }
     }
   }

@@ -28,7 +28,7 @@ export default defineCommand({
   ],
   examples: ["ragen-bench serve --checkpoint runs/sft/frozenlake-v1-tiny-s0.safetensors --port 8000"],
   run: (_args, o) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const port = yield* numberFlagOr(o.port, "--port", 8000, { integer: true, min: 0, max: 65535 })
       const seed = yield* numberFlagOr(o.seed, "--seed", 0, { integer: true, min: 0 })
       const maxBody = yield* numberFlagOr(o.maxBody, "--max-body", DEFAULT_MAX_BODY, { integer: true, min: 1 })

@@ -77,7 +77,7 @@ export const pieces = (tok: Tokenizer, text: string): Array<{ piece: string; off
     const chars = Array.from(w)
     if (/^[0-9]+$/.test(w) || (!known(w) && chars.length > 1 && chars.every(known))) {
       let off = start
-      for (const ch of chars) (out.push({ piece: ch, offset: off }), (off += ch.length))
+      for (const ch of chars) out.push({ piece: ch, offset: off }), (off += ch.length)
     } else out.push({ piece: w, offset: start })
     cursor = start + w.length
   }
@@ -101,7 +101,10 @@ const generatedPieces = (policy: TinyLMPolicy, tokens: Int32Array): Array<{ piec
 
 export class TinyLMServer {
   private readonly rng: Rng
-  constructor(readonly policy: TinyLMPolicy, readonly options: ServeOptions) {
+  constructor(
+    readonly policy: TinyLMPolicy,
+    readonly options: ServeOptions
+  ) {
     this.rng = new Rng(options.seed ?? 0)
   }
 
@@ -123,13 +126,17 @@ export class TinyLMServer {
   private async generate(prompt: string, b: typeof CompletionRequest.Type | typeof ChatRequest.Type, maxTokens: number) {
     const stop = b.stop === undefined || b.stop === null ? undefined : typeof b.stop === "string" ? b.stop : b.stop[0]
     const rng = b.seed === undefined || b.seed === null ? this.rng.split("request") : new Rng(b.seed)
-    const [c] = await this.policy.sample([prompt], {
-      temperature: b.temperature ?? 1,
-      topP: b.top_p ?? 1,
-      minP: b.min_p ?? 0,
-      maxTokens,
-      stop: stop ?? ""
-    }, rng)
+    const [c] = await this.policy.sample(
+      [prompt],
+      {
+        temperature: b.temperature ?? 1,
+        topP: b.top_p ?? 1,
+        minP: b.min_p ?? 0,
+        maxTokens,
+        stop: stop ?? ""
+      },
+      rng
+    )
     let text = c!.text
     let stopReason: string | null = null
     const finish = c!.finishReason === "length" ? "length" : "stop"
@@ -159,7 +166,9 @@ export class TinyLMServer {
     const promptTokens = pieces(this.policy.tokenizer, b.prompt).length
     if (promptTokens > this.ctx - (maxTokens > 0 ? 1 : 0)) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx}`)
     const want = b.logprobs !== undefined && b.logprobs !== null
-    let tokens: string[] = [], offsets: number[] = [], lps: Array<number | null> = []
+    let tokens: string[] = [],
+      offsets: number[] = [],
+      lps: Array<number | null> = []
     let text = ""
     if (b.echo) {
       const e = await this.echoLogprobs(b.prompt)
@@ -191,13 +200,15 @@ export class TinyLMServer {
         id: "cmpl-ragen-bench",
         object: "text_completion",
         model: this.options.model,
-        choices: [{
-          index: 0,
-          text,
-          finish_reason: finish,
-          stop_reason: stopReason,
-          logprobs: want ? { tokens, token_logprobs: lps, text_offset: offsets, top_logprobs: tokens.map((t, i) => (lps[i] === null ? null : { [t]: lps[i]! })) } : null
-        }],
+        choices: [
+          {
+            index: 0,
+            text,
+            finish_reason: finish,
+            stop_reason: stopReason,
+            logprobs: want ? { tokens, token_logprobs: lps, text_offset: offsets, top_logprobs: tokens.map((t, i) => (lps[i] === null ? null : { [t]: lps[i]! })) } : null
+          }
+        ],
         usage: { prompt_tokens: promptTokens, completion_tokens: generated, total_tokens: promptTokens + generated }
       }
     }
@@ -223,13 +234,15 @@ export class TinyLMServer {
         id: "chatcmpl-ragen-bench",
         object: "chat.completion",
         model: this.options.model,
-        choices: [{
-          index: 0,
-          message: { role: "assistant", content: g.text },
-          finish_reason: g.finish,
-          stop_reason: g.stopReason,
-          logprobs: b.logprobs ? { content: ps.map((p, i) => ({ token: p.piece, logprob: g.completion.rawLogprobs[i]!, id: g.completion.tokens[i]!, bytes: null, top_logprobs: [] })) } : null
-        }],
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: g.text },
+            finish_reason: g.finish,
+            stop_reason: g.stopReason,
+            logprobs: b.logprobs ? { content: ps.map((p, i) => ({ token: p.piece, logprob: g.completion.rawLogprobs[i]!, id: g.completion.tokens[i]!, bytes: null, top_logprobs: [] })) } : null
+          }
+        ],
         usage: { prompt_tokens: promptTokens, completion_tokens: g.completion.tokens.length, total_tokens: promptTokens + g.completion.tokens.length }
       }
     }

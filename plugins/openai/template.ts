@@ -42,7 +42,7 @@ export const renderPrompt = (prompt: string, o: TemplateOptions): string => {
     case "custom": {
       const t = o.customTemplate ?? "{user}"
       // One pass, so that text inside the prompt that looks like a placeholder stays as it is.
-      return t.replace(/\{(user|system)\}/g, (_, k: string) => (k === "user" ? user : o.system ?? "")) + THINK_OPEN
+      return t.replace(/\{(user|system)\}/g, (_, k: string) => (k === "user" ? user : (o.system ?? ""))) + THINK_OPEN
     }
   }
 }

@@ -25,8 +25,7 @@ export const CSV_FILE = "metrics.csv"
 const quote = (s: string): string => (/[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
 
 /** Shortest round-trip decimal; non-finite as numpy/pandas read them. */
-export const formatCell = (v: number | null | undefined): string =>
-  v === null || v === undefined ? "" : Number.isFinite(v) ? String(v) : Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf"
+export const formatCell = (v: number | null | undefined): string => (v === null || v === undefined ? "" : Number.isFinite(v) ? String(v) : Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf")
 
 /** One CSV line's fields (RFC 4180: quoted fields, "" for a quote inside). */
 export const parseCsvLine = (line: string): string[] => {
@@ -116,8 +115,7 @@ export const makeCsvSink = (o: CsvSinkOptions, ctx: SinkContext): MetricSink & {
   }
 }
 
-const render = (header: ReadonlyArray<string>, rows: ReadonlyArray<string>): string =>
-  header.length === 0 ? "" : [header.map(quote).join(","), ...rows].join("\n") + "\n"
+const render = (header: ReadonlyArray<string>, rows: ReadonlyArray<string>): string => (header.length === 0 ? "" : [header.map(quote).join(","), ...rows].join("\n") + "\n")
 
 export const csvSinkSpec: SinkSpec<CsvSinkOptions> = {
   id: "csv",

@@ -33,7 +33,10 @@ export const FILE_VERSION = "brain.Event:2"
 const SESSION_START = 1
 
 // ---- protobuf wire format (https://protobuf.dev/programming-guides/encoding/)
-const VARINT = 0, I64 = 1, LEN = 2, I32 = 5
+const VARINT = 0,
+  I64 = 1,
+  LEN = 2,
+  I32 = 5
 
 class ProtoWriter {
   private parts: number[] = []
@@ -95,8 +98,7 @@ const event = (wallTime: number, step: number) => new ProtoWriter().double(1, wa
 
 export const fileVersionEvent = (wallTime: number): Uint8Array => event(wallTime, 0).string(3, FILE_VERSION).finish()
 
-export const sessionStartEvent = (wallTime: number, step: number): Uint8Array =>
-  event(wallTime, step).message(7, new ProtoWriter().enum(1, SESSION_START)).finish()
+export const sessionStartEvent = (wallTime: number, step: number): Uint8Array => event(wallTime, step).message(7, new ProtoWriter().enum(1, SESSION_START)).finish()
 
 /** One metrics line as an Event with a Summary of simple values (step itself is the Event's step). */
 export const scalarsEvent = (wallTime: number, line: MetricsRecord, exclude: ReadonlyArray<string> = []): Uint8Array => {

@@ -20,4 +20,3 @@ export const writeFailedSummary = (outDir: string, config: RunConfig, error: str
     error
   })
 }
-

@@ -26,8 +26,7 @@ import { warmStartKey } from "../../core/sweep/estimate.ts"
 const round = (x: number): number => Math.round(x * 1e6) / 1e6
 
 /** Filter quality in the fake world: top-p helps, random hurts a little (DESIGN.md §10's shape). */
-const filterBonus = (filter: string): number =>
-  filter.includes("top-p") ? 0.08 : filter.includes("top-k") ? 0.04 : filter.includes("random") ? -0.02 : 0
+const filterBonus = (filter: string): number => (filter.includes("top-p") ? 0.08 : filter.includes("top-k") ? 0.04 : filter.includes("random") ? -0.02 : 0)
 
 export const fakeMetrics = (config: RunConfig, hash: string, step: number): MetricsLine => {
   const rng = derive(fnv1a(hash), "fake", step)

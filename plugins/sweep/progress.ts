@@ -19,13 +19,7 @@ export interface Progress {
   readonly close: () => void
 }
 
-export const createProgress = (opts: {
-  total: number
-  totalSteps: number
-  tty: boolean
-  write: (s: string) => void
-  plainEveryMs?: number
-}): Progress => {
+export const createProgress = (opts: { total: number; totalSteps: number; tty: boolean; write: (s: string) => void; plainEveryMs?: number }): Progress => {
   const t0 = Date.now()
   let done = 0
   let failed = 0
@@ -41,10 +35,8 @@ export const createProgress = (opts: {
     if (stepsDone === 0 || elapsed < 1) return "?"
     return fmtDuration((remaining * elapsed) / stepsDone)
   }
-  const status = (): string =>
-    `runs ${done + skipped}/${opts.total} done (${skipped} skipped), ${running.size} running, ${failed} failed; ETA ${eta()}`
-  const runLine = (r: Running): string =>
-    `  ${r.label}  step ${r.step}/${r.steps}  success ${r.success === null ? "-" : r.success.toFixed(3)}`
+  const status = (): string => `runs ${done + skipped}/${opts.total} done (${skipped} skipped), ${running.size} running, ${failed} failed; ETA ${eta()}`
+  const runLine = (r: Running): string => `  ${r.label}  step ${r.step}/${r.steps}  success ${r.success === null ? "-" : r.success.toFixed(3)}`
   const draw = (): void => {
     if (!opts.tty) return
     const lines = [status(), ...[...running.values()].map(runLine)]
@@ -59,7 +51,7 @@ export const createProgress = (opts: {
       draw()
     } else opts.write(s + "\n")
   }
-  const timer = setInterval(() => (opts.tty ? draw() : opts.write(status() + "\n")), opts.tty ? 500 : opts.plainEveryMs ?? 15000)
+  const timer = setInterval(() => (opts.tty ? draw() : opts.write(status() + "\n")), opts.tty ? 500 : (opts.plainEveryMs ?? 15000))
   ;(timer as { unref?: () => void }).unref?.()
   const onEvent = (e: SweepEvent): void => {
     const id = e.type === "worker-error" ? "" : e.run.runId

@@ -69,7 +69,15 @@ export const runSweep = (runs: ReadonlyArray<GridRun>, opts: SweepOptions): Prom
     const slots = new Set<Slot>()
     const finish = (): void => {
       if (slots.size > 0) return
-      resolveSweep({ total: runs.length, skipped, done, failed, unfinished: runs.length - skipped - done - failed, wallSeconds: (performance.now() - t0) / 1000, ...(fatal !== undefined ? { fatal } : {}) })
+      resolveSweep({
+        total: runs.length,
+        skipped,
+        done,
+        failed,
+        unfinished: runs.length - skipped - done - failed,
+        wallSeconds: (performance.now() - t0) / 1000,
+        ...(fatal !== undefined ? { fatal } : {})
+      })
     }
     const send = (slot: Slot, msg: ToWorker): void => {
       if (!slot.exited && slot.child.stdin?.writable) slot.child.stdin.write(JSON.stringify(msg) + "\n")
@@ -145,8 +153,7 @@ export const runSweep = (runs: ReadonlyArray<GridRun>, opts: SweepOptions): Prom
             warmed.add(key)
             wake()
           }
-        }
-        else if (m.type === "done" && slot.current) {
+        } else if (m.type === "done" && slot.current) {
           if (m.summary.status === "complete") {
             done++
             emit({ type: "done", run: slot.current, summary: m.summary })

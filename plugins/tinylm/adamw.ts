@@ -13,9 +13,7 @@ export interface AdamWConfig {
   readonly weightDecay: number
 }
 
-export type LrSchedule =
-  | { readonly kind: "constant" }
-  | { readonly kind: "cosine"; readonly warmupSteps: number; readonly totalSteps: number; readonly minLrRatio: number }
+export type LrSchedule = { readonly kind: "constant" } | { readonly kind: "cosine"; readonly warmupSteps: number; readonly totalSteps: number; readonly minLrRatio: number }
 
 /** Multiplier of the base lr at optimizer step t (1-based): linear warmup, then cosine to minLrRatio (nanoGPT get_lr). */
 export const lrFactor = (s: LrSchedule, t: number): number => {
@@ -35,8 +33,15 @@ export const globalNorm = (grads: Float32Array): number => {
 
 /** One AdamW step at step t (1-based) with gradients scaled by `gradScale` (clipping). */
 export function adamwStep(
-  params: Float32Array, grads: Float32Array, m: Float32Array, v: Float32Array,
-  tensors: ReadonlyArray<TensorInfo>, lr: number, t: number, gradScale: number, c: AdamWConfig
+  params: Float32Array,
+  grads: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  tensors: ReadonlyArray<TensorInfo>,
+  lr: number,
+  t: number,
+  gradScale: number,
+  c: AdamWConfig
 ): void {
   const bc1 = 1 - Math.pow(c.beta1, t)
   const bc2 = 1 - Math.pow(c.beta2, t)

@@ -132,9 +132,21 @@ export class GPT {
       { name: "wt", size: L * 12 * C * C + Vp * C }
     ]
     const layerActs: Array<[string, number]> = [
-      ["ln1", N * C], ["ln1Mean", N], ["ln1Rstd", N], ["qkv", N * 3 * C], ["atty", N * C], ["att", maxB * NH * T * T],
-      ["attproj", N * C], ["res2", N * C], ["ln2", N * C], ["ln2Mean", N], ["ln2Rstd", N], ["fch", N * 4 * C],
-      ["fchGelu", N * 4 * C], ["fcproj", N * C], ["res3", N * C]
+      ["ln1", N * C],
+      ["ln1Mean", N],
+      ["ln1Rstd", N],
+      ["qkv", N * 3 * C],
+      ["atty", N * C],
+      ["att", maxB * NH * T * T],
+      ["attproj", N * C],
+      ["res2", N * C],
+      ["ln2", N * C],
+      ["ln2Mean", N],
+      ["ln2Rstd", N],
+      ["fch", N * 4 * C],
+      ["fchGelu", N * 4 * C],
+      ["fcproj", N * C],
+      ["res3", N * C]
     ]
     for (let l = 0; l < L; l++) {
       for (const [n, s] of layerActs) req.push({ name: `${n}.${l}`, size: s })
@@ -143,8 +155,14 @@ export class GPT {
     // backward scratch, shared by all layers
     if (trainable) {
       req.push(
-        { name: "dres", size: N * C }, { name: "dln", size: N * C }, { name: "dqkv", size: N * 3 * C }, { name: "datty", size: N * C },
-        { name: "dfch", size: N * 4 * C }, { name: "dfchGelu", size: N * 4 * C }, { name: "dlnf", size: N * C }, { name: "dhsel", size: N * C },
+        { name: "dres", size: N * C },
+        { name: "dln", size: N * C },
+        { name: "dqkv", size: N * 3 * C },
+        { name: "datty", size: N * C },
+        { name: "dfch", size: N * 4 * C },
+        { name: "dfchGelu", size: N * 4 * C },
+        { name: "dlnf", size: N * C },
+        { name: "dhsel", size: N * C },
         { name: "dlogits", size: N * Vp }
       )
     }
@@ -234,7 +252,9 @@ export class GPT {
   /** The attention of layer l's two blocks (see the header); `qkv`/`atty`/`att` are that layer's. */
   private attentionForward(l: number, B: number, Tb: number, Bp: number, Tp: number): void {
     const { d: C, heads: NH } = this.config
-    const qkv = this.al.qkv![l]!, atty = this.al.atty![l]!, att = this.al.att![l]!
+    const qkv = this.al.qkv![l]!,
+      atty = this.al.atty![l]!,
+      att = this.al.att![l]!
     if (Bp === 0) return kernels.attentionForward(atty, att, qkv, this.lens, B, Tb, C, NH)
     const Np = Bp * Tp
     const pqkv = qkv.subarray(0, Np * 3 * C)
@@ -252,8 +272,12 @@ export class GPT {
     const N = Np + B * Tb
     if (N > this.positionCapacity || this.attFloats(B, Tb, Bp, Tp) > this.attCapacity) throw new Error(`tinylm: a forward of ${Bp}×${Tp} + ${B}×${Tb} positions exceeds the arena`)
     this.lastShape = { B, Tb, M, Bp, Tp }
-    const a = this.a, al = this.al, pl = this.pl, p = this.p
-    const mm = kernels.matmulForward, wt = this.wt
+    const a = this.a,
+      al = this.al,
+      pl = this.pl,
+      p = this.p
+    const mm = kernels.matmulForward,
+      wt = this.wt
     if (Bp > 0) {
       for (let b = 0; b < B; b++) this.posOff[b] = this.pref[2 * b + 1]!
       encoderForward(a.encoded!, this.tokens, p.wte!, p.wpe!, Bp, Tp, C)
@@ -274,7 +298,8 @@ export class GPT {
       res = al.res3![l]!
     }
     kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
-    const hsel = a.hsel!, lnf = a.lnf!
+    const hsel = a.hsel!,
+      lnf = a.lnf!
     for (let m = 0; m < M; m++) {
       const src = (Np + this.gather[m]!) * C
       hsel.set(lnf.subarray(src, src + C), m * C)
@@ -290,10 +315,22 @@ export class GPT {
     const { d: C, layers: L, heads: NH, vocab: V } = this.config
     const Np = Bp * Tp
     const N = Np + B * Tb
-    const a = this.a, al = this.al, pl = this.pl, gl = this.gl, p = this.p, g = this.g
+    const a = this.a,
+      al = this.al,
+      pl = this.pl,
+      gl = this.gl,
+      p = this.p,
+      g = this.g
     const mb = kernels.matmulBackward
-    const dlogits = a.dlogits!, dhsel = a.dhsel!, dlnf = a.dlnf!, dres = a.dres!, dln = a.dln!
-    const dqkv = a.dqkv!, datty = a.datty!, dfch = a.dfch!, dfchGelu = a.dfchGelu!
+    const dlogits = a.dlogits!,
+      dhsel = a.dhsel!,
+      dlnf = a.dlnf!,
+      dres = a.dres!,
+      dln = a.dln!
+    const dqkv = a.dqkv!,
+      datty = a.datty!,
+      dfch = a.dfch!,
+      dfchGelu = a.dfchGelu!
     dlogits.fill(0, 0, M * this.Vp)
     dhsel.fill(0, 0, M * C)
     kernels.headBackward(dlogits, this.probs, this.logits, this.logprob, this.entropy, this.targets, this.dlogprob, this.dentropy, M, V, this.Vp)
@@ -304,7 +341,7 @@ export class GPT {
     for (let m = 0; m < M; m++) {
       const dst = (Np + this.gather[m]!) * C
       const src = m * C
-      for (let i = 0; i < C; i++) dlnf[dst + i] = dlnf[dst + i]! + (dhsel[src + i]!)
+      for (let i = 0; i < C; i++) dlnf[dst + i] = dlnf[dst + i]! + dhsel[src + i]!
     }
     dres.fill(0, 0, N * C)
     const last = L > 0 ? al.res3![L - 1]! : a.encoded!
@@ -326,8 +363,26 @@ export class GPT {
       if (Bp === 0) kernels.attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
       else {
         // the rows first (they add into their prefixes' k and v gradients), then the prefixes
-        const qkv = al.qkv![l]!, att = al.att![l]!, pqkv = qkv.subarray(0, Np * 3 * C), dpqkv = dqkv.subarray(0, Np * 3 * C)
-        kernels.attentionBackwardPrefixed(dqkv.subarray(Np * 3 * C), dpqkv, a.scratch!, datty.subarray(Np * C), qkv.subarray(Np * 3 * C), att.subarray(Bp * NH * Tp * Tp), this.lens, B, Tb, C, NH, pqkv, this.pref, Tp + Tb)
+        const qkv = al.qkv![l]!,
+          att = al.att![l]!,
+          pqkv = qkv.subarray(0, Np * 3 * C),
+          dpqkv = dqkv.subarray(0, Np * 3 * C)
+        kernels.attentionBackwardPrefixed(
+          dqkv.subarray(Np * 3 * C),
+          dpqkv,
+          a.scratch!,
+          datty.subarray(Np * C),
+          qkv.subarray(Np * 3 * C),
+          att.subarray(Bp * NH * Tp * Tp),
+          this.lens,
+          B,
+          Tb,
+          C,
+          NH,
+          pqkv,
+          this.pref,
+          Tp + Tb
+        )
         kernels.attentionBackward(dpqkv, a.scratch!, datty, pqkv, att, this.plens, Bp, Tp, C, NH)
       }
       dln.fill(0, 0, N * C)

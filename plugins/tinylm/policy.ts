@@ -6,7 +6,22 @@
  * recomputed for its backward (activations are only kept for one chunk).
  * Sequences longer than ctx lose prompt tokens from the left.
  */
-import type { Completion, LossFn, LossOutput, Policy, SampleOptions, ScoreRequest, ScoreResult, SftOptions, SftProgress, SftResult, TeacherTurn, TokenForward, TrainablePolicy, TrainItem } from "../../core/contracts/index.ts"
+import type {
+  Completion,
+  LossFn,
+  LossOutput,
+  Policy,
+  SampleOptions,
+  ScoreRequest,
+  ScoreResult,
+  SftOptions,
+  SftProgress,
+  SftResult,
+  TeacherTurn,
+  TokenForward,
+  TrainablePolicy,
+  TrainItem
+} from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
 import { ANSWER_CLOSE } from "../../core/prompt.ts"
 import { Rng } from "../../core/rng.ts"
@@ -141,7 +156,9 @@ export class TinyLMPolicy implements TrainablePolicy {
     let off = 0
     for (const i of c.rows) {
       const r = rows[i]!
-      const lp = new Float32Array(r.total), en = new Float32Array(r.total), va = new Float32Array(r.total)
+      const lp = new Float32Array(r.total),
+        en = new Float32Array(r.total),
+        va = new Float32Array(r.total)
       lp.set(this.model.logprob.subarray(off, off + r.scored))
       en.set(this.model.entropy.subarray(off, off + r.scored))
       va.set(this.model.values.subarray(off, off + r.scored))
@@ -228,7 +245,8 @@ export class TinyLMPolicy implements TrainablePolicy {
       }
       let off = 0
       for (const i of c.rows) {
-        const g = result.grads[i]!, n = rows[i]!.scored
+        const g = result.grads[i]!,
+          n = rows[i]!.scored
         this.model.dlogprob.set(g.dLogprobs.subarray(0, n), off)
         this.model.dentropy.set(g.dEntropy.subarray(0, n), off)
         this.model.dvalues.set(g.dValues.subarray(0, n), off)
@@ -241,8 +259,10 @@ export class TinyLMPolicy implements TrainablePolicy {
 
   /** Share of continuation tokens whose argmax prediction is the token (teacher forcing). */
   tokenAccuracy(items: ReadonlyArray<TrainItem>): number {
-    const V = this.settings.config.vocab, Vp = this.model.Vp
-    let hit = 0, n = 0
+    const V = this.settings.config.vocab,
+      Vp = this.model.Vp
+    let hit = 0,
+      n = 0
     const rows = items.map((it) => this.row(it.prompt, it.tokens))
     for (const c of this.rowChunks(rows)) {
       const { Bp, Tp, B, Tb, M } = this.loadRows(rows, c)
@@ -331,7 +351,8 @@ export class TinyLMPolicy implements TrainablePolicy {
       if (!x || x.data.length !== t.size) throw new UsageError({ field: `checkpoint.${t.name}`, message: `checkpoint ${path}: tensor ${t.name} is missing or has the wrong size` })
       m.p[t.name]!.set(x.data)
       if (m.trainable) {
-        const mm = f.file.tensors.get(`adam_m.${t.name}`), vv = f.file.tensors.get(`adam_v.${t.name}`)
+        const mm = f.file.tensors.get(`adam_m.${t.name}`),
+          vv = f.file.tensors.get(`adam_v.${t.name}`)
         m.m.fill(0, t.offset, t.offset + t.size)
         m.v.fill(0, t.offset, t.offset + t.size)
         if (mm && vv) {

@@ -45,8 +45,7 @@ export const planChunks = (rows: ReadonlyArray<SplitRow>, model: GPT): Chunk[] =
   // shortest prefixes first; in a group, shortest rows first (a chunk pads to its longest)
   const len = (i: number) => rows[i]!.tokens.length
   const ordered = [...groups.values()].sort((a, b) => rows[a[0]!]!.split - rows[b[0]!]!.split).map((g) => g.sort((a, b) => len(a) - len(b) || a - b))
-  const fits = (Bp: number, Tp: number, B: number, Tb: number) =>
-    Bp * Tp + B * Tb <= model.positionCapacity && model.attFloats(B, Tb, Bp, Tp) <= model.attCapacity
+  const fits = (Bp: number, Tp: number, B: number, Tb: number) => Bp * Tp + B * Tb <= model.positionCapacity && model.attFloats(B, Tb, Bp, Tp) <= model.attCapacity
   const out: Chunk[] = []
   let cur: Chunk = { rows: [], prefixRows: [], prefixOf: [], Tp: 0, Tb: 0 }
   const flush = () => {
@@ -59,7 +58,8 @@ export const planChunks = (rows: ReadonlyArray<SplitRow>, model: GPT): Chunk[] =
     for (const i of g) {
       const own = rows[i]!.tokens.length - P
       const Bp = cur.prefixRows.length + (P > 0 && !opened ? 1 : 0)
-      const Tp = Math.max(cur.Tp, P), Tb = Math.max(cur.Tb, own)
+      const Tp = Math.max(cur.Tp, P),
+        Tb = Math.max(cur.Tb, own)
       if (cur.rows.length > 0 && !fits(Bp, Tp, cur.rows.length + 1, Tb)) {
         flush()
         opened = false
@@ -105,7 +105,10 @@ export const singleChunk = (rows: ReadonlyArray<SplitRow>): Chunk => {
  * its lengths and prefix table; returns [Bp, Tp, B, Tb] for model.forward(B, Tb, M, Bp, Tp).
  */
 export const loadChunk = (model: GPT, rows: ReadonlyArray<SplitRow>, c: Chunk, pad: number): [number, number, number, number] => {
-  const Bp = c.prefixRows.length, Tp = Bp > 0 ? c.Tp : 0, B = c.rows.length, Tb = c.Tb
+  const Bp = c.prefixRows.length,
+    Tp = Bp > 0 ? c.Tp : 0,
+    B = c.rows.length,
+    Tb = c.Tb
   const Np = Bp * Tp
   model.tokens.fill(pad, 0, Np + B * Tb)
   for (let p = 0; p < Bp; p++) {

@@ -51,7 +51,7 @@ export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOpti
   }
   const p = s.p
   let sum = 0
-  for (let i = 0; i < V; i++) sum += (p[i] = Math.exp((z[off + i]! - max) / o.temperature))
+  for (let i = 0; i < V; i++) sum += p[i] = Math.exp((z[off + i]! - max) / o.temperature)
   for (let i = 0; i < V; i++) p[i] = p[i]! / sum
   // min-p relative to the top token (p of argmax = max after normalisation)
   if (o.minP > 0) {
@@ -91,19 +91,29 @@ export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOpti
 /** One decode step for N live rows: token toks[j] at position pos[j] in cache slot slot[j]; logits land in model.logits (N,Vp). */
 const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, slot: Int32Array): void => {
   const { d: C, layers: L, heads: NH, ctx: T } = model.config
-  const a = model.a, al = model.al, pl = model.pl, p = model.p
-  const mm = kernels.matmulForward, wt = model.wt // transposed by the prefill forward of this chunk
+  const a = model.a,
+    al = model.al,
+    pl = model.pl,
+    p = model.p
+  const mm = kernels.matmulForward,
+    wt = model.wt // transposed by the prefill forward of this chunk
 
   const x = a.encoded!
-  const wte = p.wte!, wpe = p.wpe!
+  const wte = p.wte!,
+    wpe = p.wpe!
   for (let j = 0; j < N; j++) {
-    const o = j * C, w = toks[j]! * C, q = pos[j]! * C
+    const o = j * C,
+      w = toks[j]! * C,
+      q = pos[j]! * C
     for (let i = 0; i < C; i++) x[o + i] = wte[w + i]! + wpe[q + i]!
   }
   const att = a.scratch!
   let res = x
   for (let l = 0; l < L; l++) {
-    const qkv = al.qkv![l]!, atty = al.atty![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
+    const qkv = al.qkv![l]!,
+      atty = al.atty![l]!,
+      kc = model.kcache[l]!,
+      vc = model.vcache[l]!
     kernels.layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
     mm(qkv, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!, true)
     for (let j = 0; j < N; j++) {
@@ -130,10 +140,7 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
  * Sample completions for ≤ maxB prompts (token ids, each at most ctx − 1 long).
  * `stopToken` ends a row after it is produced (finish "stop"); `eos` ends it without being kept.
  */
-export const sampleChunk = (
-  model: GPT, prompts: ReadonlyArray<Int32Array>, o: SampleOptions, rng: Rng,
-  stopToken: number, eos: number, scratch: SamplerScratch, sharePrefix = true
-): SampledRow[] => {
+export const sampleChunk = (model: GPT, prompts: ReadonlyArray<Int32Array>, o: SampleOptions, rng: Rng, stopToken: number, eos: number, scratch: SamplerScratch, sharePrefix = true): SampledRow[] => {
   const { ctx: T, d: C, layers: L, vocab: V } = model.config
   const B = prompts.length
   // Prefill: prompts that share all but their last token (the G copies of a state) share that
@@ -151,9 +158,12 @@ export const sampleChunk = (
   // positions from its prefix row, the rest from the row's own block
   const Np = Bp * Tp
   for (let l = 0; l < L; l++) {
-    const qkv = model.al.qkv![l]!, kc = model.kcache[l]!, vc = model.vcache[l]!
+    const qkv = model.al.qkv![l]!,
+      kc = model.kcache[l]!,
+      vc = model.vcache[l]!
     for (let b = 0; b < B; b++) {
-      const P = prefixLen(b), pi = chunk.prefixOf[b]!
+      const P = prefixLen(b),
+        pi = chunk.prefixOf[b]!
       for (let t = 0; t < prompts[b]!.length; t++) {
         const src = (t < P ? pi * Tp + t : Np + b * Tb + t - P) * 3 * C
         const dst = (b * T + t) * C
@@ -166,7 +176,9 @@ export const sampleChunk = (
   const lps: number[][] = prompts.map(() => [])
   const raws: number[][] = prompts.map(() => [])
   const finish: Array<SampledRow["finishReason"]> = prompts.map(() => "length")
-  const liveTok = new Int32Array(B), livePos = new Int32Array(B), liveSlot = new Int32Array(B)
+  const liveTok = new Int32Array(B),
+    livePos = new Int32Array(B),
+    liveSlot = new Int32Array(B)
   const two = new Float64Array(2)
   // rows of model.logits that belong to each live row (prefill: row b)
   let live: number[] = prompts.map((_, b) => b)

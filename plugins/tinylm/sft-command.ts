@@ -17,7 +17,6 @@ import { runSft } from "./sft.ts"
 import { buildPrompt } from "../../core/prompt.ts"
 import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "./validate.ts"
 
-
 export default defineCommand({
   pattern: "sft",
   description: "Warm-start the tinylm policy on an env teacher's traces; writes a .safetensors checkpoint",
@@ -39,9 +38,13 @@ export default defineCommand({
     { flags: "--out <dir>", description: "Output folder", default: "runs/sft" },
     { flags: "--json", description: "Print the result as one JSON object on stdout (progress goes to stderr)" }
   ],
-  examples: ["ragen-bench sft --env frozenlake --steps 2000", "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft", "ragen-bench sft --env countdown --init runs/sft/countdown-v1-tiny-s0.safetensors --steps 1000 --out runs/sft-more"],
+  examples: [
+    "ragen-bench sft --env frozenlake --steps 2000",
+    "ragen-bench sft --env sokoban --epsilon 0.5 --out runs/sft",
+    "ragen-bench sft --env countdown --init runs/sft/countdown-v1-tiny-s0.safetensors --steps 1000 --out runs/sft-more"
+  ],
   run: (_args, opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (typeof opts.env !== "string") return yield* new UsageError({ field: "env", message: "--env is required, e.g. --env frozenlake (see `ragen-bench list envs`)" })
       const registry = yield* Registry
       const envE = yield* registry.resolve("envs", opts.env)
@@ -72,7 +75,9 @@ export default defineCommand({
         // Same seed ⇒ same teacher turns and held-out split as the run that wrote the checkpoint.
         if (init !== undefined) await policy.load(init)
         const data = await collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
-        say(`sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`)
+        say(
+          `sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`
+        )
         // A validation cap below the teacher's own longest completion cuts off correct answers
         // (Countdown's 4-number traces run to ~76 tokens); envs whose traces fit keep 64.
         let longest = 0
@@ -95,13 +100,20 @@ export default defineCommand({
           const retrieval = await reasoningRetrieval(policy, prompts, 0.5, seed, maxTokens)
           Object.assign(result, { valSeeds, success: s.success, formatValid: s.format_valid, factAccuracy: s.fact_accuracy, teacherSuccess: teacher, reasoningRetrieval: retrieval })
           say(`reasoning retrieval accuracy over ${prompts.length} prompts: ${retrieval.toFixed(3)} (chance ${(1 / prompts.length).toFixed(3)})`)
-          say(`validation (${valSeeds} seeds from 123, T=0.5, cap ${maxTokens} tokens): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`)
+          say(
+            `validation (${valSeeds} seeds from 123, T=0.5, cap ${maxTokens} tokens): success ${s.success!.toFixed(3)}  format ${s.format_valid!.toFixed(3)}  fact accuracy ${s.fact_accuracy!.toFixed(3)}  teacher success ${teacher.toFixed(3)}`
+          )
         }
       }
-      const failed = yield* Effect.promise(() => work().then(() => undefined, (e) => {
-        if (isUserError(e)) return e
-        throw e
-      }))
+      const failed = yield* Effect.promise(() =>
+        work().then(
+          () => undefined,
+          (e) => {
+            if (isUserError(e)) return e
+            throw e
+          }
+        )
+      )
       if (failed) return yield* Effect.fail(failed)
       yield* Console.log(opts.json ? JSON.stringify(result, null, 2) : "done")
     })

@@ -40,7 +40,11 @@ export const runSft = async (policy: TinyLMPolicy, turns: ReadonlyArray<TeacherT
   const held = items.slice(0, nHeld)
   const train = items.slice(nHeld)
   const t0 = performance.now()
-  let loss = 0, acc = 0, tokens = 0, cursor = train.length, step = 0
+  let loss = 0,
+    acc = 0,
+    tokens = 0,
+    cursor = train.length,
+    step = 0
   for (step = 1; step <= o.steps; step++) {
     if (o.signal && step % 10 === 0) {
       await new Promise<void>((resolve) => setTimeout(resolve, 0))
@@ -57,7 +61,7 @@ export const runSft = async (policy: TinyLMPolicy, turns: ReadonlyArray<TeacherT
     // Linear cooldown over the last `cooldown` share of the budget: a constant lr leaves the final
     // weights wherever the last noisy minibatches put them.
     const cool = Math.max(0, Math.min(1, o.cooldown ?? 0)) * o.steps
-    const lr = cool > 0 && step > o.steps - cool ? o.lr * (o.steps - step + 1) / (cool + 1) : o.lr
+    const lr = cool > 0 && step > o.steps - cool ? (o.lr * (o.steps - step + 1)) / (cool + 1) : o.lr
     policy.step({ lr, maxGradNorm: o.maxGradNorm })
     const last = step === o.steps
     let heldOut: number | undefined

@@ -7,7 +7,14 @@ import { rollout, rolloutStats } from "../../core/train/rollout.ts"
 export const VAL_SEED_START = 123
 
 export const policySuccess = async (
-  policy: Policy, spec: EnvSpec, envOptions: unknown, n: number, temperature: number, seed: number, maxTokens: number, instructions?: string
+  policy: Policy,
+  spec: EnvSpec,
+  envOptions: unknown,
+  n: number,
+  temperature: number,
+  seed: number,
+  maxTokens: number,
+  instructions?: string
 ): Promise<Record<string, number>> => {
   const seeds = Array.from({ length: n }, (_, i) => VAL_SEED_START + i)
   const b = await rollout(
@@ -52,7 +59,8 @@ export const reasoningRetrieval = async (policy: Policy, prompts: ReadonlyArray<
   const scores = await policy.score(reqs)
   let hit = 0
   for (let r = 0; r < prompts.length; r++) {
-    let best = -1, bestV = -Infinity
+    let best = -1,
+      bestV = -Infinity
     for (let j = 0; j < prompts.length; j++) {
       let s = 0
       for (const v of scores[r * prompts.length + j]!.logprobs) s += v

@@ -47,4 +47,3 @@ export const navigatorGpu = (): GPU | undefined => (globalThis as { navigator?: 
  * numbers, but slower than the CPU scorer (benchmarks/RESULTS.md), so `scorer: auto` passes them.
  */
 export const isSoftwareAdapter = (name: string): boolean => /llvmpipe|lavapipe|swiftshader|software|microsoft basic render|warp/i.test(name)
-

@@ -31,7 +31,10 @@ export class InProcessBackend implements GpuBackend {
   private pipes: Pipelines | undefined
   private key = ""
 
-  constructor(private readonly got: Acquired, private readonly options: BackendOptions) {
+  constructor(
+    private readonly got: Acquired,
+    private readonly options: BackendOptions
+  ) {
     this.via = got.via
     this.adapter = got.adapter
   }

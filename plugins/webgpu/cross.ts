@@ -34,8 +34,10 @@ export interface CrossBatch {
 }
 
 export const crossBatch = (reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>, enc: Encoders): CrossBatch => {
-  const R = reasonings.length, N = prompts.length
-  const ur = distinct(reasonings), up = distinct(prompts)
+  const R = reasonings.length,
+    N = prompts.length
+  const ur = distinct(reasonings),
+    up = distinct(prompts)
   const U = up.values.length
   const pEnc = up.values.map((p) => enc.encodePrompt(p))
   const rows: ScoreRow[] = []
@@ -51,12 +53,14 @@ export const crossBatch = (reasonings: ReadonlyArray<string>, prompts: ReadonlyA
   return {
     rows,
     assemble: (s, m) => {
-      const uSum = new Float64Array(ur.values.length * U), uMean = new Float64Array(ur.values.length * U)
+      const uSum = new Float64Array(ur.values.length * U),
+        uMean = new Float64Array(ur.values.length * U)
       at.forEach((u, i) => {
         uSum[u] = s[i]!
         uMean[u] = m[i]!
       })
-      const tokenMean = new Float64Array(R * N), sum = new Float64Array(R * N)
+      const tokenMean = new Float64Array(R * N),
+        sum = new Float64Array(R * N)
       for (let r = 0; r < R; r++) {
         for (let j = 0; j < N; j++) {
           const u = ur.index[r]! * U + up.index[j]!

@@ -45,7 +45,10 @@ const MAX_WG = 65535
 
 /** The eight pipelines and their shared layout, compiled once per device. */
 export class Pipelines {
-  private constructor(readonly layout: GPUBindGroupLayout, readonly byName: Record<KernelName, GPUComputePipeline>) {}
+  private constructor(
+    readonly layout: GPUBindGroupLayout,
+    readonly byName: Record<KernelName, GPUComputePipeline>
+  ) {}
 
   static async create(device: GPUDevice): Promise<Pipelines> {
     const layout = device.createBindGroupLayout({
@@ -172,7 +175,12 @@ export class ForwardEngine {
   private lostReason: string | undefined
   private readonly lost: Promise<never>
 
-  private constructor(readonly device: GPUDevice, readonly pipes: Pipelines, config: ModelConfig, cap: number) {
+  private constructor(
+    readonly device: GPUDevice,
+    readonly pipes: Pipelines,
+    config: ModelConfig,
+    cap: number
+  ) {
     this.config = config
     this.cap = cap
     const C = config.d
@@ -180,7 +188,18 @@ export class ForwardEngine {
     const N = cap
     let o = 0
     const take = (n: number) => ((o += n), o - n)
-    this.off = { RES: take(N * C), LN: take(N * C), QKV: take(3 * N * C), ATTY: take(N * C), PROJ: take(N * C), FCH: take(4 * N * C), HSEL: take(N * C), LOGITS: take(N * Vp), LP: take(N), PAIR: take(2 * N) }
+    this.off = {
+      RES: take(N * C),
+      LN: take(N * C),
+      QKV: take(3 * N * C),
+      ATTY: take(N * C),
+      PROJ: take(N * C),
+      FCH: take(4 * N * C),
+      HSEL: take(N * C),
+      LOGITS: take(N * Vp),
+      LP: take(N),
+      PAIR: take(2 * N)
+    }
     const aFloats = o
     o = 0
     this.idOff = { TOK: take(N), SEG: take(N), SSTART: take(N), SP0: take(N), SP: take(N), GMAP: take(N), TGT: take(N), RSTART: take(N), RSCORED: take(N), RTOTAL: take(N) }
@@ -251,8 +270,11 @@ export class ForwardEngine {
 
   /** Fill ids for a packed chunk (layout.ts packChunks); returns its positions N, rows B, scored positions M. */
   private loadChunk(rows: ReadonlyArray<ScoreRow>, c: PackedChunk): { N: number; B: number; M: number } {
-    const I = this.idOff, ids = this.ids
-    let n = 0, seg = 0, M = 0
+    const I = this.idOff,
+      ids = this.ids
+    let n = 0,
+      seg = 0,
+      M = 0
     const pStart: number[] = []
     const segment = (start: number, len: number, p0: number, P: number) => {
       ids.fill(seg, I.SEG! + start, I.SEG! + start + len)
@@ -293,7 +315,10 @@ export class ForwardEngine {
   /** Record the forward of a loaded chunk (the dispatch list of the header). */
   private record(N: number, B: number, M: number): void {
     const { d: C, layers: L, heads: NH, vocab: V, ctx } = this.config
-    const A = this.off, I = this.idOff, r = this.rec, t = (n: string, l = 0, per = 0) => this.t(n, l, per)
+    const A = this.off,
+      I = this.idOff,
+      r = this.rec,
+      t = (n: string, l = 0, per = 0) => this.t(n, l, per)
     r.reset()
     r.elements("encoder", { n: N, c: C, wte: t("wte"), wpe: t("wpe"), last: ctx - 1, out: A.RES!, tok: I.TOK!, seg: I.SEG!, sstart: I.SSTART!, sp: I.SP! }, N * C)
     const mm = (m: number, k: number, n: number, inp: number, out: number, wt: number, bias: number, hasbias: number) =>
@@ -321,7 +346,8 @@ export class ForwardEngine {
     this.alive()
     if (this.version === undefined) throw new Error("webgpu: score before setWeights")
     const R = rows.length
-    const sum = new Float32Array(R), mean = new Float32Array(R)
+    const sum = new Float32Array(R),
+      mean = new Float32Array(R)
     if (R === 0) return { sum, mean, ...(opts.tokenLogprobs ? { tokens: [] } : {}) }
     const chunks = packChunks(rows, this.cap)
     let totalM = 0
@@ -386,8 +412,14 @@ export class ForwardEngine {
  * `ids` are read back after the dispatch.
  */
 export const runKernel = async (
-  device: GPUDevice, pipes: Pipelines, k: KernelName, params: Record<string, number>, groups: [number, number],
-  w: Float32Array, a: Float32Array, ids: Int32Array
+  device: GPUDevice,
+  pipes: Pipelines,
+  k: KernelName,
+  params: Record<string, number>,
+  groups: [number, number],
+  w: Float32Array,
+  a: Float32Array,
+  ids: Int32Array
 ): Promise<Float32Array> => {
   const buf = (x: ArrayBufferView, usage: number) => {
     const b = device.createBuffer({ size: Math.max(16, Math.ceil(x.byteLength / 4) * 4), usage: usage | U.COPY_DST })
@@ -396,7 +428,10 @@ export const runKernel = async (
   }
   const rec = new Recorder(1)
   rec.add(k, params, groups[0], groups[1])
-  const wb = buf(w, U.STORAGE), ab = buf(a, U.STORAGE | U.COPY_SRC), ib = buf(ids, U.STORAGE), ub = buf(rec.slots, U.UNIFORM)
+  const wb = buf(w, U.STORAGE),
+    ab = buf(a, U.STORAGE | U.COPY_SRC),
+    ib = buf(ids, U.STORAGE),
+    ub = buf(rec.slots, U.UNIFORM)
   const rb = device.createBuffer({ size: ab.size, usage: U.COPY_DST | U.MAP_READ })
   await scoped(device, `kernel ${k}`, () => {
     const group = device.createBindGroup({

@@ -33,7 +33,8 @@ export class FrameReader {
     for (;;) {
       if (this.buf.length < 8) break
       const dv = new DataView(this.buf.buffer, this.buf.byteOffset, 8)
-      const hl = dv.getUint32(0, true), pl = dv.getUint32(4, true)
+      const hl = dv.getUint32(0, true),
+        pl = dv.getUint32(4, true)
       if (this.buf.length < 8 + hl + pl) break
       const header = JSON.parse(new TextDecoder().decode(this.buf.subarray(8, 8 + hl))) as Record<string, unknown>
       const payload = this.buf.slice(8 + hl, 8 + hl + pl).buffer

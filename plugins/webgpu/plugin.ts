@@ -14,7 +14,6 @@ import { noteRuntime } from "../../core/runtime.ts"
 import { makeCpuScorer } from "../scorers/cpu.ts"
 import { makeWebGpuScorer, openBackend, tinylmView, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
 
-
 export const WebGpuOptions = Schema.Struct({
   /** Where the forward runs: auto (navigator.gpu, then Dawn, then a Deno child), or one of them only. */
   backend: dflt(Schema.Literals(["auto", "navigator", "dawn", "deno"]), "auto"),

@@ -145,10 +145,7 @@ export interface WebGpuScorer extends CrossScorer {
   readonly close: () => void
 }
 
-export const makeWebGpuScorer = (
-  policy: Policy, view: TinyLMView, backend: GpuBackend, options: WebGpuScorerOptions,
-  warn: (line: string) => void = (l) => console.error(l)
-): WebGpuScorer => {
+export const makeWebGpuScorer = (policy: Policy, view: TinyLMView, backend: GpuBackend, options: WebGpuScorerOptions, warn: (line: string) => void = (l) => console.error(l)): WebGpuScorer => {
   const cpu = makeCpuScorer(policy, { batchSize: options.batchSize })
   let failed: WebGpuError | undefined
   const name = `${backend.via} on ${backend.adapter}`

@@ -53,7 +53,7 @@ if ("reason" in got) {
           out.set(r.sum, 0)
           out.set(r.mean, rows.length)
           let o = 2 * rows.length
-          for (const t of r.tokens ?? []) (out.set(t, o), (o += t.length))
+          for (const t of r.tokens ?? []) out.set(t, o), (o += t.length)
           await send({ op: "scores", rows: rows.length }, out)
         } else if (h.op === "lose") {
           device.destroy()

@@ -56,7 +56,14 @@ export const startRedis = async (opts: RedisOptions = {}): Promise<RedisHandle> 
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), "ragen-redis-"))
   const args = [
-    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
     ...(opts.password ? ["--requirepass", opts.password] : []),
     ...(opts.tls
       ? ["--port", "0", "--tls-port", String(port), "--tls-cert-file", opts.tls.cert, "--tls-key-file", opts.tls.key, "--tls-ca-cert-file", opts.tls.cert, "--tls-auth-clients", "no"]
@@ -69,10 +76,14 @@ export const startRedis = async (opts: RedisOptions = {}): Promise<RedisHandle> 
     proc = spawn(REDIS, args, { stdio: ["ignore", "pipe", "pipe"] })
     proc.stdout!.on("data", (d: Buffer) => (log += d.toString()))
     proc.stderr!.on("data", (d: Buffer) => (log += d.toString()))
-    await waitFor(`redis-server on port ${port}`, () => {
-      if (proc.exitCode !== null) throw new Error(`redis-server exited: ${log}`)
-      return log.includes("Ready to accept connections")
-    }, 10_000)
+    await waitFor(
+      `redis-server on port ${port}`,
+      () => {
+        if (proc.exitCode !== null) throw new Error(`redis-server exited: ${log}`)
+        return log.includes("Ready to accept connections")
+      },
+      10_000
+    )
   }
   const down = async (): Promise<void> => {
     if (proc.exitCode !== null) return
@@ -99,7 +110,9 @@ export const selfSignedCert = (): { cert: string; key: string } | undefined => {
   const dir = mkdtempSync(join(tmpdir(), "ragen-tls-"))
   const cert = join(dir, "cert.pem")
   const key = join(dir, "key.pem")
-  const r = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], { encoding: "utf8" })
+  const r = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], {
+    encoding: "utf8"
+  })
   return r.status === 0 ? { cert, key } : undefined
 }
 

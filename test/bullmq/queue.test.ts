@@ -47,8 +47,19 @@ const expectSameResults = (local: string, queued: string): void => {
 }
 
 const workerArgs = (url: string, workDir: string, more: string[] = []) => ["worker", "--queue", url, "--plugin", fixturePlugin, "--work-dir", workDir, "--stall-ms", "2000", ...more]
-const sweepArgs = (url: string, specPath: string, dir: string, more: string[] = []) =>
-  ["sweep", specPath, "--queue", url, "--plugin", fixturePlugin, "--out", join(dir, "results"), "--leaderboard", join(dir, "site"), ...more]
+const sweepArgs = (url: string, specPath: string, dir: string, more: string[] = []) => [
+  "sweep",
+  specPath,
+  "--queue",
+  url,
+  "--plugin",
+  fixturePlugin,
+  "--out",
+  join(dir, "results"),
+  "--leaderboard",
+  join(dir, "site"),
+  ...more
+]
 
 describe.skipIf(!redisAvailable)("sweep on a BullMQ queue", () => {
   let redis: RedisHandle

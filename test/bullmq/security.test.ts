@@ -62,14 +62,18 @@ describe.skipIf(!redisAvailable)("a password-protected Redis, and TLS", () => {
     expectNoPassword([...texts, wrong.out, ...readTree(dir).values()])
   }, 180_000)
 
-  test.skipIf(!cert)("rediss:// (TLS) with a password, the CA from RAGEN_REDIS_CA; without the CA it is refused", async () => {
-    const redis = await startRedis({ password: PASSWORD, tls: cert! })
-    servers.push(redis)
-    expect(redis.url.startsWith("rediss://")).toBe(true)
-    const untrusted = await cli(["sweep", "status", "--queue", redis.url])
-    expect(untrusted.code).toBe(2)
-    expect(untrusted.out).toContain("self signed certificate")
-    const { dir, texts } = await sweepThrough(redis, { RAGEN_REDIS_CA: cert!.cert })
-    expectNoPassword([...texts, untrusted.out, ...readTree(dir).values()])
-  }, 180_000)
+  test.skipIf(!cert)(
+    "rediss:// (TLS) with a password, the CA from RAGEN_REDIS_CA; without the CA it is refused",
+    async () => {
+      const redis = await startRedis({ password: PASSWORD, tls: cert! })
+      servers.push(redis)
+      expect(redis.url.startsWith("rediss://")).toBe(true)
+      const untrusted = await cli(["sweep", "status", "--queue", redis.url])
+      expect(untrusted.code).toBe(2)
+      expect(untrusted.out).toContain("self signed certificate")
+      const { dir, texts } = await sweepThrough(redis, { RAGEN_REDIS_CA: cert!.cert })
+      expectNoPassword([...texts, untrusted.out, ...readTree(dir).values()])
+    },
+    180_000
+  )
 })

@@ -23,7 +23,12 @@ describe("redis URLs", () => {
   })
 
   test("mistakes are one-line errors that name --queue and never echo a password", () => {
-    for (const [url, part] of [["http://a:secretpw@h:1", "redis:// or rediss://"], ["redis://:secretpw@h:1/x", "database"], ["not a url secretpw", "Redis URL"], ["redis://:secretpw@h:1/0?x=1", "no query"]] as const) {
+    for (const [url, part] of [
+      ["http://a:secretpw@h:1", "redis:// or rediss://"],
+      ["redis://:secretpw@h:1/x", "database"],
+      ["not a url secretpw", "Redis URL"],
+      ["redis://:secretpw@h:1/0?x=1", "no query"]
+    ] as const) {
       const r = parseRedisUrl(url, {})
       expect("field" in r && r.field).toBe("--queue")
       expect((r as { message: string }).message).toContain(part)
@@ -39,7 +44,13 @@ describe("redis URLs", () => {
 })
 
 describe("worker refusal", () => {
-  const worker = { codeVersion: "0.1.0+abc", plugins: [{ name: "envs", version: "1.0.0", hash: "h1" }, { name: "mine", version: "0.2.0", hash: "h2" }] }
+  const worker = {
+    codeVersion: "0.1.0+abc",
+    plugins: [
+      { name: "envs", version: "1.0.0", hash: "h1" },
+      { name: "mine", version: "0.2.0", hash: "h2" }
+    ]
+  }
   test("same code and plugins: accepted", () => {
     expect(refusal({ codeVersion: "0.1.0+abc", plugins: [{ name: "mine", version: "0.2.0", hash: "h2" }] }, worker)).toBeUndefined()
   })

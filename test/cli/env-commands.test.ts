@@ -55,7 +55,10 @@ describe("env serve", () => {
     const req = [{ op: "envs" }, { op: "create", env: "countdown", seed: 2 }].map((x) => JSON.stringify(x)).join("\n") + "\n"
     const r = cli(["env", "serve", "--stdio"], req)
     expect(r.code).toBe(0)
-    const lines = r.out.trim().split("\n").map((l) => JSON.parse(l))
+    const lines = r.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     expect(lines.length).toBe(2)
     expect(lines[0].envs.some((e: { id: string }) => e.id.endsWith("countdown-v1"))).toBe(true)
     expect(lines[1].status).toBe(200)

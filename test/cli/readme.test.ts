@@ -21,7 +21,16 @@ describe("README", () => {
     expect(block).toContain("definePlugin")
     writeFileSync(pluginPath, block)
     const groups = join(dir, "groups.json")
-    writeFileSync(groups, JSON.stringify({ groups: [[1, 0, 0, 1], [0, 0, 0, 0], [0.2, 0, 0.1, 0]] }))
+    writeFileSync(
+      groups,
+      JSON.stringify({
+        groups: [
+          [1, 0, 0, 1],
+          [0, 0, 0, 0],
+          [0.2, 0, 0.1, 0]
+        ]
+      })
+    )
     const r = runCli(["filter", "apply", "--plugin", pluginPath, "--filter", "min-range", "--filter-value", "1", groups])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)

@@ -61,7 +61,7 @@ describe("registry", () => {
   })
 
   test("the Registry service layer", async () => {
-    const program = Effect.gen(function*() {
+    const program = Effect.gen(function* () {
       const r = yield* Registry
       return (yield* r.resolve("filters", "keep")).fullId
     })

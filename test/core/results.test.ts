@@ -69,7 +69,7 @@ describe("results store", () => {
     const r = await Effect.runPromise(readMetrics(p))
     expect(r.lines.length).toBe(2)
     expect(r.tornLastLine).toBe('{"step":2,"val')
-    appendFileSync(p, "\n{\"step\":3}\n")
+    appendFileSync(p, '\n{"step":3}\n')
     const bad = await Effect.runPromise(Effect.flip(readMetrics(p)))
     expect(bad._tag).toBe("FileFormatError")
     expect(bad.message).toContain(":3:")

@@ -46,7 +46,9 @@ describe("Rng", () => {
     // Pearson correlation of two independent uniform streams is near 0.
     const mx = xs.reduce((a, b) => a + b) / xs.length
     const my = ys.reduce((a, b) => a + b) / ys.length
-    let sxy = 0, sxx = 0, syy = 0
+    let sxy = 0,
+      sxx = 0,
+      syy = 0
     for (let i = 0; i < xs.length; i++) {
       sxy += (xs[i]! - mx) * (ys[i]! - my)
       sxx += (xs[i]! - mx) ** 2

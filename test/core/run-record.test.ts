@@ -22,8 +22,7 @@ import { runCli } from "../helpers/cli.ts"
 import { cfg, testPlugin } from "../train/fixtures.ts"
 
 const plugins: PluginInput[] = [...builtinPlugins, testPlugin]
-const resolve = (raw: unknown, extra: PluginInput[] = []) =>
-  Effect.runSyncExit(resolveSetup(raw).pipe(Effect.provide(Registry.layerFrom([...plugins, ...extra]))))
+const resolve = (raw: unknown, extra: PluginInput[] = []) => Effect.runSyncExit(resolveSetup(raw).pipe(Effect.provide(Registry.layerFrom([...plugins, ...extra]))))
 const resolved = (raw: unknown, extra: PluginInput[] = []) => {
   const exit = resolve(raw, extra)
   if (Exit.isFailure(exit)) throw new Error(String((Cause.squash(exit.cause) as Error).message))
@@ -33,8 +32,7 @@ const errorOf = (raw: unknown): string => {
   const exit = resolve(raw)
   return Exit.isFailure(exit) ? String((Cause.squash(exit.cause) as Error).message) : "(no error)"
 }
-const flags = (o: Record<string, unknown>) =>
-  Effect.runSync(configFromFlags(o, (id) => (id.includes("top-p") ? "p" : undefined)))
+const flags = (o: Record<string, unknown>) => Effect.runSync(configFromFlags(o, (id) => (id.includes("top-p") ? "p" : undefined)))
 
 describe("the resolved config", () => {
   test("holds every default of the trainer, algorithm, filter, env and policy, ids in full", () => {
@@ -130,11 +128,14 @@ describe("train --from", () => {
     const again = await runTraining(raw as any, { outDir: b, ...quiet })
     expect(again.runId).toBe(first.runId)
     const strip = (dir: string) =>
-      readFileSync(join(dir, first.runId, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => {
-        const x = JSON.parse(l)
-        for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-        return x
-      })
+      readFileSync(join(dir, first.runId, "metrics.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => {
+          const x = JSON.parse(l)
+          for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
+          return x
+        })
     expect(strip(b)).toEqual(strip(a))
     // Flags override what --from gives.
     const over = Effect.runSync(configFromFlags({ from: join(a, first.runId, "config.json"), seed: "7" }, () => undefined))

@@ -24,7 +24,10 @@ describe("collapseCheck", () => {
     expect(collapseCheck(h).warning).toBe(false)
   })
   test("fact accuracy falling by ≥ factDrop warns", () => {
-    const h = [{ step: 1, "reasoning/fact_accuracy": 0.99 }, { step: 2, "reasoning/fact_accuracy": 0.7 }]
+    const h = [
+      { step: 1, "reasoning/fact_accuracy": 0.99 },
+      { step: 2, "reasoning/fact_accuracy": 0.7 }
+    ]
     const c = collapseCheck(h)
     expect(c.warning).toBe(true)
     expect(c.reason).toContain("reasoning/fact_accuracy")
@@ -49,7 +52,10 @@ describe("collapseCheck", () => {
       prev = cur
     }
     // Step 3: fidelity first (0.99 → 0.7); steps 4–5 the same kind (silent); step 6 template collapse joins.
-    expect(printed).toEqual([[3, "reasoning fidelity"], [6, "template collapse"]])
+    expect(printed).toEqual([
+      [3, "reasoning fidelity"],
+      [6, "template collapse"]
+    ])
   })
   test("early stopping is off by default; unknown threshold keys are rejected (strict)", () => {
     const rv = Array.from({ length: 30 }, (_, i) => ({ step: i + 1, "filter/rv_mean": i < 10 ? 1 : 0.01, "filter/empty": 1, "val/success@0.5": 0 }))
@@ -60,8 +66,7 @@ describe("collapseCheck", () => {
     expect(Schema.decodeUnknownSync(CollapseThresholds)(referenceEarlyStop)).toMatchObject(referenceEarlyStop)
   })
   test("reward variance below 0.1× its baseline (mean of the first 10 non-empty steps) for 10 steps stops", () => {
-    const series = (tail: number[], empties: number[] = []) =>
-      [...Array(10).fill(0.5), ...tail].map((v, i) => ({ step: i + 1, "filter/rv_mean": v, "filter/empty": empties.includes(i + 1) ? 1 : 0 }))
+    const series = (tail: number[], empties: number[] = []) => [...Array(10).fill(0.5), ...tail].map((v, i) => ({ step: i + 1, "filter/rv_mean": v, "filter/empty": empties.includes(i + 1) ? 1 : 0 }))
     const low = Array(10).fill(0.04) // 0.04 < 0.1 × 0.5
     expect(collapseCheck(series(low), referenceEarlyStop).stop).toBe(true)
     expect(collapseCheck(series(low), referenceEarlyStop).stopKinds).toEqual(["reward-variance"])

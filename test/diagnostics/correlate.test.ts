@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test"
 import { correlate, isDiagnostic, metricNames, valueAt } from "../../core/diagnostics/correlate.ts"
 
-const lines = [{ step: 0, "val/success@0.5": 0.2 }, { step: 1, "mi/a": 3, x: null }, { step: 5, "mi/a": 4 }, { step: 10, "mi/a": 7 }]
+const lines = [
+  { step: 0, "val/success@0.5": 0.2 },
+  { step: 1, "mi/a": 3, x: null },
+  { step: 5, "mi/a": 4 },
+  { step: 10, "mi/a": 7 }
+]
 
 describe("correlate (analyze's core)", () => {
   test("valueAt: first logged, or at / latest before a step", () => {

@@ -48,7 +48,10 @@ describe("filterStats", () => {
     expect(filterStats(g, apply(noneFilter, g))["filter/dropped_nonzero"]).toBe(0)
   })
   test("var metric, empty step, trajectory-level counts", () => {
-    const z = groupsOf([[1, 1], [0, 0]])
+    const z = groupsOf([
+      [1, 1],
+      [0, 0]
+    ])
     const s = filterStats(z, apply(topPFilter, z), "var")
     expect(s["filter/empty"]).toBe(1)
     expect(s["filter/kept_groups"]).toBe(0)

@@ -16,7 +16,14 @@ const matrix = (R: number, N: number, f: (r: number, j: number) => number, colum
 
 describe("MI proxies", () => {
   test("perfectly collapsed L: Retrieval-Acc is exactly chance, MI-Est is 0", () => {
-    const p = miProxies(matrix(16, 8, () => -2.5, (r) => r % 8))
+    const p = miProxies(
+      matrix(
+        16,
+        8,
+        () => -2.5,
+        (r) => r % 8
+      )
+    )
     expect(p.retrievalAcc).toBeCloseTo(1 / 8, 14)
     expect(p.chance).toBe(1 / 8)
     expect(p.recallAt2).toBeCloseTo(2 / 8, 14)
@@ -31,7 +38,14 @@ describe("MI proxies", () => {
 
   test("perfectly separable L (off-diagonal −1e4): MI-Est reaches log N, retrieval 1", () => {
     const N = 8
-    const p = miProxies(matrix(24, N, (r, j) => (j === r % N ? -0.01 : -1e4), (r) => r % N))
+    const p = miProxies(
+      matrix(
+        24,
+        N,
+        (r, j) => (j === r % N ? -0.01 : -1e4),
+        (r) => r % N
+      )
+    )
     expect(p.retrievalAcc).toBe(1)
     expect(p.recallAt2).toBe(1)
     expect(p.miEst).toBeCloseTo(Math.log(N), 9)
@@ -49,9 +63,10 @@ describe("MI proxies", () => {
     const sum = Float64Array.from([-4, -12, -10, -12])
     const p = miProxies({ tokenMean: tm, sum, rows: 2, cols: 2, column: Int32Array.from([0, 1]) })
     const lme = (a: number, b: number) => Math.log((Math.exp(a) + Math.exp(b)) / 2)
-    const m0 = lme(-1, -3), m1 = lme(-2, -2.5)
-    expect(p.miEst).toBeCloseTo(((-1 - m0) + (-2.5 - m1)) / 2, 12)
-    expect(p.miSeqEst).toBeCloseTo(((-4 - lme(-4, -12)) + (-12 - lme(-10, -12))) / 2, 12)
+    const m0 = lme(-1, -3),
+      m1 = lme(-2, -2.5)
+    expect(p.miEst).toBeCloseTo((-1 - m0 + (-2.5 - m1)) / 2, 12)
+    expect(p.miSeqEst).toBeCloseTo((-4 - lme(-4, -12) + (-12 - lme(-10, -12))) / 2, 12)
     expect(p.retrievalAcc).toBe(0.5) // row 1 prefers column 0
     expect(p.recallAt2).toBe(1)
     expect(p.hZGivenX).toBeCloseTo((1 + 2.5) / 2, 12)
@@ -73,7 +88,16 @@ describe("MI proxies", () => {
   test("duplicate signatures: chance is mean c/N as the reference's; a collapsed L scores exactly chance", () => {
     // N = 4 columns, columns 0 and 1 the same prompt: rows of prompt "a" have c = 2, the others c = 1.
     const sig = ["a", "a", "b", "c"]
-    const p = miProxies(matrix(4, 4, () => -2, (r) => r, 10, sig))
+    const p = miProxies(
+      matrix(
+        4,
+        4,
+        () => -2,
+        (r) => r,
+        10,
+        sig
+      )
+    )
     expect(p.chance).toBeCloseTo((2 / 4 + 2 / 4 + 1 / 4 + 1 / 4) / 4, 14)
     expect(p.retrievalAcc).toBeCloseTo(p.chance, 14)
     // chance@2 = 1 − C(4 − c, 2)/C(4, 2): c = 2 → 5/6, c = 1 → 1/2; the reference's min(1, 2c/N) would say 1 and 1/2.
@@ -104,7 +128,15 @@ describe("MI proxies", () => {
   })
 
   test("numerically stable with log-probs of −1e4 everywhere", () => {
-    const p = miProxies(matrix(8, 4, (r, j) => -1e4 - (j === r % 4 ? 0 : 1), (r) => r % 4, 1000))
+    const p = miProxies(
+      matrix(
+        8,
+        4,
+        (r, j) => -1e4 - (j === r % 4 ? 0 : 1),
+        (r) => r % 4,
+        1000
+      )
+    )
     for (const v of Object.values(p)) if (typeof v === "number") expect(Number.isFinite(v)).toBe(true)
     expect(p.retrievalAcc).toBe(1)
     // Own −1e4, others −1e4 − 1: MI-Est = log 4 − log(1 + 3e⁻¹) exactly, unaffected by the offset.
@@ -112,8 +144,18 @@ describe("MI proxies", () => {
   })
 
   test("the EMA of σ carries across calls (decay 0.9)", () => {
-    const a = matrix(4, 2, (r, j) => (j === r % 2 ? -1 : -2 - r), (r) => r % 2)
-    const b = matrix(4, 2, (r, j) => (j === r % 2 ? -1 : -3 - 3 * r), (r) => r % 2)
+    const a = matrix(
+      4,
+      2,
+      (r, j) => (j === r % 2 ? -1 : -2 - r),
+      (r) => r % 2
+    )
+    const b = matrix(
+      4,
+      2,
+      (r, j) => (j === r % 2 ? -1 : -3 - 3 * r),
+      (r) => r % 2
+    )
     const ema: MiEma = {}
     const pa = miProxies(a, ema)
     expect(ema.sigma).toBeCloseTo(pa.marginalStd, 14)
@@ -126,14 +168,29 @@ describe("MI proxies", () => {
   })
 
   test("bad shapes throw RangeError naming the field", () => {
-    const good = matrix(2, 2, () => -1, (r) => r)
+    const good = matrix(
+      2,
+      2,
+      () => -1,
+      (r) => r
+    )
     expect(() => miProxies({ ...good, column: Int32Array.from([0, 2]) })).toThrow(/column\[1\]/)
     expect(() => miProxies({ ...good, rows: 3 })).toThrow(RangeError)
     expect(() => miProxies({ ...good, signature: ["a"] })).toThrow(/signature/)
   })
 
   test("miMetrics names every proxy under the prefix", () => {
-    const m = miMetrics("mi/first_turn", miProxies(matrix(4, 2, () => -1, (r) => r % 2)))
+    const m = miMetrics(
+      "mi/first_turn",
+      miProxies(
+        matrix(
+          4,
+          2,
+          () => -1,
+          (r) => r % 2
+        )
+      )
+    )
     expect(m["mi/first_turn/retrieval_acc"]).toBeCloseTo(0.5, 14)
     expect(m["mi/first_turn/mi_est"]).toBeCloseTo(0, 12)
     expect(m["mi/first_turn/regime"]).toBe(1)
@@ -150,7 +207,12 @@ describe("MI proxies", () => {
     expect(classifyRegime(0.015, 2.07, 8, undefined, { factAccuracy: 0.99 })).toBe("compressed")
     expect(classifyRegime(0.18, 2.07, 8, { hZGivenX: 0.1, miFraction: 0.5, factAccuracy: 0.1 }, { factAccuracy: 0.16 })).toBe("diverse")
     // Through miProxies: a separable matrix with high H(Z|X) and the batch's fact accuracy.
-    const sep = matrix(16, 8, (r, j) => (j === r % 8 ? -0.18 : -1e4), (r) => r % 8)
+    const sep = matrix(
+      16,
+      8,
+      (r, j) => (j === r % 8 ? -0.18 : -1e4),
+      (r) => r % 8
+    )
     expect(miProxies(sep).regime).toBe("diverse")
     expect(miProxies(sep, undefined, 0.9, undefined, { factAccuracy: 0.16 }).regime).toBe("template-collapse")
   })

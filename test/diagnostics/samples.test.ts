@@ -75,7 +75,11 @@ describe("the reference's valid-reasoning rule", () => {
     expect(valid).toBeCloseTo(expected, 12)
     expect(Number(valid.toFixed(3))).toBe(1.219)
     // The old rule: every first turn is a row.
-    const all = miEstOf(sample.map((t) => t.reasoning), ["p0", "p1", "p2", "p3"], Int32Array.from(sample, (t) => t.group))
+    const all = miEstOf(
+      sample.map((t) => t.reasoning),
+      ["p0", "p1", "p2", "p3"],
+      Int32Array.from(sample, (t) => t.group)
+    )
     expect(all).toBeCloseTo((8 / 12) * expected, 12)
     expect(Number(all.toFixed(3))).toBe(0.812)
   })

@@ -151,7 +151,10 @@ describe("frozenlake-v1", () => {
       const ids = tok.encode(obs)
       expect(ids.length).toBeLessThanOrEqual(60)
       expect(ids).not.toContain(tok.unk)
-      const spaced = obs.split("\n").map((l) => (/^[P_OGX√]+$/.test(l) ? Array.from(l).join(" ") : l)).join("\n")
+      const spaced = obs
+        .split("\n")
+        .map((l) => (/^[P_OGX√]+$/.test(l) ? Array.from(l).join(" ") : l))
+        .join("\n")
       expect([...ids]).toEqual([...tok.encode(spaced)])
       const t = env.teach({ epsilon: 0.5, reasoningNoise: 1 }, rng)
       expect(splitWords(t.reasoning).length).toBeLessThanOrEqual(40)

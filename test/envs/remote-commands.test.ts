@@ -84,7 +84,10 @@ describe("env server on a remote-backed env", () => {
       list: () => [{ id: webShopSpec.id, description: webShopSpec.description }]
     }
     // Server URLs are operator settings: the client names one the server offers (operator.ts).
-    const resources = await loadResources([{ name: "fixture", kind: "url", value: fx.url }, { name: "dead", kind: "url", value: "http://127.0.0.1:1" }])
+    const resources = await loadResources([
+      { name: "fixture", kind: "url", value: fx.url },
+      { name: "dead", kind: "url", value: "http://127.0.0.1:1" }
+    ])
     const srv = { catalog, sessions: new SessionStore({ maxSessions: 8, ttlMs: 60_000 }), resources }
     const started = await startHttp(srv, 0, "127.0.0.1")
     try {

@@ -107,7 +107,10 @@ describe("searchqa retriever: wire formats", () => {
     try {
       await Effect.runPromise(retrieve(settings(srv.url), "abc", 4))
       await Effect.runPromise(retrieve(settings(srv.url, { format: "ragen" }), "abc", 4))
-      expect(seen).toEqual([{ queries: ["abc"], topk: 4, return_scores: true }, { query: "abc", top_k: 4 }])
+      expect(seen).toEqual([
+        { queries: ["abc"], topk: 4, return_scores: true },
+        { query: "abc", top_k: 4 }
+      ])
     } finally {
       await srv.close()
     }
@@ -209,7 +212,10 @@ describe("searchqa-v1 with a retriever", () => {
     await srv.close()
     const env = remoteEnv({ url: srv.url, retries: 0, timeoutMs: 300 })
     env.reset(0)
-    const e = await env.stepAsync!("search[ni pe lo]").then(() => undefined, (x: unknown) => x)
+    const e = await env.stepAsync!("search[ni pe lo]").then(
+      () => undefined,
+      (x: unknown) => x
+    )
     expect(e).toBeInstanceOf(RetrieverError)
     expect((e as RetrieverError).message).toContain(srv.url)
   })

@@ -283,7 +283,11 @@ describe("searchqa gradeReasoning on free text", () => {
     expect(gradeSearchQA(st, `${p.name} was founded by ${city}`, "finish[x]").factAccuracy).toBe(0)
   })
   test("what an LLM writes: capitalised names, sentences, Search-R1's wording", () => {
-    const cap = (n: string) => n.split(" ").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ")
+    const cap = (n: string) =>
+      n
+        .split(" ")
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join(" ")
     const llm = `The passage says that ${cap(p.name)} was born in ${cap(city)}. I still need the country, so I will search for ${cap(city)} country.`
     expect(gradeSearchQA(st, llm, `search[${city} country]`)).toEqual({ factAccuracy: 1, consistency: 1 })
     expect(gradeSearchQA(st, `${cap(p.name)} was born in ${cap(otherCity)}. The answer is ${cap(otherCity)}.`, `finish[${otherCity}]`)).toEqual({ factAccuracy: 0, consistency: 1 })

@@ -84,7 +84,11 @@ describe("stdio", () => {
     input.write("not json\n\n")
     input.end()
     await done
-    const lines = chunks.join("").trim().split("\n").map((l) => JSON.parse(l))
+    const lines = chunks
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     expect(lines.length).toBe(3)
     expect(lines[0].envs.map((e: { id: string }) => e.id)).toEqual(["countdown-v1", "metamathqa-v1"])
     expect(lines[1].status).toBe(200)
@@ -103,8 +107,7 @@ describe("http (loopback, ephemeral port)", () => {
     url = s.url
   })
   afterAll(() => new Promise<void>((r) => server.close(() => r())))
-  const post = (path: string, body: unknown) =>
-    fetch(url + path, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } })
+  const post = (path: string, body: unknown) => fetch(url + path, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } })
 
   test("routes, errors and the body limit", async () => {
     const envs = await (await fetch(url + "/envs")).json()

@@ -118,7 +118,10 @@ describe("sokoban-v1", () => {
 
   test("teacher at ε=0 solves every level (200 seeds); multi-box too", () => {
     const rng = new Rng(4)
-    for (const [raw, n] of [[{}, 200], [{ dim: 7, numBoxes: 2 }, 20]] as const) {
+    for (const [raw, n] of [
+      [{}, 200],
+      [{ dim: 7, numBoxes: 2 }, 20]
+    ] as const) {
       const env = make(raw)
       let solved = 0
       for (let seed = 0; seed < n; seed++) {

@@ -37,7 +37,11 @@ describe("webshop catalogue and search", () => {
     expect(c.products.length).toBe(333)
     expect(new Set(c.products.map((p) => p.id)).size).toBe(333)
     const again = catalogue(200).products.map((p) => `${p.id} ${p.title} ${p.price}`)
-    expect(again.slice(0, 3)).toEqual(catalogue(200).products.slice(0, 3).map((p) => `${p.id} ${p.title} ${p.price}`))
+    expect(again.slice(0, 3)).toEqual(
+      catalogue(200)
+        .products.slice(0, 3)
+        .map((p) => `${p.id} ${p.title} ${p.price}`)
+    )
     for (const p of c.products) {
       expect(p.id).toMatch(/^b0[a-z0-9]{4}$/)
       expect(p.groups.length).toBeGreaterThanOrEqual(1)

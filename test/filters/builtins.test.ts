@@ -1,8 +1,17 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import {
-  dapoDynamicFilter, minPFilter, noneFilter, podsFilter, quantileFilter, randomFilter,
-  referenceFilters, topKFilter, topPFilter, topPSoftmaxFilter, withinGroupFilter
+  dapoDynamicFilter,
+  minPFilter,
+  noneFilter,
+  podsFilter,
+  quantileFilter,
+  randomFilter,
+  referenceFilters,
+  topKFilter,
+  topPFilter,
+  topPSoftmaxFilter,
+  withinGroupFilter
 } from "../../algorithms/filters/index.ts"
 import { FilterInputError } from "../../core/filters/input.ts"
 import { decodeFilterOptions } from "../../core/filters/options.ts"
@@ -28,8 +37,17 @@ const hundred = groupsWithStd(Array.from({ length: 100 }, (_, i) => (i + 1) / 10
 
 describe("none", () => {
   test("keeps every group and trajectory", () => {
-    const r = apply(noneFilter, groupsOf([[0, 0], [1, 2, 3]]))
-    expect(r.keep).toEqual([{ group: 0, trajectories: [0, 1] }, { group: 1, trajectories: [0, 1, 2] }])
+    const r = apply(
+      noneFilter,
+      groupsOf([
+        [0, 0],
+        [1, 2, 3]
+      ])
+    )
+    expect(r.keep).toEqual([
+      { group: 0, trajectories: [0, 1] },
+      { group: 1, trajectories: [0, 1, 2] }
+    ])
   })
 })
 
@@ -53,7 +71,12 @@ describe("top-p (linear, reference rules)", () => {
     expect(keptGroups(apply(topPFilter, g, { p: 0.99, includeZero: true }))).toEqual([0, 2])
   })
   test("p ≥ 1 drops only the zero-spread groups (Table 9's top-p 1.0 baseline); with includeZero it keeps all", () => {
-    const g = groupsOf([[0, 1], [1, 1], [0, 2], [3, 3]])
+    const g = groupsOf([
+      [0, 1],
+      [1, 1],
+      [0, 2],
+      [3, 3]
+    ])
     expect(keptGroups(apply(topPFilter, g, { p: 1 }))).toEqual([0, 2])
     expect(keptGroups(apply(topPFilter, g, { p: 1.5 }))).toEqual([0, 2])
     expect(keptGroups(apply(topPFilter, g, { p: 1, includeZero: true }))).toEqual([0, 1, 2, 3])
@@ -65,7 +88,11 @@ describe("top-p (linear, reference rules)", () => {
     expect(r.stats!.threshold).toBeCloseTo(0.5 * 50.5 - 0.01, 10)
   })
   test("all-zero batch keeps nothing (empty step)", () => {
-    const g = groupsOf([[1, 1], [0, 0], [-0.1, -0.1]])
+    const g = groupsOf([
+      [1, 1],
+      [0, 0],
+      [-0.1, -0.1]
+    ])
     expect(apply(topPFilter, g).keep).toEqual([])
     expect(apply(topPFilter, g, { includeZero: true }).keep).toEqual([])
   })
@@ -92,7 +119,12 @@ describe("top-p-softmax", () => {
     expect(keptGroups(apply(topPSoftmaxFilter, g, { p: 1 }))).toEqual([0, 1, 2, 3])
   })
   test("p ≥ 1 still drops zero-spread groups unless includeZero (the Table 4 script's no-filter arm keeps them)", () => {
-    const g = groupsOf([[0, 1], [1, 1], [0, 2], [3, 3]])
+    const g = groupsOf([
+      [0, 1],
+      [1, 1],
+      [0, 2],
+      [3, 3]
+    ])
     expect(keptGroups(apply(topPSoftmaxFilter, g, { p: 1 }))).toEqual([0, 2])
     expect(keptGroups(apply(topPSoftmaxFilter, g, { p: 1, includeZero: true }))).toEqual([0, 1, 2, 3])
   })
@@ -104,7 +136,10 @@ describe("top-p-softmax", () => {
     expect(keptGroups(apply(topPSoftmaxFilter, g, { p: 0.9 }))).toEqual([0, 2])
   })
   test("all-zero batch keeps nothing unless includeZero", () => {
-    const g = groupsOf([[1, 1], [2, 2]])
+    const g = groupsOf([
+      [1, 1],
+      [2, 2]
+    ])
     expect(apply(topPSoftmaxFilter, g).keep).toEqual([])
     expect(keptGroups(apply(topPSoftmaxFilter, g, { includeZero: true, p: 0.5 }))).toEqual([0])
   })
@@ -126,8 +161,28 @@ describe("top-k", () => {
   })
   test("ties in batch order; an all-zero batch keeps nothing by default, one with includeZero (rank-based)", () => {
     expect(keptGroups(apply(topKFilter, groupsWithStd([1, 2, 2, 2]), { k: 0.5 }))).toEqual([1, 2])
-    expect(apply(topKFilter, groupsOf([[0, 0], [1, 1]]), { k: 0.5 }).keep).toEqual([])
-    expect(keptGroups(apply(topKFilter, groupsOf([[0, 0], [1, 1]]), { k: 0.5, includeZero: true }))).toEqual([0])
+    expect(
+      apply(
+        topKFilter,
+        groupsOf([
+          [0, 0],
+          [1, 1]
+        ]),
+        { k: 0.5 }
+      ).keep
+    ).toEqual([])
+    expect(
+      keptGroups(
+        apply(
+          topKFilter,
+          groupsOf([
+            [0, 0],
+            [1, 1]
+          ]),
+          { k: 0.5, includeZero: true }
+        )
+      )
+    ).toEqual([0])
   })
 })
 
@@ -141,7 +196,11 @@ describe("min-p", () => {
   })
   test("spreads equal up to rounding are not split (the reference's 1e-10 tolerance)", () => {
     // std([0.1, 0.3]) = 0.14142135623730948 and std([0.2, 0.4]) = 0.1414213562373095: equal but for rounding.
-    const g = groupsOf([[0.1, 0.3], [0.2, 0.4], [0, 0.1]])
+    const g = groupsOf([
+      [0.1, 0.3],
+      [0.2, 0.4],
+      [0, 0.1]
+    ])
     expect(groupScore([0.1, 0.3])).not.toBe(groupScore([0.2, 0.4]))
     expect(keptGroups(apply(minPFilter, g, { p: 1 }))).toEqual([0, 1])
   })
@@ -191,7 +250,10 @@ describe("quantile", () => {
 describe("within-group and pods (trajectory level)", () => {
   test("keeps round(ρ·G) trajectories of maximum variance in every group", () => {
     // returns sorted: 0,1,2,10 → best pair {0, 10}; best triple lowest 0,1 + highest 10 or 0 + 2,10
-    const g = groupsOf([[10, 1, 0, 2], [5, 5, 5, 5]])
+    const g = groupsOf([
+      [10, 1, 0, 2],
+      [5, 5, 5, 5]
+    ])
     const r = apply(withinGroupFilter, g, { rho: 0.5 })
     expect(r.keep[0]).toEqual({ group: 0, trajectories: [0, 2] })
     expect(r.keep[1]!.trajectories.length).toBe(2)
@@ -255,7 +317,15 @@ describe("random (the control)", () => {
     expect(keptGroups(apply(randomFilter, g, { count: 0 }, 1))).toEqual([])
   })
   test("matches a trajectory-level reference's per-group counts", () => {
-    const r = apply(randomFilter, groupsOf([[1, 2, 3, 4], [0, 5, 1, 2]]), { like: "pods", m: 2 }, 4)
+    const r = apply(
+      randomFilter,
+      groupsOf([
+        [1, 2, 3, 4],
+        [0, 5, 1, 2]
+      ]),
+      { like: "pods", m: 2 },
+      4
+    )
     expect(r.keep.map((k) => k.trajectories.length)).toEqual([2, 2])
   })
   test("unknown reference is a FilterInputError", () => {
@@ -290,7 +360,15 @@ describe("every built-in", () => {
   const all = [...referenceFilters, randomFilter]
   test("rejects NaN and infinite returns with a FilterInputError naming the group", () => {
     for (const f of all) {
-      expect(() => apply(f, groupsOf([[0, 1], [1, Number.NaN]]))).toThrow(/group 1, trajectory 1/)
+      expect(() =>
+        apply(
+          f,
+          groupsOf([
+            [0, 1],
+            [1, Number.NaN]
+          ])
+        )
+      ).toThrow(/group 1, trajectory 1/)
       expect(() => apply(f, groupsOf([[Infinity, 1]]))).toThrow(FilterInputError)
     }
   })
@@ -303,7 +381,12 @@ describe("every built-in", () => {
     }
   })
   test("is deterministic given the seed", () => {
-    const g = groupsOf([[0, 1, 0, 1], [2, 2, 2, 0], [1, 1, 1, 1], [5, 0, 0, 0]])
+    const g = groupsOf([
+      [0, 1, 0, 1],
+      [2, 2, 2, 0],
+      [1, 1, 1, 1],
+      [5, 0, 0, 0]
+    ])
     for (const f of all) expect(apply(f, g, {}, 9)).toEqual(apply(f, g, {}, 9))
   })
 })

@@ -10,7 +10,12 @@ import { apply, groupsOf, keptGroups } from "./helpers.ts"
 
 describe("example spread/min-range (group level, a new score)", () => {
   test("keeps groups whose max − min reaches minRange, in batch order", () => {
-    const groups = groupsOf([[0, 1, 0.2], [0, 0, 0], [-1, 0.5], [2, 2.4]])
+    const groups = groupsOf([
+      [0, 1, 0.2],
+      [0, 0, 0],
+      [-1, 0.5],
+      [2, 2.4]
+    ])
     expect(groups.map((g) => returnRange(g.returns))).toEqual([1, 0, 1.5, 2.4 - 2])
     expect(keptGroups(apply(minRangeFilter, groups))).toEqual([0, 2])
     expect(keptGroups(apply(minRangeFilter, groups, { minRange: 1.2 }))).toEqual([2])
@@ -37,7 +42,11 @@ describe("example extremes/best-worst (trajectory level)", () => {
     expect(bestWorst([3, 1, 2], 2)).toEqual([0, 1, 2])
   })
   test("drops flat groups unless keepFlat; every group appears in keep", () => {
-    const groups = groupsOf([[0, 1, 1, 0.5], [1, 1, 1], [2, 0]])
+    const groups = groupsOf([
+      [0, 1, 1, 0.5],
+      [1, 1, 1],
+      [2, 0]
+    ])
     const r = apply(bestWorstFilter, groups)
     expect(r.keep.map((k) => k.trajectories)).toEqual([[0, 1], [], [0, 1]])
     expect(keptGroups(r)).toEqual([0, 2])

@@ -4,8 +4,7 @@ import type { Filter, FilterResult, Group } from "../../core/contracts/index.ts"
 import { decodeFilterOptions } from "../../core/filters/options.ts"
 import { Rng } from "../../core/rng.ts"
 
-export const groupsOf = (returns: ReadonlyArray<ReadonlyArray<number>>): Group[] =>
-  returns.map((r, i) => ({ index: i, seed: 10000 + i, returns: r }))
+export const groupsOf = (returns: ReadonlyArray<ReadonlyArray<number>>): Group[] => returns.map((r, i) => ({ index: i, seed: 10000 + i, returns: r }))
 
 /** Groups whose unbiased std equals the given scores: returns [0, s·√2] (std of two = s). */
 export const groupsWithStd = (scores: ReadonlyArray<number>): Group[] => groupsOf(scores.map((s) => [0, s * Math.SQRT2]))

@@ -27,7 +27,12 @@ describe("paper presets", () => {
     ])
     // The "nofilter" arm keeps every group, zero-spread ones included, as the script's value 1.0 does.
     const f = builtinFilters.find((x) => x.name === "top-p-softmax")!
-    const g = groupsOf([[0, 1], [1, 1], [0, 2], [3, 3]])
+    const g = groupsOf([
+      [0, 1],
+      [1, 1],
+      [0, 2],
+      [3, 3]
+    ])
     expect(keptGroups(apply(f, g, { p: 1, includeZero: true }))).toEqual([0, 1, 2, 3])
   })
   test("fig6: top-k 0.25 without zero-spread groups, as the reference's filtering runs", () => {

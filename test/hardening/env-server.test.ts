@@ -238,7 +238,11 @@ describe("stdio", () => {
     input.write(JSON.stringify({ op: "create", env: "countdown" }) + "\n")
     input.end()
     await done
-    const lines = out.join("").trim().split("\n").map((l) => JSON.parse(l))
+    const lines = out
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => l.status)).toEqual([413, 200])
   })
 

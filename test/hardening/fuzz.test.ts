@@ -63,7 +63,8 @@ const randomValue = (rng: Rng, depth = 0): unknown => {
       return Array.from({ length: rng.int(4) }, () => randomValue(rng, depth + 1))
     default: {
       const o: Record<string, unknown> = {}
-      for (let i = rng.int(4); i > 0; i--) o[rng.bool(0.3) ? rng.pick(["env", "seed", "options", "id", "action", "op", "__proto__", "dataPath", "server", "retriever"]) : randomString(rng).slice(0, 20)] = randomValue(rng, depth + 1)
+      for (let i = rng.int(4); i > 0; i--)
+        o[rng.bool(0.3) ? rng.pick(["env", "seed", "options", "id", "action", "op", "__proto__", "dataPath", "server", "retriever"]) : randomString(rng).slice(0, 20)] = randomValue(rng, depth + 1)
       return o
     }
   }
@@ -79,14 +80,14 @@ const randomBody = (rng: Rng, ids: ReadonlyArray<string>, op: string): string =>
   const options: Record<string, unknown> = rng.bool(0.5)
     ? {}
     : rng.pick<Record<string, unknown>>([
-      { dataPath: rng.pick(["metamath", "/etc/passwd", "", "bm25", 3]) },
-      { retriever: { url: rng.pick(["bm25", "http://127.0.0.1:1/", "metamath"]), timeoutMs: 500, retries: 0 } },
-      { server: { url: rng.pick(["shop", "http://10.0.0.1/", "bm25"]), timeoutMs: 500, retries: 0 } },
-      { catalogueSize: rng.pick([10, 11, 5000, 5001, -1]), resultsPerPage: rng.int(60) },
-      { hops: rng.pick([1, 2, "mixed", 3]), topk: rng.int(12) },
-      { maxAttempts: rng.int(12), nosuch: 1 },
-      { [randomString(rng).slice(0, 10)]: randomValue(rng) }
-    ])
+        { dataPath: rng.pick(["metamath", "/etc/passwd", "", "bm25", 3]) },
+        { retriever: { url: rng.pick(["bm25", "http://127.0.0.1:1/", "metamath"]), timeoutMs: 500, retries: 0 } },
+        { server: { url: rng.pick(["shop", "http://10.0.0.1/", "bm25"]), timeoutMs: 500, retries: 0 } },
+        { catalogueSize: rng.pick([10, 11, 5000, 5001, -1]), resultsPerPage: rng.int(60) },
+        { hops: rng.pick([1, 2, "mixed", 3]), topk: rng.int(12) },
+        { maxAttempts: rng.int(12), nosuch: 1 },
+        { [randomString(rng).slice(0, 10)]: randomValue(rng) }
+      ])
   const id = rng.bool(0.8) && ids.length > 0 ? rng.pick(ids) : randomString(rng)
   const body: Record<string, unknown> =
     op === "create"
@@ -162,7 +163,10 @@ describe("env server fuzz", () => {
       } else {
         // Raw bytes: malformed request lines, targets and headers.
         const target = rng.pick(["/session/%E0%A4%A", "*", "http://x/create", "/create#frag", "/%00", "/session/" + "%41".repeat(3000)])
-        const r = await raw(running.port, `${rng.pick(["GET", "DELETE", "POST"])} ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`)
+        const r = await raw(
+          running.port,
+          `${rng.pick(["GET", "DELETE", "POST"])} ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`
+        )
         status = statusOf(r.reply)
         detail = `raw ${target}`
       }

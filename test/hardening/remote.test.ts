@@ -61,7 +61,10 @@ describe("WebShop pages", () => {
     const h = await hostile(100 << 20, "text/html", "<p>spam</p>")
     servers.push(h)
     const env = webshop(h.url)
-    const err = await env.resetAsync(0).then(() => null, (e: Error) => e)
+    const err = await env.resetAsync(0).then(
+      () => null,
+      (e: Error) => e
+    )
     expect(err?.message).toContain(`limit of ${MAX_PAGE_BYTES} bytes`)
     // Sockets buffer a little beyond the cap; nowhere near the whole page.
     await new Promise((r) => setTimeout(r, 100))
@@ -71,7 +74,12 @@ describe("WebShop pages", () => {
   test("a page that is not HTML is refused by its content type", async () => {
     const h = await hostile(1000, "application/octet-stream", "x")
     servers.push(h)
-    const err = await webshop(h.url).resetAsync(0).then(() => null, (e: Error) => e)
+    const err = await webshop(h.url)
+      .resetAsync(0)
+      .then(
+        () => null,
+        (e: Error) => e
+      )
     expect(err?.message).toContain('content type "application/octet-stream"')
   })
 

@@ -74,7 +74,10 @@ describe("the leaderboard build reports and skips bad run folders", () => {
     const site = await Effect.runPromise(writeSite([dir], join(dir, "..", "long-site")))
     expect(site.leaderboard.problems).toEqual([])
     expect(site.leaderboard.entries[0]!.peak).toBe(0.999)
-    const lines2 = [{ step: 0, "val/success@0.5": 0.25 }, { step: 1, "val/success@0.5": 0.75 }]
+    const lines2 = [
+      { step: 0, "val/success@0.5": 0.25 },
+      { step: 1, "val/success@0.5": 0.75 }
+    ]
     expect(peakOf({ dir: run!, config: undefined as never, metrics: { lines: lines2 } })).toBe(0.75)
     const chart = site.leaderboard.groups[0]!.charts.find((c) => c.metric === "val/success@0.5")!
     expect(chart.series[0]!.points.length).toBe(1000)

@@ -7,5 +7,4 @@ import type { EnvSpec } from "../../core/contracts/index.ts"
 
 export { assertEnv, checkEnv as envProblems } from "../../core/check-env.ts"
 
-export const checkEnv = (spec: EnvSpec, rawOptions: unknown = {}, seeds?: ReadonlyArray<number>): void =>
-  assertEnv(spec, rawOptions, seeds ? { seeds } : {})
+export const checkEnv = (spec: EnvSpec, rawOptions: unknown = {}, seeds?: ReadonlyArray<number>): void => assertEnv(spec, rawOptions, seeds ? { seeds } : {})

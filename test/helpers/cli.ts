@@ -13,10 +13,7 @@ export interface CliResult {
   readonly stderr: string
 }
 
-export const runCli = (
-  args: ReadonlyArray<string>,
-  opts: { cwd?: string; runtime?: "bun" | "deno"; input?: string; env?: Record<string, string>; timeoutMs?: number } = {}
-): CliResult => {
+export const runCli = (args: ReadonlyArray<string>, opts: { cwd?: string; runtime?: "bun" | "deno"; input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): CliResult => {
   const cmd = opts.runtime === "deno" ? denoBin : bunBin
   const pre = opts.runtime === "deno" ? ["run", "-A", mainTs] : [mainTs]
   const r = spawnSync(cmd, [...pre, ...args], {

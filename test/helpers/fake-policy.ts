@@ -39,7 +39,7 @@ const softmax = (z: Float64Array, T: number): Float64Array => {
   let m = -Infinity
   for (const x of z) m = Math.max(m, x / T)
   let s = 0
-  for (let j = 0; j < z.length; j++) s += (p[j] = Math.exp(z[j]! / T - m))
+  for (let j = 0; j < z.length; j++) s += p[j] = Math.exp(z[j]! / T - m)
   for (let j = 0; j < z.length; j++) p[j] = p[j]! / s
   return p
 }
@@ -50,7 +50,11 @@ export class FakePolicy implements TrainablePolicy {
   private rows = new Map<string, Row>()
   private t = 0
   private frozen = false
-  constructor(readonly candidates: ReadonlyArray<FakeCandidate>, readonly initLogits?: ReadonlyArray<number>, readonly configName = "fake-k") {
+  constructor(
+    readonly candidates: ReadonlyArray<FakeCandidate>,
+    readonly initLogits?: ReadonlyArray<number>,
+    readonly configName = "fake-k"
+  ) {
     this.K = candidates.length
   }
 
@@ -175,20 +179,23 @@ export class FakePolicy implements TrainablePolicy {
     const norm = this.gradNorm()
     const scale = o.maxGradNorm > 0 && norm > o.maxGradNorm ? o.maxGradNorm / (norm + 1e-6) : 1
     this.t++
-    const b1 = 0.9, b2 = 0.999, eps = 1e-8
-    const c1 = 1 - b1 ** this.t, c2 = 1 - b2 ** this.t
+    const b1 = 0.9,
+      b2 = 0.999,
+      eps = 1e-8
+    const c1 = 1 - b1 ** this.t,
+      c2 = 1 - b2 ** this.t
     // Rows are visited in insertion order, which is deterministic for a deterministic run.
     for (const r of this.rows.values()) {
       for (let j = 0; j < this.K; j++) {
         const g = r.gLogits[j]! * scale
         r.m[j] = b1 * r.m[j]! + (1 - b1) * g
         r.v[j] = b2 * r.v[j]! + (1 - b2) * g * g
-        r.logits[j] = r.logits[j]! - o.lr * (r.m[j]! / c1) / (Math.sqrt(r.v[j]! / c2) + eps)
+        r.logits[j] = r.logits[j]! - (o.lr * (r.m[j]! / c1)) / (Math.sqrt(r.v[j]! / c2) + eps)
       }
       const g = r.gValue * scale
       r.mv = b1 * r.mv + (1 - b1) * g
       r.vv = b2 * r.vv + (1 - b2) * g * g
-      r.value -= o.lr * (r.mv / c1) / (Math.sqrt(r.vv / c2) + eps)
+      r.value -= (o.lr * (r.mv / c1)) / (Math.sqrt(r.vv / c2) + eps)
     }
     this.zeroGrad()
     return norm

@@ -9,15 +9,43 @@ import { tempDir } from "../sweep/helpers.ts"
 
 const run = (runId: string, agent: string, success: number, reproducible: boolean) => {
   const config = {
-    format: 1, kind: "agent-eval", runId, hash: runId.slice(-12), codeVersion: "abc", runtime: { name: "bun", version: "1" }, createdAt: "2026-12-03T00:00:00Z", reproducible,
+    format: 1,
+    kind: "agent-eval",
+    runId,
+    hash: runId.slice(-12),
+    codeVersion: "abc",
+    runtime: { name: "bun", version: "1" },
+    createdAt: "2026-12-03T00:00:00Z",
+    reproducible,
     ...(reproducible ? {} : { note: "sampled from a remote server" }),
-    config: { env: "envs/frozenlake-v1", envOptions: {}, policy: "openai/openai", policyOptions: { model: "m" }, episodes: 10, seedStart: 123, temperature: 0.5, topP: 1, minP: 0, maxTokens: 64, maxTurns: 5, seed: 1 }
+    config: {
+      env: "envs/frozenlake-v1",
+      envOptions: {},
+      policy: "openai/openai",
+      policyOptions: { model: "m" },
+      episodes: 10,
+      seedStart: 123,
+      temperature: 0.5,
+      topP: 1,
+      minP: 0,
+      maxTokens: 64,
+      maxTurns: 5,
+      seed: 1
+    }
   }
   const summary = {
-    format: 1, kind: "agent-eval", runId, status: "complete", agent, env: "envs/frozenlake-v1", episodes: 10,
+    format: 1,
+    kind: "agent-eval",
+    runId,
+    status: "complete",
+    agent,
+    env: "envs/frozenlake-v1",
+    episodes: 10,
     success: { mean: success, lo: success / 2, hi: Math.min(1, success + 0.2), n: 10, method: "wilson-95" },
     return: { mean: success, lo: 0, hi: 1, n: 10, method: "bootstrap-percentile-95" },
-    means: { success }, reproducible, wallSeconds: 1
+    means: { success },
+    reproducible,
+    wallSeconds: 1
   }
   return { config, summary }
 }
@@ -46,7 +74,7 @@ describe("agents table", () => {
     const html = agentsHtml(entries, (e, f) => `${e.summary.runId}/${f}`)
     expect(html).not.toContain("<script>")
     expect(html).toContain("&lt;script&gt;")
-    expect(html).toContain('no (remote)')
+    expect(html).toContain("no (remote)")
     expect(html).toContain('data-sort="0.95"')
     const md = agentsMarkdown(entries)
     expect(md.split("\n").length).toBe(4)

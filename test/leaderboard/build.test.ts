@@ -11,8 +11,7 @@ import { niceTicks } from "../../plugins/leaderboard/svg.ts"
 import { tempDir } from "../sweep/helpers.ts"
 import { corrupt, standardRuns, writeRuns } from "./fixtures.ts"
 
-const build = (dir: string, site = join(dir, "..", "site")) =>
-  Effect.runSync(Effect.map(collectRuns([dir], site), (c) => buildLeaderboard({ ...c, siteDir: site })))
+const build = (dir: string, site = join(dir, "..", "site")) => Effect.runSync(Effect.map(collectRuns([dir], site), (c) => buildLeaderboard({ ...c, siteDir: site })))
 
 describe("leaderboard build", () => {
   test("stats: mean ± standard error and average ranks", () => {
@@ -38,13 +37,15 @@ describe("leaderboard build", () => {
     const sk = lb.rows[1]!
     expect(sk.cells.filter((c) => c.best).map((c) => c.filter)).toEqual(["random"])
     // Ranks: frozenlake top-p 1, none 2, random 3; sokoban random 1, none 2.5, top-p 2.5.
-    expect(lb.ranking.map((r) => [r.filter, r.meanRank, r.wins])).toEqual([
-      ["random", 2, 1],
-      ["top-p", 1.75, 1],
-      ["none", 2.25, 0]
-    ].sort((a, b) => (a[1] as number) - (b[1] as number)))
+    expect(lb.ranking.map((r) => [r.filter, r.meanRank, r.wins])).toEqual(
+      [
+        ["random", 2, 1],
+        ["top-p", 1.75, 1],
+        ["none", 2.25, 0]
+      ].sort((a, b) => (a[1] as number) - (b[1] as number))
+    )
     const rnd = lb.ranking.find((r) => r.filter === "random")!
-    expect(rnd.meanDelta).toBeCloseTo(((0.5 - 0.6) + (0.4 - 0.2)) / 2, 6)
+    expect(rnd.meanDelta).toBeCloseTo((0.5 - 0.6 + (0.4 - 0.2)) / 2, 6)
     expect(lb.entries.length).toBe(12)
     expect(lb.entries[0]!.path.startsWith("../results/")).toBe(true)
   })
@@ -70,7 +71,10 @@ describe("leaderboard build", () => {
 
   test("a run folder of an older results format is one clear problem, not a crash", () => {
     const dir = join(tempDir("lb"), "results")
-    const [old] = writeRuns(dir, [{ env: "frozenlake", filter: "none", seed: 1, peak: 0.5 }, { env: "frozenlake", filter: "none", seed: 2, peak: 0.7 }])
+    const [old] = writeRuns(dir, [
+      { env: "frozenlake", filter: "none", seed: 1, peak: 0.5 },
+      { env: "frozenlake", filter: "none", seed: 2, peak: 0.7 }
+    ])
     const cfgPath = join(old!, "config.json")
     const { semantics: _s, plugins: _p, host: _h, ...v1 } = JSON.parse(readFileSync(cfgPath, "utf8"))
     writeFileSync(cfgPath, JSON.stringify({ ...v1, format: 1 }))

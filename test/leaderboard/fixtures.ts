@@ -22,7 +22,7 @@ export const writeRuns = (dir: string, runs: ReadonlyArray<FakeRun>): string[] =
     if (!c.ok) throw new Error(c.message)
     const run = openRun(dir, c.value)
     for (let s = 0; s <= 4; s++) {
-      const line: Record<string, number | null> = { step: s, "val/success@0.5": s === 4 ? r.peak : r.peak * s / 4, "train/entropy": 1 - s / 10 }
+      const line: Record<string, number | null> = { step: s, "val/success@0.5": s === 4 ? r.peak : (r.peak * s) / 4, "train/entropy": 1 - s / 10 }
       if (r.metrics !== false) line["filter/kept_ratio"] = r.filter === "none" ? 1 : 0.5
       run.appendMetrics(line)
     }

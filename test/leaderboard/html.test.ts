@@ -28,22 +28,19 @@ const page = (): { html: string; window: Window } => {
   return { html, window }
 }
 
-const colText = (doc: any, tableId: string, col: number): string[] =>
-  [...doc.querySelectorAll(`#${tableId} tbody tr`)].map((r: any) => r.cells[col].textContent.trim())
+const colText = (doc: any, tableId: string, col: number): string[] => [...doc.querySelectorAll(`#${tableId} tbody tr`)].map((r: any) => r.cells[col].textContent.trim())
 
 describe("leaderboard page (happy-dom)", () => {
   test("has the tables, self-contained, with no external assets", () => {
     const { html, window } = page()
     const doc = window.document
     expect(doc.querySelectorAll("#results tbody tr").length).toBe(3)
-    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(
-      expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p (Δ)"])
-    )
+    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p (Δ)"]))
     expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(5)
     expect(doc.querySelectorAll("#runs tbody tr").length).toBe(16)
     expect(html).not.toMatch(/<(link|img|script)[^>]+(src|href)=["']?https?:/i)
     expect(doc.querySelectorAll("script[src], link[rel=stylesheet]").length).toBe(0)
-    const best = doc.querySelector('#results tbody tr td.best') as any
+    const best = doc.querySelector("#results tbody tr td.best") as any
     expect(best.textContent).toContain("★")
     // Run links are relative and point at the run files.
     const a = doc.querySelector("#runs a") as any

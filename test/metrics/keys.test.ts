@@ -27,7 +27,10 @@ const keysOfRun = async (config: ReturnType<typeof cfg>): Promise<string[]> => {
   try {
     const s = await runTraining(config, { outDir: out, ...quiet })
     expect(s.status).toBe("complete")
-    const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
     return [...new Set(lines.flatMap((l) => Object.keys(l)))]
   } finally {
     rmSync(out, { recursive: true, force: true })
@@ -86,10 +89,7 @@ describe("metric keys", () => {
       // DAPO's own dynamic sampling, and the random filter's target.
       cfg({ algo: "dapo", filter: "random", P: 4, G: 4, steps: 2 }, short),
       // An SFT warm start of the real embedded policy (sft/*, perf/sft_seconds).
-      cfg(
-        { algo: "grpo", policy: "tinylm", policyOptions: { ctx: 32, d: 8, layers: 1, heads: 1 }, P: 2, G: 2, steps: 1 },
-        { ...short, diagEvery: 0, sftSteps: 2, sftTurns: 32, sftBatch: 8 }
-      )
+      cfg({ algo: "grpo", policy: "tinylm", policyOptions: { ctx: 32, d: 8, layers: 1, heads: 1 }, P: 2, G: 2, steps: 1 }, { ...short, diagEvery: 0, sftSteps: 2, sftTurns: 32, sftBatch: 8 })
     ]
     const emitted = new Set<string>()
     for (const c of runs) for (const k of await keysOfRun(c)) emitted.add(k)

@@ -51,7 +51,7 @@ const lines: MetricsRecord[] = [
   { step: 0, "val/success@0.5": 0.25, "sft/steps": 3 },
   { step: 1, "train/success": 0.5, "mi/first_turn/mi_est": 0.125, "collapse/warning": 0 },
   { step: 2, "train/success": 0.75, "losses/policy": -1.5e-7, "collapse/warning": null },
-  { step: 3, "train/success": 1, "val/success@0.5": 0.5, "filter/odd,name/\"q\"": 2 }
+  { step: 3, "train/success": 1, "val/success@0.5": 0.5, 'filter/odd,name/"q"': 2 }
 ]
 
 describe("CSV sink", () => {
@@ -61,7 +61,7 @@ describe("CSV sink", () => {
     for (const l of lines) sink.write(l)
     sink.close()
     const { header, rows } = readCsv(join(dir, CSV_FILE))
-    expect(header).toEqual(["step", "val/success@0.5", "sft/steps", "train/success", "mi/first_turn/mi_est", "collapse/warning", "losses/policy", "filter/odd,name/\"q\""])
+    expect(header).toEqual(["step", "val/success@0.5", "sft/steps", "train/success", "mi/first_turn/mi_est", "collapse/warning", "losses/policy", 'filter/odd,name/"q"'])
     const expected = lines.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null)))
     expect(rows).toEqual(expected as Array<Record<string, number>>)
     expect(formatCell(Number.NaN)).toBe("nan")
@@ -111,7 +111,9 @@ describe("TensorBoard sink", () => {
       const l = lines[i]!
       expect(ev.step).toBe(l.step)
       expect(ev.wallTime).toBeGreaterThan(1_700_000_000)
-      const want = Object.entries(l).filter(([k, v]) => k !== "step" && v !== null).map(([tag, v]) => ({ tag, value: Math.fround(v as number) }))
+      const want = Object.entries(l)
+        .filter(([k, v]) => k !== "step" && v !== null)
+        .map(([tag, v]) => ({ tag, value: Math.fround(v as number) }))
       expect(ev.values).toEqual(want)
     })
     // Wall times increase record by record.
@@ -165,7 +167,11 @@ describe("results store fan-out", () => {
         return { write: (l) => log.push(`write ${l.step}`), close: () => void log.push("close") }
       }
     }
-    const sinks = [{ id: "test/recorder", spec: recorder, options: {} }, { id: "sinks/csv", spec: csvSinkSpec, options: csvDefaults }, { id: "sinks/tensorboard", spec: tensorBoardSinkSpec, options: tbDefaults }]
+    const sinks = [
+      { id: "test/recorder", spec: recorder, options: {} },
+      { id: "sinks/csv", spec: csvSinkSpec, options: csvDefaults },
+      { id: "sinks/tensorboard", spec: tensorBoardSinkSpec, options: tbDefaults }
+    ]
     const run = openRun(out, runConfig(1), { sinks })
     expect(log).toEqual([]) // nothing is made before the first line
     for (const l of lines) run.appendMetrics(l)
@@ -198,8 +204,7 @@ describe("results store fan-out", () => {
 })
 
 describe("choosing sinks through the Registry", () => {
-  const resolve = (choices: Parameters<typeof resolveSinks>[0]) =>
-    Effect.runPromise(resolveSinks(choices).pipe(Effect.provide(Registry.layerFrom([sinksPlugin]))))
+  const resolve = (choices: Parameters<typeof resolveSinks>[0]) => Effect.runPromise(resolveSinks(choices).pipe(Effect.provide(Registry.layerFrom([sinksPlugin]))))
 
   test("by local id, by full id, with options; a repeated sink is kept once", async () => {
     const b = await resolve(["csv", { id: "sinks/tensorboard", options: { exclude: ["perf/"] } }, "sinks/csv"])
@@ -239,7 +244,12 @@ describe("a real training run with sinks, crashed and resumed", () => {
     const base = { outDir: out, plugins, sinks, onLog: () => {} }
     // A crash after step 3 (a throw from the progress callback); the last checkpoint is step 2, so
     // the resume truncates metrics.jsonl to step 2 and writes steps 3.. again.
-    const crash = runTraining(config, { ...base, onProgress: (p) => { if (p.step === 3) throw new Error("simulated crash") } })
+    const crash = runTraining(config, {
+      ...base,
+      onProgress: (p) => {
+        if (p.step === 3) throw new Error("simulated crash")
+      }
+    })
     await expect(crash).rejects.toThrow("simulated crash")
     const dirs = readdirSync(out).filter((d) => !d.startsWith("."))
     expect(dirs).toHaveLength(1)
@@ -247,11 +257,16 @@ describe("a real training run with sinks, crashed and resumed", () => {
     expect(readCsv(join(runDir, CSV_FILE)).rows.map((r) => r.step)).toEqual([0, 1, 2, 3])
     const done = await runTraining(config, { ...base, resume: true })
     expect(done.status).toBe("complete")
-    const jsonl = readFileSync(join(runDir, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, number | null>)
+    const jsonl = readFileSync(join(runDir, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, number | null>)
     const { rows } = readCsv(join(runDir, CSV_FILE))
     expect(rows.map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6])
     expect(rows).toEqual(jsonl.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null))) as Array<Record<string, number>>)
-    const files = readdirSync(runDir).filter((f) => f.includes("tfevents")).sort()
+    const files = readdirSync(runDir)
+      .filter((f) => f.includes("tfevents"))
+      .sort()
     expect(files).toHaveLength(2)
     const opened = files.map((f) => readRecords(new Uint8Array(readFileSync(join(runDir, f)))).map(decodeEvent))
     const restart = opened.find((evs) => evs[1]?.sessionStatus === 1)

@@ -88,7 +88,12 @@ describe("diagnose", () => {
   test("CLI: a server without prompt log-probs is refused before any sampling", async () => {
     const fake = await startFake((q) => (q.path.endsWith("/models") ? { status: 404, body: {} } : { body: fixture("llamacpp-completions-echo.json") }))
     try {
-      const p = Bun.spawn([bunBin, mainTs, "diagnose", "--env", "frozenlake", "--policy", "openai", "--base-url", fake.url, "--model", "m"], { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } })
+      const p = Bun.spawn([bunBin, mainTs, "diagnose", "--env", "frozenlake", "--policy", "openai", "--base-url", fake.url, "--model", "m"], {
+        cwd: root,
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, NO_COLOR: "1" }
+      })
       const [code, stderr] = await Promise.all([p.exited, new Response(p.stderr).text()])
       expect(code).toBe(2)
       expect(stderr).toContain(`error: ${fake.url} cannot return prompt log-probs with echo`)

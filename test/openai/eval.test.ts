@@ -41,7 +41,8 @@ describe("intervals", () => {
 
   test("percentile bootstrap: deterministic per seed, degenerate for constant data, brackets the mean", () => {
     const xs = [0, 1, 1, 0, 1, 0.1, -0.1, 1, 0, 1]
-    const a = bootstrapMean(xs, 7), b = bootstrapMean(xs, 7)
+    const a = bootstrapMean(xs, 7),
+      b = bootstrapMean(xs, 7)
     expect(a).toEqual(b)
     expect(a.lo).toBeLessThan(a.mean)
     expect(a.hi).toBeGreaterThan(a.mean)
@@ -83,7 +84,10 @@ describe("eval against a served model", () => {
     expect(summary.episodes).toBe(5)
     expect(summary.success.method).toBe("wilson-95")
     expect(summary.agent).toContain("openai tiny @ http://127.0.0.1:")
-    const lines = files[2]!.trim().split("\n").map((l) => strict<MetricsLine>(MetricsLine, JSON.parse(l)))
+    const lines = files[2]!
+      .trim()
+      .split("\n")
+      .map((l) => strict<MetricsLine>(MetricsLine, JSON.parse(l)))
     expect(lines.map((l) => l.seed)).toEqual([123, 124, 125, 126, 127])
     expect(summary.success.mean).toBe(lines.filter((l) => l.success === 1).length / 5)
   }, 120_000)

@@ -66,10 +66,11 @@ export const startFake = (handler: (r: FakeRequest, n: number) => FakeReply): Pr
         url: `http://127.0.0.1:${port}/v1`,
         requests,
         maxInFlight: () => max,
-        close: () => new Promise((r) => {
-          server.closeAllConnections?.()
-          server.close(() => r())
-        })
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections?.()
+            server.close(() => r())
+          })
       })
     })
   })

@@ -17,7 +17,13 @@ afterEach(async () => {
   server = undefined
 })
 
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure") }, (e) => e as { _tag?: string; message: string })
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected a failure")
+    },
+    (e) => e as { _tag?: string; message: string }
+  )
 
 describe("remote limits", () => {
   test("429 and 503 are retried with backoff, then the reply is used", async () => {
@@ -65,7 +71,11 @@ describe("remote limits", () => {
 
   test("at most `concurrency` requests are in flight", async () => {
     server = await startFake(() => ({ ...ok(), delayMs: 40 }))
-    const out = await remotePolicy({ baseUrl: server.url, concurrency: 2 }).sample(Array.from({ length: 6 }, (_, i) => `p${i} <think>`), sampling, new Rng(1))
+    const out = await remotePolicy({ baseUrl: server.url, concurrency: 2 }).sample(
+      Array.from({ length: 6 }, (_, i) => `p${i} <think>`),
+      sampling,
+      new Rng(1)
+    )
     expect(out.length).toBe(6)
     expect(server.maxInFlight()).toBe(2)
   })

@@ -14,7 +14,11 @@ import { makeOpenAIPolicy } from "../../plugins/openai/policy.ts"
 import { OpenAIOptions } from "../../plugins/openai/options.ts"
 import envs from "../../envs/plugin.ts"
 const [CKPT, BASE, MODEL] = [process.argv[2]!, process.argv[3]!, process.argv[4]!]
-const dec = (s: any, x: any) => { const r = decodeSync(s, x); if (!r.ok) throw new Error(r.message); return r.value as any }
+const dec = (s: any, x: any) => {
+  const r = decodeSync(s, x)
+  if (!r.ok) throw new Error(r.message)
+  return r.value as any
+}
 const spec = envs.envs!.find((e) => e.id.startsWith("frozenlake"))!
 const env = spec.make(dec(spec.options, {}))
 const local = await policyFromCheckpoint(CKPT, { seed: 0, adam: { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0 }, schedule: { kind: "constant" }, microBatch: 32 })
@@ -25,7 +29,9 @@ const t0 = performance.now()
 const got = await remote.sample(prompts, o, new Rng(11))
 const t1 = performance.now()
 const seeds = new Rng(11)
-let textEq = 0, maxd = 0, ntok = 0
+let textEq = 0,
+  maxd = 0,
+  ntok = 0
 for (let i = 0; i < prompts.length; i++) {
   const [w] = await local.sample([prompts[i]!], o, new Rng(seeds.nextU32()))
   if (w!.text === got[i]!.text) textEq++
@@ -37,6 +43,23 @@ const t2 = performance.now()
 const rs = await remote.score(reqs)
 const t3 = performance.now()
 const ls = await local.score(reqs)
-let smax = 0, sn = 0
-for (let i = 0; i < reqs.length; i++) { for (let t = 0; t < ls[i]!.logprobs.length; t++) smax = Math.max(smax, Math.abs(ls[i]!.logprobs[t]! - rs[i]!.logprobs[t]!)); sn += ls[i]!.logprobs.length; if (ls[i]!.logprobs.length !== rs[i]!.logprobs.length) throw new Error("len") }
-console.log(JSON.stringify({ samples: prompts.length, textEqual: textEq, sampledTokens: ntok, sampleLogprobMaxAbsDiff: maxd, sampleSeconds: (t1 - t0) / 1000, scoreRequests: reqs.length, scoredTokens: sn, scoreMaxAbsDiff: smax, scoreSeconds: (t3 - t2) / 1000 }))
+let smax = 0,
+  sn = 0
+for (let i = 0; i < reqs.length; i++) {
+  for (let t = 0; t < ls[i]!.logprobs.length; t++) smax = Math.max(smax, Math.abs(ls[i]!.logprobs[t]! - rs[i]!.logprobs[t]!))
+  sn += ls[i]!.logprobs.length
+  if (ls[i]!.logprobs.length !== rs[i]!.logprobs.length) throw new Error("len")
+}
+console.log(
+  JSON.stringify({
+    samples: prompts.length,
+    textEqual: textEq,
+    sampledTokens: ntok,
+    sampleLogprobMaxAbsDiff: maxd,
+    sampleSeconds: (t1 - t0) / 1000,
+    scoreRequests: reqs.length,
+    scoredTokens: sn,
+    scoreMaxAbsDiff: smax,
+    scoreSeconds: (t3 - t2) / 1000
+  })
+)

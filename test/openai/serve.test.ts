@@ -83,7 +83,12 @@ describe("remote policy ↔ serve", () => {
     const [w] = await local.sample([`${prompts[0]!.replace(/\n<think>$/, "")}\n<think>`], { temperature: 1, topP: 1, minP: 0, maxTokens: 16 }, new Rng(new Rng(5).nextU32()))
     expect(c!.text).toBe(w!.text)
     await remotePolicy({ baseUrl: url, model: "tiny" }).checkModel()
-    const wrong = await remotePolicy({ baseUrl: url, model: "other" }).checkModel().then(() => "", (e) => String(e.message))
+    const wrong = await remotePolicy({ baseUrl: url, model: "other" })
+      .checkModel()
+      .then(
+        () => "",
+        (e) => String(e.message)
+      )
     expect(wrong).toContain(`serves "tiny", not "other"`)
     const post = (body: unknown) => fetch(`${url}/completions`, { method: "POST", body: JSON.stringify(body) })
     expect((await post({ prompt: "x", n: 2 })).status).toBe(400)

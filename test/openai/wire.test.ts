@@ -76,7 +76,9 @@ describe("remote policy against fixture replies", () => {
     expect(Array.from(c!.tokens).every((t) => t === -1)).toBe(true) // legacy shape carries no ids
     expect(c!.finishReason).toBe("stop")
     const req = server.requests[0]!.body
-    expect(req.prompt).toBe("<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nGrid:\n#P_#<|im_end|>\n<|im_start|>assistant\n<think>")
+    expect(req.prompt).toBe(
+      "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nGrid:\n#P_#<|im_end|>\n<|im_start|>assistant\n<think>"
+    )
     expect(req.stop).toEqual(["</answer>"])
     expect(req.logprobs).toBe(1)
     expect(typeof req.seed).toBe("number")
@@ -90,7 +92,10 @@ describe("remote policy against fixture replies", () => {
     expect(c!.text).toBe(" The goal is below. </think> <answer> Down </answer>")
     expect(c!.logprobs.length).toBe(15)
     const req = server.requests[0]!.body
-    expect(req.messages).toEqual([{ role: "system", content: "Be brief." }, { role: "user", content: "Grid:\n#P_#" }])
+    expect(req.messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Grid:\n#P_#" }
+    ])
     expect(req.logprobs).toBe(true)
     expect(req.min_p).toBe(0.05)
   })
@@ -127,7 +132,10 @@ describe("remote policy against fixture replies", () => {
   test("llama.cpp cannot return prompt log-probs: checkScoring fails at once with a clear error", async () => {
     server = await startFake(() => ({ body: fixture("llamacpp-completions-echo.json") }))
     const p = remotePolicy({ baseUrl: server.url })
-    const e = await p.checkScoring().then(() => undefined, (x) => x)
+    const e = await p.checkScoring().then(
+      () => undefined,
+      (x) => x
+    )
     expect(e?._tag).toBe("UsageError")
     expect(String(e.message)).toContain(`${server.url} cannot return prompt log-probs`)
     expect(String(e.message)).toContain("llama.cpp")
@@ -136,14 +144,22 @@ describe("remote policy against fixture replies", () => {
   test("a reply of the wrong shape is a one-line error naming the server, never a crash later", async () => {
     server = await startFake(() => ({ body: { choices: [{ text: 3 }] } }))
     const p = remotePolicy({ baseUrl: server.url })
-    const e = await p.sample([PROMPT], sampling, new Rng(1)).then(() => undefined, (x) => x)
+    const e = await p.sample([PROMPT], sampling, new Rng(1)).then(
+      () => undefined,
+      (x) => x
+    )
     expect(e?._tag).toBe("UsageError")
     expect(String(e.message)).toContain("sent a reply of the wrong shape")
   })
 
   test("/v1/models: an unknown model name is an error listing the served ones", async () => {
     server = await startFake(() => ({ body: { object: "list", data: [{ id: "Qwen/Qwen2.5-7B-Instruct", object: "model" }] } }))
-    const e = await remotePolicy({ baseUrl: server.url, model: "qwen" }).checkModel().then(() => undefined, (x) => x)
+    const e = await remotePolicy({ baseUrl: server.url, model: "qwen" })
+      .checkModel()
+      .then(
+        () => undefined,
+        (x) => x
+      )
     expect(String(e?.message)).toContain(`serves "Qwen/Qwen2.5-7B-Instruct", not "qwen"`)
     await remotePolicy({ baseUrl: server.url, model: "Qwen/Qwen2.5-7B-Instruct" }).checkModel()
   })

@@ -4,7 +4,6 @@ import { runIdOf } from "../../core/results/store.ts"
 import { estimateGridSeconds, estimateRunSeconds, estimateSweepSeconds, sftSeconds } from "../../core/sweep/estimate.ts"
 import { grid, gridExit, smallSpec } from "./helpers.ts"
 
-
 describe("grid expansion", () => {
   test("Cartesian product of RESOLVED configs: full ids, every default; ids are their content hashes", () => {
     const runs = grid(smallSpec())
@@ -36,10 +35,16 @@ describe("grid expansion", () => {
         algo: ["grpo", { id: "ppo", options: { clipLow: 0.1 } }],
         filter: ["none"],
         seeds: [3],
-        PG: [{ P: 8, G: 16 }, { P: 32, G: 4 }],
+        PG: [
+          { P: 8, G: 16 },
+          { P: 32, G: 4 }
+        ],
         lr: [1e-4, 1e-3],
         model: ["tiny"],
-        train: [{ label: "kl=0", set: { klCoef: 0 } }, { label: "kl=0.1", set: { klCoef: 0.1 } }]
+        train: [
+          { label: "kl=0", set: { klCoef: 0 } },
+          { label: "kl=0.1", set: { klCoef: 0.1 } }
+        ]
       },
       fixed: { policy: "fake-policy", train: { sftSteps: 7 } }
     })

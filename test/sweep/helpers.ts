@@ -35,9 +35,7 @@ export const writeSpec = (dir: string, spec: unknown, name = "spec.json"): strin
 export const fakeEnv = (stepMs = 1): Record<string, string> => ({ RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: String(stepMs) })
 
 /** A spec's runs, resolved against the built-ins and the sweep fixture plugin (as `sweep --plugin` does). */
-export const grid = (input: unknown) =>
-  Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))
+export const grid = (input: unknown) => Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))
 
 /** The same, as an Exit (for specs that must fail). */
-export const gridExit = (input: unknown) =>
-  Effect.runSyncExit(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))
+export const gridExit = (input: unknown) => Effect.runSyncExit(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))

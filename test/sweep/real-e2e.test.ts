@@ -37,9 +37,19 @@ const finish = (p: ReturnType<typeof sweep>): Promise<{ code: number | null; sig
 const metricFiles = (dir: string): string[] => {
   const res = join(dir, "results")
   if (!existsSync(res)) return []
-  return readdirSync(res).map((r) => join(res, r, "metrics.jsonl")).filter((f) => existsSync(f))
+  return readdirSync(res)
+    .map((r) => join(res, r, "metrics.jsonl"))
+    .filter((f) => existsSync(f))
 }
-const metricLines = (dir: string) => metricFiles(dir).reduce((n, f) => n + readFileSync(f, "utf8").split("\n").filter((l) => l.trim() !== "").length, 0)
+const metricLines = (dir: string) =>
+  metricFiles(dir).reduce(
+    (n, f) =>
+      n +
+      readFileSync(f, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "").length,
+    0
+  )
 
 /** Alive and not a zombie (a reaped-later zombie writes nothing). */
 const alive = (pid: number): boolean => {
@@ -55,7 +65,10 @@ const alive = (pid: number): boolean => {
   }
 }
 const childrenOf = (pid: number): number[] =>
-  spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout.split(/\s+/).filter((s) => s !== "").map(Number)
+  spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+    .stdout.split(/\s+/)
+    .filter((s) => s !== "")
+    .map(Number)
 
 describe("real end-to-end sweep (tinylm + real trainer)", () => {
   test("completes and builds the site; SIGKILL + rerun gives a byte-identical leaderboard.json", async () => {

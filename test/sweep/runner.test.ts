@@ -30,12 +30,19 @@ describe("sweep runner", () => {
 
   test("runs sharing one SFT warm start: the second worker waits for it instead of training it again", async () => {
     const dir = tempDir("runner")
-    const runs = grid(smallSpec({ axes: { env: ["frozenlake"], filter: ["none", { id: "top-p", options: { p: 0.9 } }], seeds: [1, 2] }, fixed: { policy: "fake-policy", P: 4, G: 4, train: { sftSteps: 10, sftSeed: 1 } } }))
+    const runs = grid(
+      smallSpec({
+        axes: { env: ["frozenlake"], filter: ["none", { id: "top-p", options: { p: 0.9 } }], seeds: [1, 2] },
+        fixed: { policy: "fake-policy", P: 4, G: 4, train: { sftSteps: 10, sftSeed: 1 } }
+      })
+    )
     expect(runs.length).toBe(4)
     const events: SweepEvent[] = []
     const out = await runSweep(runs, { outDir: dir, workers: 2, env: { ...fakeEnv(), RAGEN_SWEEP_FAKE_SFT_MS: "400" }, onEvent: (e) => events.push(e) })
     expect(out).toMatchObject({ total: 4, done: 4, failed: 0 })
-    const trained = readFileSync(join(dir, ".sft-cache", "fake-trained.log"), "utf8").trim().split("\n")
+    const trained = readFileSync(join(dir, ".sft-cache", "fake-trained.log"), "utf8")
+      .trim()
+      .split("\n")
     expect(trained.length).toBe(1)
     // both workers still ran runs
     expect(new Set(events.flatMap((e) => (e.type === "start" ? [e.worker] : []))).size).toBe(2)
@@ -43,18 +50,20 @@ describe("sweep runner", () => {
 
   test("a failed run and a crashed worker are recorded; the others go on", async () => {
     const dir = tempDir("runner")
-    const runs = grid(smallSpec({
-      axes: {
-        env: ["frozenlake"],
-        filter: ["none"],
-        seeds: [1, 2],
-        train: [
-          { label: "ok", set: {} },
-          { label: "boom", set: { "policyOptions.fakeFail": "boom <b>", "policyOptions.fakeFailAt": 3 } },
-          { label: "crash", set: { "policyOptions.fakeExit": 3, "policyOptions.fakeFailAt": 2 } }
-        ]
-      }
-    }))
+    const runs = grid(
+      smallSpec({
+        axes: {
+          env: ["frozenlake"],
+          filter: ["none"],
+          seeds: [1, 2],
+          train: [
+            { label: "ok", set: {} },
+            { label: "boom", set: { "policyOptions.fakeFail": "boom <b>", "policyOptions.fakeFailAt": 3 } },
+            { label: "crash", set: { "policyOptions.fakeExit": 3, "policyOptions.fakeFailAt": 2 } }
+          ]
+        }
+      })
+    )
     const events: SweepEvent[] = []
     const out = await runSweep(runs, { outDir: dir, workers: 2, env: fakeEnv(), onEvent: (e) => events.push(e) })
     expect(out).toMatchObject({ total: 6, done: 2, failed: 4 })
@@ -89,7 +98,11 @@ describe("sweep runner", () => {
     child.kill("SIGKILL")
     await new Promise((r) => child.once("exit", r))
     await sleep(300) // orphaned workers see stdin close and exit
-    const completeBefore = new Set(listRunDirs(resultsB).filter(isComplete).map((d) => d.split("/").pop()!))
+    const completeBefore = new Set(
+      listRunDirs(resultsB)
+        .filter(isComplete)
+        .map((d) => d.split("/").pop()!)
+    )
     expect(completeBefore.size).toBeGreaterThanOrEqual(4)
     expect(completeBefore.size).toBeLessThan(12)
     expect(existsSync(join(b, "site"))).toBe(false)
@@ -151,7 +164,10 @@ describe("sweep runner", () => {
     expect(r.stdout.split("\n").filter((l) => l.startsWith("  ")).length).toBe(12)
     // The spec's secondsPerStep replaces the step figure; validation and diagnostics come on top.
     const runs = grid(smallSpec({ secondsPerStep: 1 }))
-    const perRun = estimateGridSeconds(runs.map((x) => x.config), 1)
+    const perRun = estimateGridSeconds(
+      runs.map((x) => x.config),
+      1
+    )
     expect(perRun[0]).toBeGreaterThan(12)
     expect(r.stdout).toContain(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, 2))} with 2 worker(s)`)
     expect(existsSync(join(dir, "results"))).toBe(false)

@@ -40,7 +40,9 @@ export const mixedLoss: LossFn = (fwd) => {
   let loss = 0
   const grads = fwd.map((f, k) => {
     const n = f.logprobs.length
-    const dl = new Float32Array(n), de = new Float32Array(n), dv = new Float32Array(n)
+    const dl = new Float32Array(n),
+      de = new Float32Array(n),
+      dv = new Float32Array(n)
     for (let i = 0; i < n; i++) {
       const w = ((k + i) % 3) - 1
       loss += -w * f.logprobs[i]! - 0.1 * f.entropy[i]! + 0.5 * (f.values[i]! - 1) ** 2
@@ -60,7 +62,9 @@ export const mixedLoss: LossFn = (fwd) => {
  */
 export const wholeModelFdError = async (
   model: { readonly tensors: ReadonlyArray<{ readonly name: string; readonly offset: number; readonly size: number }>; readonly p: Record<string, Float32Array> },
-  g: Float32Array, loss: () => Promise<number>, o: { readonly h: number; readonly perTensor: number; readonly floor: number }
+  g: Float32Array,
+  loss: () => Promise<number>,
+  o: { readonly h: number; readonly perTensor: number; readonly floor: number }
 ): Promise<number> => {
   let worst = 0
   for (const t of model.tensors) {
@@ -73,7 +77,8 @@ export const wholeModelFdError = async (
       x[i] = old - o.h
       const down = await loss()
       x[i] = old
-      const num = (up - down) / (2 * o.h), ga = g[t.offset + i]!
+      const num = (up - down) / (2 * o.h),
+        ga = g[t.offset + i]!
       worst = Math.max(worst, Math.abs(num - ga) / Math.max(o.floor, Math.abs(num) + Math.abs(ga)))
     }
   }

@@ -53,7 +53,8 @@ for (const isa of isas) {
     return a
   }
   const check = (name: string, pairs: ReadonlyArray<readonly [Float32Array, Float32Array]>) => {
-    const rel = Math.max(...pairs.map(([a, b]) => relDiff(a, b))), abs = Math.max(...pairs.map(([a, b]) => absDiff(a, b)))
+    const rel = Math.max(...pairs.map(([a, b]) => relDiff(a, b))),
+      abs = Math.max(...pairs.map(([a, b]) => absDiff(a, b)))
     console.log(`native ${isa} vs js ${name}: max rel ${rel.toExponential(2)}, max abs ${abs.toExponential(2)}`)
     const kernel = name.split(" ")[0]!
     worstSeen[`${isa} ${kernel}`] = Math.max(worstSeen[`${isa} ${kernel}`] ?? 0, rel)
@@ -63,13 +64,35 @@ for (const isa of isas) {
   describe(`native ${isa} kernels against the JS reference`, () => {
     test("writes nothing but its outputs", () => {
       const rng = new Rng(10)
-      const BT = 5, C = 12, OC = 9, B = 2, T = 5, NH = 3
+      const BT = 5,
+        C = 12,
+        OC = 9,
+        B = 2,
+        T = 5,
+        NH = 3
       const a = carveArena([
-        { name: "inp", size: BT * C }, { name: "w", size: OC * C }, { name: "b", size: OC }, { name: "dout", size: BT * OC },
-        { name: "qkv", size: B * T * 3 * C }, { name: "ay", size: B * T * C }, { name: "lens", size: B, kind: "i32" },
-        { name: "out", size: BT * OC }, { name: "dinp", size: BT * C }, { name: "dw", size: OC * C }, { name: "db", size: OC },
-        { name: "att", size: B * NH * T * T }, { name: "y", size: B * T * C }, { name: "dqkv", size: B * T * 3 * C }, { name: "scratch", size: T }, { name: "g", size: BT * C },
-        { name: "mean", size: BT }, { name: "rstd", size: BT }, { name: "lndx", size: BT * C }, { name: "lndw", size: C }, { name: "lndb", size: C }, { name: "wt", size: OC * C }
+        { name: "inp", size: BT * C },
+        { name: "w", size: OC * C },
+        { name: "b", size: OC },
+        { name: "dout", size: BT * OC },
+        { name: "qkv", size: B * T * 3 * C },
+        { name: "ay", size: B * T * C },
+        { name: "lens", size: B, kind: "i32" },
+        { name: "out", size: BT * OC },
+        { name: "dinp", size: BT * C },
+        { name: "dw", size: OC * C },
+        { name: "db", size: OC },
+        { name: "att", size: B * NH * T * T },
+        { name: "y", size: B * T * C },
+        { name: "dqkv", size: B * T * 3 * C },
+        { name: "scratch", size: T },
+        { name: "g", size: BT * C },
+        { name: "mean", size: BT },
+        { name: "rstd", size: BT },
+        { name: "lndx", size: BT * C },
+        { name: "lndw", size: C },
+        { name: "lndb", size: C },
+        { name: "wt", size: OC * C }
       ])
       attachNative(a.memory, isa)
       const bytes = new Uint8Array(a.memory.buffer)
@@ -87,8 +110,11 @@ for (const isa of isas) {
       nk.geluForward(f.g!, f.inp!, BT * C)
       nk.layernormForward(f.g!, f.mean!, f.rstd!, f.inp!, f.w!.subarray(0, C), f.w!.subarray(C, 2 * C), BT, C)
       nk.layernormBackward(f.lndx!, f.lndw!, f.lndb!, f.inp!, f.inp!, f.w!.subarray(0, C), f.mean!, f.rstd!, BT, C)
-      const outputs = ["out", "wt", "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g", "mean", "rstd", "lndx", "lndw", "lndb"].map((n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const)
-      let stray = 0, changed = 0
+      const outputs = ["out", "wt", "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g", "mean", "rstd", "lndx", "lndw", "lndb"].map(
+        (n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const
+      )
+      let stray = 0,
+        changed = 0
       for (let i = 0; i < bytes.length; i++) {
         if (bytes[i] === before[i]) continue
         changed++
@@ -100,7 +126,17 @@ for (const isa of isas) {
 
     test("matmul forward (both forms) and backward on ragged shapes; a row's result does not depend on its batch", () => {
       const rng = new Rng(11)
-      for (const [BT, C, OC] of [[1, 4, 4], [3, 5, 7], [7, 6, 6], [13, 17, 9], [9, 64, 192], [21, 256, 64], [6, 64, 131], [50, 64, 256], [35, 33, 49]] as const) {
+      for (const [BT, C, OC] of [
+        [1, 4, 4],
+        [3, 5, 7],
+        [7, 6, 6],
+        [13, 17, 9],
+        [9, 64, 192],
+        [21, 256, 64],
+        [6, 64, 131],
+        [50, 64, 256],
+        [35, 33, 49]
+      ] as const) {
         const a = arena({ inp: BT * C, w: OC * C, b: OC, dout: BT * OC, out: BT * OC, dinp: BT * C, dw: OC * C, db: OC, wt: OC * C, one: OC }, rng)
         const f = a.f32
         if (BT >= 3) f.dout!.fill(0, OC, 2 * OC) // an all-zero row (padding) takes the skip path
@@ -109,7 +145,12 @@ for (const isa of isas) {
         plainKernels.matmulForward(ref.out, f.inp!, f.w!, f.b!, BT, C, OC)
         nk.matmulBackward(f.dinp!, f.dw!, f.db!, f.dout!, f.inp!, f.w!, BT, C, OC)
         plainKernels.matmulBackward(ref.dinp, ref.dw, ref.db, f.dout!, f.inp!, f.w!, BT, C, OC)
-        check(`matmul ${BT}x${C}x${OC}`, [[f.out!, ref.out], [f.dinp!, ref.dinp], [f.dw!, ref.dw], [f.db!, ref.db]])
+        check(`matmul ${BT}x${C}x${OC}`, [
+          [f.out!, ref.out],
+          [f.dinp!, ref.dinp],
+          [f.dw!, ref.dw],
+          [f.db!, ref.db]
+        ])
         for (const bias of [f.b!, null]) {
           nk.matmulForward(f.out!, f.inp!, f.w!, bias, BT, C, OC, f.wt!)
           plainKernels.matmulForward(ref.out, f.inp!, f.w!, bias, BT, C, OC)
@@ -124,17 +165,28 @@ for (const isa of isas) {
 
     test("attention forward, backward and KV-cache decode with ragged lengths and head sizes", () => {
       const rng = new Rng(12)
-      for (const [B, T, C, NH, lens] of [[2, 5, 8, 2, [5, 3]], [3, 9, 12, 4, [9, 1, 6]], [2, 7, 20, 2, [7, 4]], [2, 33, 64, 4, [33, 17]], [2, 40, 128, 4, [40, 23]]] as const) {
+      for (const [B, T, C, NH, lens] of [
+        [2, 5, 8, 2, [5, 3]],
+        [3, 9, 12, 4, [9, 1, 6]],
+        [2, 7, 20, 2, [7, 4]],
+        [2, 33, 64, 4, [33, 17]],
+        [2, 40, 128, 4, [40, 23]]
+      ] as const) {
         const b = arena({ qkv: B * T * 3 * C, dout: B * T * C, out: B * T * C, att: B * NH * T * T, dqkv: B * T * 3 * C, scratch: T }, rng, 1, { lens: B })
         const lensJs = Int32Array.from(lens)
         b.i32.lens!.set(lensJs)
         const g = b.f32
-        const refOut = new Float32Array(B * T * C), refAtt = new Float32Array(B * NH * T * T), refD = new Float32Array(g.dqkv!)
+        const refOut = new Float32Array(B * T * C),
+          refAtt = new Float32Array(B * NH * T * T),
+          refD = new Float32Array(g.dqkv!)
         nk.attentionForward(g.out!, g.att!, g.qkv!, b.i32.lens!, B, T, C, NH)
         plainKernels.attentionForward(refOut, refAtt, g.qkv!, lensJs, B, T, C, NH)
         nk.attentionBackward(g.dqkv!, g.scratch!, g.dout!, g.qkv!, g.att!, b.i32.lens!, B, T, C, NH)
         plainKernels.attentionBackward(refD, new Float32Array(T), g.dout!, g.qkv!, refAtt, lensJs, B, T, C, NH)
-        check(`attention B${B} T${T} C${C} NH${NH}`, [[g.out!, refOut], [g.dqkv!, refD]])
+        check(`attention B${B} T${T} C${C} NH${NH}`, [
+          [g.out!, refOut],
+          [g.dqkv!, refD]
+        ])
         for (let t = lens[1]!; t < T; t++) for (let i = 0; i < C; i++) expect(g.out![(T + t) * C + i]).toBe(0)
         // decode: query t of row 0 against a cache of rows 0..t equals the batched output bit for bit
         const t = lens[0]! - 1
@@ -151,26 +203,53 @@ for (const isa of isas) {
 
     test("attention of rows continuing shared prefixes, forward and backward", () => {
       const rng = new Rng(18)
-      const B = 3, T = 6, C = 12, NH = 3, Tk = T + 9
+      const B = 3,
+        T = 6,
+        C = 12,
+        NH = 3,
+        Tk = T + 9
       const P = 4 * T // prefix rows: a qkv of 4 × T positions
-      const a = arena({ qkv: B * T * 3 * C, pqkv: P * 3 * C, dout: B * T * C, out: B * T * C, att: B * NH * T * Tk, dqkv: B * T * 3 * C, dpqkv: P * 3 * C, scratch: 2 * Tk }, rng, 1, { lens: B, pref: 2 * B })
+      const a = arena({ qkv: B * T * 3 * C, pqkv: P * 3 * C, dout: B * T * C, out: B * T * C, att: B * NH * T * Tk, dqkv: B * T * 3 * C, dpqkv: P * 3 * C, scratch: 2 * Tk }, rng, 1, {
+        lens: B,
+        pref: 2 * B
+      })
       a.i32.lens!.set([6, 4, 5])
       a.i32.pref!.set([0, 9, T, 5, 0, 0]) // rows 0 and 1 after prefixes of 9 and 5 positions, row 2 without
       const f = a.f32
-      const lens = Int32Array.from(a.i32.lens!), pref = Int32Array.from(a.i32.pref!)
-      const refOut = new Float32Array(B * T * C), refAtt = new Float32Array(B * NH * T * Tk), refD = new Float32Array(f.dqkv!), refDp = new Float32Array(f.dpqkv!)
+      const lens = Int32Array.from(a.i32.lens!),
+        pref = Int32Array.from(a.i32.pref!)
+      const refOut = new Float32Array(B * T * C),
+        refAtt = new Float32Array(B * NH * T * Tk),
+        refD = new Float32Array(f.dqkv!),
+        refDp = new Float32Array(f.dpqkv!)
       nk.attentionForwardPrefixed(f.out!, f.att!, f.qkv!, a.i32.lens!, B, T, C, NH, f.pqkv!, a.i32.pref!, Tk)
       plainKernels.attentionForwardPrefixed(refOut, refAtt, f.qkv!, lens, B, T, C, NH, f.pqkv!, pref, Tk)
       nk.attentionBackwardPrefixed(f.dqkv!, f.dpqkv!, f.scratch!, f.dout!, f.qkv!, f.att!, a.i32.lens!, B, T, C, NH, f.pqkv!, a.i32.pref!, Tk)
       plainKernels.attentionBackwardPrefixed(refD, refDp, new Float32Array(2 * Tk), f.dout!, f.qkv!, refAtt, lens, B, T, C, NH, f.pqkv!, pref, Tk)
-      check("attention_prefixed B3 T6 C12 NH3", [[f.out!, refOut], [f.dqkv!, refD], [f.dpqkv!, refDp]])
+      check("attention_prefixed B3 T6 C12 NH3", [
+        [f.out!, refOut],
+        [f.dqkv!, refD],
+        [f.dpqkv!, refDp]
+      ])
     })
 
     test("rows continuing a prefix equal attention over the concatenated rows bit for bit (forward, own gradients)", () => {
-      for (const [C, NH] of [[12, 3], [64, 4], [40, 2]] as const) {
+      for (const [C, NH] of [
+        [12, 3],
+        [64, 4],
+        [40, 2]
+      ] as const) {
         const rng = new Rng(19)
-        const B = 2, Tb = 4, Tp = 5, Tk = Tp + Tb, lens = [4, 3], pref = [0, Tp, 0, 0]
-        const a = arena({ qkv: B * Tb * 3 * C, pqkv: Tp * 3 * C, dout: B * Tb * C, out: B * Tb * C, att: B * NH * Tb * Tk, dqkv: B * Tb * 3 * C, dpqkv: Tp * 3 * C, scratch: 2 * Tk }, rng, 1, { lens: B, pref: 2 * B })
+        const B = 2,
+          Tb = 4,
+          Tp = 5,
+          Tk = Tp + Tb,
+          lens = [4, 3],
+          pref = [0, Tp, 0, 0]
+        const a = arena({ qkv: B * Tb * 3 * C, pqkv: Tp * 3 * C, dout: B * Tb * C, out: B * Tb * C, att: B * NH * Tb * Tk, dqkv: B * Tb * 3 * C, dpqkv: Tp * 3 * C, scratch: 2 * Tk }, rng, 1, {
+          lens: B,
+          pref: 2 * B
+        })
         a.i32.lens!.set(lens)
         a.i32.pref!.set(pref)
         a.f32.dqkv!.fill(0)
@@ -179,7 +258,8 @@ for (const isa of isas) {
         nk.attentionForwardPrefixed(f.out!, f.att!, f.qkv!, a.i32.lens!, B, Tb, C, NH, f.pqkv!, a.i32.pref!, Tk)
         nk.attentionBackwardPrefixed(f.dqkv!, f.dpqkv!, f.scratch!, f.dout!, f.qkv!, f.att!, a.i32.lens!, B, Tb, C, NH, f.pqkv!, a.i32.pref!, Tk)
         // the same rows with the prefix copied in front (T = Tk), dout zero on the prefix positions
-        const T = Tk, r = arena({ cq: B * T * 3 * C, out: B * T * C, att: B * NH * T * T, dout: B * T * C, dq: B * T * 3 * C, scratch: 2 * T }, rng, 1, { lens: B })
+        const T = Tk,
+          r = arena({ cq: B * T * 3 * C, out: B * T * C, att: B * NH * T * T, dout: B * T * C, dq: B * T * 3 * C, scratch: 2 * T }, rng, 1, { lens: B })
         r.f32.cq!.fill(0)
         r.f32.dout!.fill(0)
         r.f32.dq!.fill(0)
@@ -192,7 +272,8 @@ for (const isa of isas) {
         }
         nk.attentionForward(r.f32.out!, r.f32.att!, r.f32.cq!, r.i32.lens!, B, T, C, NH)
         nk.attentionBackward(r.f32.dq!, r.f32.scratch!, r.f32.dout!, r.f32.cq!, r.f32.att!, r.i32.lens!, B, T, C, NH)
-        let fwd = 0, own = 0
+        let fwd = 0,
+          own = 0
         for (let b = 0; b < B; b++) {
           const P = pref[2 * b + 1]!
           for (let t = 0; t < lens[b]!; t++) {
@@ -210,12 +291,16 @@ for (const isa of isas) {
       for (const N of [1, 3, 4, 7, 17, 130, 1027]) {
         const a = arena({ x: N, dout: N, y: N, dx: N }, rng, 3)
         const f = a.f32
-        const y = new Float32Array(N), dx = new Float32Array(f.dx!)
+        const y = new Float32Array(N),
+          dx = new Float32Array(f.dx!)
         nk.geluForward(f.y!, f.x!, N)
         plainKernels.geluForward(y, f.x!, N)
         nk.geluBackward(f.dx!, f.x!, f.dout!, N)
         plainKernels.geluBackward(dx, f.x!, f.dout!, N)
-        check(`gelu N${N}`, [[f.y!, y], [f.dx!, dx]])
+        check(`gelu N${N}`, [
+          [f.y!, y],
+          [f.dx!, dx]
+        ])
       }
       const a = arena({ x: 4, y: 4 }, rng)
       a.f32.x!.set([-100, -30, 30, 100])
@@ -225,32 +310,64 @@ for (const isa of isas) {
 
     test("LayerNorm forward and backward, ragged widths", () => {
       const rng = new Rng(16)
-      for (const [N, C] of [[1, 4], [3, 7], [5, 64], [9, 131], [4, 20]] as const) {
+      for (const [N, C] of [
+        [1, 4],
+        [3, 7],
+        [5, 64],
+        [9, 131],
+        [4, 20]
+      ] as const) {
         const a = arena({ x: N * C, w: C, b: C, dout: N * C, y: N * C, mean: N, rstd: N, dx: N * C, dw: C, db: C }, rng, 2)
         const f = a.f32
-        const y = new Float32Array(N * C), mean = new Float32Array(N), rstd = new Float32Array(N)
-        const dx = new Float32Array(f.dx!), dw = new Float32Array(f.dw!), db = new Float32Array(f.db!)
+        const y = new Float32Array(N * C),
+          mean = new Float32Array(N),
+          rstd = new Float32Array(N)
+        const dx = new Float32Array(f.dx!),
+          dw = new Float32Array(f.dw!),
+          db = new Float32Array(f.db!)
         nk.layernormForward(f.y!, f.mean!, f.rstd!, f.x!, f.w!, f.b!, N, C)
         plainKernels.layernormForward(y, mean, rstd, f.x!, f.w!, f.b!, N, C)
         nk.layernormBackward(f.dx!, f.dw!, f.db!, f.dout!, f.x!, f.w!, f.mean!, f.rstd!, N, C)
         plainKernels.layernormBackward(dx, dw, db, f.dout!, f.x!, f.w!, mean, rstd, N, C)
-        check(`layernorm N${N} C${C}`, [[f.y!, y], [f.mean!, mean], [f.rstd!, rstd], [f.dx!, dx], [f.dw!, dw], [f.db!, db]])
+        check(`layernorm N${N} C${C}`, [
+          [f.y!, y],
+          [f.mean!, mean],
+          [f.rstd!, rstd],
+          [f.dx!, dx],
+          [f.dw!, dw],
+          [f.db!, db]
+        ])
       }
     })
 
     test("output head forward and backward, ragged vocabularies, peaked rows, a row without gradient", () => {
       const rng = new Rng(17)
-      for (const [M, V, Vp, scale] of [[1, 4, 4, 1], [3, 7, 8, 3], [6, 43, 44, 2], [5, 131, 132, 30], [4, 128, 128, 1]] as const) {
+      for (const [M, V, Vp, scale] of [
+        [1, 4, 4, 1],
+        [3, 7, 8, 3],
+        [6, 43, 44, 2],
+        [5, 131, 132, 30],
+        [4, 128, 128, 1]
+      ] as const) {
         const a = arena({ z: M * Vp, p: M * Vp, lp: M, en: M, dl: M, de: M, dz: M * Vp }, rng, 1, { y: M })
-        const f = a.f32, y = a.i32.y!
+        const f = a.f32,
+          y = a.i32.y!
         for (let i = 0; i < M * Vp; i++) f.z![i] = rng.normal() * scale
         for (let m = 0; m < M; m++) (y[m] = rng.int(V)), (f.dl![m] = m === 1 ? 0 : rng.normal()), (f.de![m] = m === 1 ? 0 : rng.normal())
-        const p = new Float32Array(M * Vp), lp = new Float32Array(M), en = new Float32Array(M), dz = new Float32Array(f.dz!)
+        const p = new Float32Array(M * Vp),
+          lp = new Float32Array(M),
+          en = new Float32Array(M),
+          dz = new Float32Array(f.dz!)
         nk.headForward(f.p!, f.lp!, f.en!, f.z!, y, M, V, Vp)
         plainKernels.headForward(p, lp, en, f.z!, y, M, V, Vp)
         nk.headBackward(f.dz!, f.p!, f.z!, f.lp!, f.en!, y, f.dl!, f.de!, M, V, Vp)
         plainKernels.headBackward(dz, p, f.z!, lp, en, y, f.dl!, f.de!, M, V, Vp)
-        check(`head M${M} V${V} scale ${scale}`, [[f.p!, p], [f.lp!, lp], [f.en!, en], [f.dz!, dz]])
+        check(`head M${M} V${V} scale ${scale}`, [
+          [f.p!, p],
+          [f.lp!, lp],
+          [f.en!, en],
+          [f.dz!, dz]
+        ])
         for (let m = 0; m < M; m++) for (let i = V; i < Vp; i++) expect(f.p![m * Vp + i]).toBe(0)
       }
     })
@@ -302,9 +419,13 @@ describe.skipIf(isas.length === 0)("the tinylm model under the native kernels", 
       }
       return new Float32Array(p.model.params)
     }
-    const a = await train(nk()), b = await train(nk()), w = await train(wasmKernels), j = await train(plainKernels)
+    const a = await train(nk()),
+      b = await train(nk()),
+      w = await train(wasmKernels),
+      j = await train(plainKernels)
     expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true)
-    const dj = absDiff(a, j), dw = absDiff(a, w)
+    const dj = absDiff(a, j),
+      dw = absDiff(a, w)
     console.log(`native ${best} after 4 AdamW steps: max |Δparam| vs js ${dj.toExponential(2)}, vs wasm ${dw.toExponential(2)}`)
     expect(dj).toBeLessThan(1e-3)
     expect(dw).toBeLessThan(1e-3)

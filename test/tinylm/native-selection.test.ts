@@ -18,7 +18,10 @@ if (!st.ok && process.env.CI === "true") throw new Error(`the native kernels do 
 /** Make a tinylm policy with `option` (or none) in a fresh process; its selection, notes and stderr. */
 const probe = (env: Record<string, string>, option?: string) => {
   // with an option: decode it as the trainer does and make a (small) policy, which selects
-  const make = option === undefined ? "" : `const o = dec.decodeSync(s.TinyLMOptions, { kernels: "${option}", ctx: 16, d: 8, layers: 1, heads: 2 }); if (!o.ok) throw new Error(o.message); await s.makeTinyLM(o.value, { vocabulary: ["a b"], seed: 1 });`
+  const make =
+    option === undefined
+      ? ""
+      : `const o = dec.decodeSync(s.TinyLMOptions, { kernels: "${option}", ctx: 16, d: 8, layers: 1, heads: 2 }); if (!o.ok) throw new Error(o.message); await s.makeTinyLM(o.value, { vocabulary: ["a b"], seed: 1 });`
   const code = `const d = await import("${ROOT}/plugins/tinylm/kernels/dispatch.ts"); const r = await import("${ROOT}/core/runtime.ts"); const s = await import("${ROOT}/plugins/tinylm/spec.ts"); const dec = await import("${ROOT}/core/schema/decode.ts");
 try { ${make} console.log(JSON.stringify({ sel: d.selectKernels(${option === undefined ? "" : `"${option}"`}), notes: r.runtimeInfo().notes })) } catch (e) { console.log(JSON.stringify({ err: e._tag, field: e.field, message: e.message })) }`
   const r = spawnSync(bun, ["-e", code], { env: { ...process.env, RAGEN_KERNELS: "", RAGEN_NATIVE_ISA: "", RAGEN_THREADS: "1", ...env }, encoding: "utf8", cwd: ROOT })

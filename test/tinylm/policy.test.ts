@@ -58,7 +58,8 @@ describe("tinylm model and policy", () => {
     })
     p.zeroGrad()
     await p.accumulate(its, valueOnly)
-    let trunk = 0, head = 0
+    let trunk = 0,
+      head = 0
     for (const t of p.model.tensors) {
       const g = p.model.grads.subarray(t.offset, t.offset + t.size)
       const n = g.reduce((a, x) => a + Math.abs(x), 0)
@@ -113,7 +114,8 @@ describe("tinylm model and policy", () => {
   })
 
   test("chunked accumulate (microBatch 4 < 6 items) equals one chunk", async () => {
-    const a = await make({ microBatch: 4 }), b = await make({ microBatch: 8 })
+    const a = await make({ microBatch: 4 }),
+      b = await make({ microBatch: 8 })
     await a.accumulate(items(a), mixedLoss)
     await b.accumulate(items(b), mixedLoss)
     let d = 0
@@ -129,10 +131,13 @@ describe("tinylm model and policy", () => {
   }
 
   test("same seed ⇒ bit-identical parameters; save → load → continue is bit-exact", async () => {
-    const a = await make({ weightDecay: 0.1, lrSchedule: "cosine", warmupSteps: 2, totalSteps: 10 }), b = await make({ weightDecay: 0.1, lrSchedule: "cosine", warmupSteps: 2, totalSteps: 10 })
+    const a = await make({ weightDecay: 0.1, lrSchedule: "cosine", warmupSteps: 2, totalSteps: 10 }),
+      b = await make({ weightDecay: 0.1, lrSchedule: "cosine", warmupSteps: 2, totalSteps: 10 })
     await train(a, 3)
     await train(b, 3)
-    expect(Buffer.from(a.model.params.buffer, a.model.params.byteOffset, a.model.params.byteLength).equals(Buffer.from(b.model.params.buffer, b.model.params.byteOffset, b.model.params.byteLength))).toBe(true)
+    expect(
+      Buffer.from(a.model.params.buffer, a.model.params.byteOffset, a.model.params.byteLength).equals(Buffer.from(b.model.params.buffer, b.model.params.byteOffset, b.model.params.byteLength))
+    ).toBe(true)
     const path = join(mkdtempSync(join(tmpdir(), "tinylm-")), "ck.safetensors")
     await a.save(path)
     const c = await make({ weightDecay: 0.1, lrSchedule: "cosine", warmupSteps: 2, totalSteps: 10 }, 99)
@@ -194,7 +199,9 @@ describe("tinylm model and policy", () => {
   test("temperature, min-p and top-p", () => {
     const V = 4
     const z = Float32Array.of(Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05))
-    const s = new SamplerScratch(V), out = new Float64Array(2), rng = new Rng(1)
+    const s = new SamplerScratch(V),
+      out = new Float64Array(2),
+      rng = new Rng(1)
     const counts = (o: { temperature: number; topP: number; minP: number }) => {
       const c = [0, 0, 0, 0]
       for (let i = 0; i < 2000; i++) c[drawToken(z, 0, V, { ...o, maxTokens: 1 }, rng, s, out)]!++

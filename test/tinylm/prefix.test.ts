@@ -17,7 +17,12 @@ import { dot, fdMaxRelError, mixedLoss, randn, wholeModelFdError } from "./helpe
 
 // Prefix block: 2 rows of Tp = 5 (lengths 5 and 3). Rows: 4 of Tb = 4 (ragged), continuing
 // prefix 0, prefix 0, prefix 1, and none.
-const C = 12, NH = 3, Tp = 5, Tb = 4, B = 4, Bp = 2
+const C = 12,
+  NH = 3,
+  Tp = 5,
+  Tb = 4,
+  B = 4,
+  Bp = 2
 const lensArr = [4, 2, 3, 4]
 const prefArr = [0, 5, 0, 5, Tp, 3, 0, 0] // [first prefix position, length] per row
 const Tk = Tp + Tb
@@ -57,10 +62,14 @@ const problem = (rng: Rng) => {
 }
 
 describe("prefixed attention kernels", () => {
-  for (const [name, k] of [["js", plainKernels], ["wasm", wasmKernels]] as Array<[string, Kernels]>) {
+  for (const [name, k] of [
+    ["js", plainKernels],
+    ["wasm", wasmKernels]
+  ] as Array<[string, Kernels]>) {
     test(`${name}: forward equals attention over the concatenated rows bit for bit; gradients match`, () => {
       const a = problem(new Rng(1))
-      const f = a.f32, i = a.i32
+      const f = a.f32,
+        i = a.i32
       k.attentionForwardPrefixed(f.out!, f.att!, f.qkv!, i.lens!, B, Tb, C, NH, f.pqkv!, i.pref!, Tk)
       k.attentionBackwardPrefixed(f.dqkv!, f.dpqkv!, f.scratch!, f.dout!, f.qkv!, f.att!, i.lens!, B, Tb, C, NH, f.pqkv!, i.pref!, Tk)
       // reference: plain rows (prefix copied in front), with the same kernel set
@@ -74,7 +83,9 @@ describe("prefixed attention kernels", () => {
       }
       k.attentionForward(r.f32.out!, r.f32.att!, r.f32.cq!, r.i32.lens!, B, T, C, NH)
       k.attentionBackward(r.f32.dq!, r.f32.scratch!, r.f32.dout!, r.f32.cq!, r.f32.att!, r.i32.lens!, B, T, C, NH)
-      let fwd = 0, own = 0, pre = 0
+      let fwd = 0,
+        own = 0,
+        pre = 0
       const dpq = new Float32Array(Bp * Tp * 3 * C) // the concatenated rows' prefix gradients, summed
       for (let b = 0; b < B; b++) {
         const [p0, P] = [prefArr[2 * b]!, prefArr[2 * b + 1]!]
@@ -95,15 +106,20 @@ describe("prefixed attention kernels", () => {
 
   test("finite-difference check of the prefixed backward (qkv and the prefix's qkv)", () => {
     const rng = new Rng(2)
-    const pqkv = randn(Bp * Tp * 3 * C, rng), qkv = randn(B * Tb * 3 * C, rng), w = randn(B * Tb * C, rng)
-    const lens = Int32Array.from(lensArr), pref = Int32Array.from(prefArr)
-    const out = new Float32Array(B * Tb * C), att = new Float32Array(B * NH * Tb * Tk)
+    const pqkv = randn(Bp * Tp * 3 * C, rng),
+      qkv = randn(B * Tb * 3 * C, rng),
+      w = randn(B * Tb * C, rng)
+    const lens = Int32Array.from(lensArr),
+      pref = Int32Array.from(prefArr)
+    const out = new Float32Array(B * Tb * C),
+      att = new Float32Array(B * NH * Tb * Tk)
     const loss = () => {
       attentionForwardPrefixed(out, att, qkv, lens, B, Tb, C, NH, pqkv, pref, Tk)
       return dot(out, w)
     }
     loss()
-    const dqkv = new Float32Array(qkv.length), dpqkv = new Float32Array(pqkv.length)
+    const dqkv = new Float32Array(qkv.length),
+      dpqkv = new Float32Array(pqkv.length)
     attentionBackwardPrefixed(dqkv, dpqkv, new Float32Array(Tk), w, qkv, att, lens, B, Tb, C, NH, pqkv, pref, Tk)
     const e1 = fdMaxRelError(qkv, dqkv, loss, 1e-2, 200)
     const e2 = fdMaxRelError(pqkv, dpqkv, loss, 1e-2, 200)
@@ -114,13 +130,19 @@ describe("prefixed attention kernels", () => {
 
   test("a prefix table of zeros gives the plain kernels' numbers (they run the prefixed ones with NO_PREFIX)", () => {
     const rng = new Rng(3)
-    const T = 4, qkv = randn(B * T * 3 * C, rng), dout = randn(B * T * C, rng), lens = Int32Array.from(lensArr)
-    const a1 = new Float32Array(B * T * C), a2 = new Float32Array(B * T * C)
-    const att1 = new Float32Array(B * NH * T * T), att2 = new Float32Array(B * NH * T * T)
+    const T = 4,
+      qkv = randn(B * T * 3 * C, rng),
+      dout = randn(B * T * C, rng),
+      lens = Int32Array.from(lensArr)
+    const a1 = new Float32Array(B * T * C),
+      a2 = new Float32Array(B * T * C)
+    const att1 = new Float32Array(B * NH * T * T),
+      att2 = new Float32Array(B * NH * T * T)
     attentionForward(a1, att1, qkv, lens, B, T, C, NH)
     attentionForwardPrefixed(a2, att2, qkv, lens, B, T, C, NH, qkv, new Int32Array(2 * B), T)
     expect(a2).toEqual(a1)
-    const d1 = new Float32Array(qkv.length), d2 = new Float32Array(qkv.length)
+    const d1 = new Float32Array(qkv.length),
+      d2 = new Float32Array(qkv.length)
     attentionBackward(d1, new Float32Array(T), dout, qkv, att1, lens, B, T, C, NH)
     attentionBackwardPrefixed(d2, new Float32Array(qkv.length), new Float32Array(T), dout, qkv, att2, lens, B, T, C, NH, qkv, new Int32Array(2 * B), T)
     expect(d2).toEqual(d1)
@@ -138,7 +160,10 @@ type P = Awaited<ReturnType<typeof make>>
 const shared = (p: P): TrainItem[] => {
   const prompts = ["a b c d e <think>", "the cat sat on the mat <think>", "up <think>"]
   const conts = ["go left </think> <answer> up </answer>", "d e </think>", "right 3 </answer>", "cat </think> <answer> left", "b", "h g f e d c b a"]
-  return conts.flatMap((c, i) => [{ prompt: prompts[i % 3]!, tokens: p.tokenizer.encode(c) }, { prompt: prompts[(i + 1) % 3]!, tokens: p.tokenizer.encode(c) }])
+  return conts.flatMap((c, i) => [
+    { prompt: prompts[i % 3]!, tokens: p.tokenizer.encode(c) },
+    { prompt: prompts[(i + 1) % 3]!, tokens: p.tokenizer.encode(c) }
+  ])
 }
 // −Σ logp: additive over items, so the batch gradient is the sum of the items' gradients
 const sumLoss: LossFn = (fw) => ({
@@ -187,7 +212,8 @@ describe("shared prompts in the tinylm policy", () => {
     const batch = new Float32Array(p.model.grads)
     p.zeroGrad()
     for (const it of its) await p.accumulate([it], sumLoss)
-    let worst = 0, scale = 0
+    let worst = 0,
+      scale = 0
     for (let i = 0; i < batch.length; i++) {
       worst = Math.max(worst, Math.abs(batch[i]! - p.model.grads[i]!))
       scale = Math.max(scale, Math.abs(batch[i]!))
@@ -214,7 +240,8 @@ describe("shared prompts in the tinylm policy", () => {
   })
 
   test("sharePrefix: false scores every row alone and gives the same numbers", async () => {
-    const a = await make(), b = await make({ sharePrefix: false })
+    const a = await make(),
+      b = await make({ sharePrefix: false })
     const reqs = shared(a).map((it) => ({ prompt: it.prompt, continuation: it.tokens }))
     const sa = await a.score(reqs)
     expect(a.model.lastShape.Bp).toBe(3)

@@ -7,7 +7,8 @@ import { runCli } from "../helpers/cli.ts"
 
 /** Largest absolute difference between two checkpoints' parameter tensors. */
 const maxDiff = (a: string, b: string): number => {
-  const x = readCheckpoint(a).file.tensors, y = readCheckpoint(b).file.tensors
+  const x = readCheckpoint(a).file.tensors,
+    y = readCheckpoint(b).file.tensors
   let d = 0
   for (const [name, t] of x) {
     if (name.startsWith("adam_")) continue

@@ -38,13 +38,34 @@ describe("WASM SIMD kernels against the JS reference", () => {
     expect(wasmSelfCheck()).toBeLessThan(TOL)
     // the arena starts at byte 0 of the memory: a kernel that spilled to a C stack would scribble on it
     const rng = new Rng(10)
-    const BT = 5, C = 12, OC = 9, B = 2, T = 5, NH = 3
+    const BT = 5,
+      C = 12,
+      OC = 9,
+      B = 2,
+      T = 5,
+      NH = 3
     const a = carveArena([
-      { name: "inp", size: BT * C }, { name: "w", size: OC * C }, { name: "b", size: OC }, { name: "dout", size: BT * OC },
-      { name: "qkv", size: B * T * 3 * C }, { name: "ay", size: B * T * C }, { name: "lens", size: B, kind: "i32" },
-      { name: "out", size: BT * OC }, { name: "dinp", size: BT * C }, { name: "dw", size: OC * C }, { name: "db", size: OC },
-      { name: "att", size: B * NH * T * T }, { name: "y", size: B * T * C }, { name: "dqkv", size: B * T * 3 * C }, { name: "scratch", size: T }, { name: "g", size: BT * C },
-      { name: "mean", size: BT }, { name: "rstd", size: BT }, { name: "lndx", size: BT * C }, { name: "lndw", size: C }, { name: "lndb", size: C }
+      { name: "inp", size: BT * C },
+      { name: "w", size: OC * C },
+      { name: "b", size: OC },
+      { name: "dout", size: BT * OC },
+      { name: "qkv", size: B * T * 3 * C },
+      { name: "ay", size: B * T * C },
+      { name: "lens", size: B, kind: "i32" },
+      { name: "out", size: BT * OC },
+      { name: "dinp", size: BT * C },
+      { name: "dw", size: OC * C },
+      { name: "db", size: OC },
+      { name: "att", size: B * NH * T * T },
+      { name: "y", size: B * T * C },
+      { name: "dqkv", size: B * T * 3 * C },
+      { name: "scratch", size: T },
+      { name: "g", size: BT * C },
+      { name: "mean", size: BT },
+      { name: "rstd", size: BT },
+      { name: "lndx", size: BT * C },
+      { name: "lndw", size: C },
+      { name: "lndb", size: C }
     ])
     attachMemory(a.memory)
     const bytes = new Uint8Array(a.memory.buffer)
@@ -69,7 +90,15 @@ describe("WASM SIMD kernels against the JS reference", () => {
 
   test("matmul forward and backward on ragged shapes (sizes not divisible by 4)", () => {
     const rng = new Rng(11)
-    for (const [BT, C, OC] of [[1, 4, 4], [3, 5, 7], [7, 6, 6], [13, 17, 9], [9, 64, 192], [21, 256, 64], [6, 64, 131]] as const) {
+    for (const [BT, C, OC] of [
+      [1, 4, 4],
+      [3, 5, 7],
+      [7, 6, 6],
+      [13, 17, 9],
+      [9, 64, 192],
+      [21, 256, 64],
+      [6, 64, 131]
+    ] as const) {
       const a = arena({ inp: BT * C, w: OC * C, b: OC, dout: BT * OC, out: BT * OC, dinp: BT * C, dw: OC * C, db: OC }, rng)
       const f = a.f32
       if (BT >= 3) f.dout!.fill(0, OC, 2 * OC) // an all-zero row (padding) takes the skip path
@@ -104,8 +133,22 @@ describe("WASM SIMD kernels against the JS reference", () => {
 
   test("broadcast-form matmul forward (transposed-weight slot) on ragged shapes; a row's result does not depend on BT or on reusing the slot", () => {
     const rng = new Rng(15)
-    for (const [BT, C, OC] of [[1, 4, 4], [4, 5, 7], [7, 6, 13], [11, 64, 192], [5, 256, 64], [8, 64, 131]] as const) {
-      const a = carveArena([{ name: "inp", size: BT * C }, { name: "w", size: OC * C }, { name: "b", size: OC }, { name: "out", size: BT * OC }, { name: "one", size: OC }, { name: "wt", size: OC * C }])
+    for (const [BT, C, OC] of [
+      [1, 4, 4],
+      [4, 5, 7],
+      [7, 6, 13],
+      [11, 64, 192],
+      [5, 256, 64],
+      [8, 64, 131]
+    ] as const) {
+      const a = carveArena([
+        { name: "inp", size: BT * C },
+        { name: "w", size: OC * C },
+        { name: "b", size: OC },
+        { name: "out", size: BT * OC },
+        { name: "one", size: OC },
+        { name: "wt", size: OC * C }
+      ])
       attachMemory(a.memory)
       const f = a.f32
       for (const k of ["inp", "w", "b"]) for (let i = 0; i < f[k]!.length; i++) f[k]![i] = rng.normal()
@@ -126,15 +169,30 @@ describe("WASM SIMD kernels against the JS reference", () => {
 
   test("attention forward, backward and KV-cache decode with ragged lengths and head sizes", () => {
     const rng = new Rng(12)
-    for (const [B, T, C, NH, lens] of [[2, 5, 8, 2, [5, 3]], [3, 9, 12, 4, [9, 1, 6]], [2, 7, 20, 2, [7, 4]], [2, 33, 64, 4, [33, 17]]] as const) {
+    for (const [B, T, C, NH, lens] of [
+      [2, 5, 8, 2, [5, 3]],
+      [3, 9, 12, 4, [9, 1, 6]],
+      [2, 7, 20, 2, [7, 4]],
+      [2, 33, 64, 4, [33, 17]]
+    ] as const) {
       // every view, lens included, in one attached memory (else the wasm path falls back to js)
-      const b = carveArena([{ name: "qkv", size: B * T * 3 * C }, { name: "dout", size: B * T * C }, { name: "out", size: B * T * C }, { name: "att", size: B * NH * T * T }, { name: "dqkv", size: B * T * 3 * C }, { name: "scratch", size: T }, { name: "lens", size: B, kind: "i32" }])
+      const b = carveArena([
+        { name: "qkv", size: B * T * 3 * C },
+        { name: "dout", size: B * T * C },
+        { name: "out", size: B * T * C },
+        { name: "att", size: B * NH * T * T },
+        { name: "dqkv", size: B * T * 3 * C },
+        { name: "scratch", size: T },
+        { name: "lens", size: B, kind: "i32" }
+      ])
       attachMemory(b.memory)
       for (const k of ["qkv", "dout", "dqkv"]) for (let i = 0; i < b.f32[k]!.length; i++) b.f32[k]![i] = rng.normal()
       const lensJs = Int32Array.from(lens)
       b.i32.lens!.set(lensJs)
       const g = b.f32
-      const refOut = new Float32Array(B * T * C), refAtt = new Float32Array(B * NH * T * T), refD = new Float32Array(g.dqkv!)
+      const refOut = new Float32Array(B * T * C),
+        refAtt = new Float32Array(B * NH * T * T),
+        refD = new Float32Array(g.dqkv!)
       wasmKernels.attentionForward(g.out!, g.att!, g.qkv!, b.i32.lens!, B, T, C, NH)
       plainKernels.attentionForward(refOut, refAtt, g.qkv!, lensJs, B, T, C, NH)
       wasmKernels.attentionBackward(g.dqkv!, g.scratch!, g.dout!, g.qkv!, g.att!, b.i32.lens!, B, T, C, NH)
@@ -146,7 +204,13 @@ describe("WASM SIMD kernels against the JS reference", () => {
       for (let t = lens[1]!; t < T; t++) for (let i = 0; i < C; i++) expect(g.out![(T + t) * C + i]).toBe(0)
       // decode: query t of row 0 against a cache holding rows 0..t of k and v equals the batched output bit for bit
       const t = lens[0]! - 1
-      const e2 = carveArena([{ name: "kc", size: T * C }, { name: "vc", size: T * C }, { name: "qkv", size: 3 * C }, { name: "y", size: C }, { name: "att", size: T }])
+      const e2 = carveArena([
+        { name: "kc", size: T * C },
+        { name: "vc", size: T * C },
+        { name: "qkv", size: 3 * C },
+        { name: "y", size: C },
+        { name: "att", size: T }
+      ])
       attachMemory(e2.memory)
       for (let t2 = 0; t2 < T; t2++) {
         e2.f32.kc!.set(g.qkv!.subarray(t2 * 3 * C + C, t2 * 3 * C + 2 * C), t2 * C)
@@ -166,7 +230,8 @@ describe("WASM SIMD kernels against the JS reference", () => {
     for (const N of [1, 3, 4, 7, 130, 1027]) {
       const a = arena({ x: N, dout: N, y: N, dx: N }, rng, 3)
       const f = a.f32
-      const y = new Float32Array(N), dx = new Float32Array(f.dx!)
+      const y = new Float32Array(N),
+        dx = new Float32Array(f.dx!)
       wasmKernels.geluForward(f.y!, f.x!, N)
       plainKernels.geluForward(y, f.x!, N)
       wasmKernels.geluBackward(f.dx!, f.x!, f.dout!, N)
@@ -184,11 +249,20 @@ describe("WASM SIMD kernels against the JS reference", () => {
 
   test("LayerNorm forward and backward, ragged widths", () => {
     const rng = new Rng(16)
-    for (const [N, C] of [[1, 4], [3, 7], [5, 64], [9, 131]] as const) {
+    for (const [N, C] of [
+      [1, 4],
+      [3, 7],
+      [5, 64],
+      [9, 131]
+    ] as const) {
       const a = arena({ x: N * C, w: C, b: C, dout: N * C, y: N * C, mean: N, rstd: N, dx: N * C, dw: C, db: C }, rng, 2)
       const f = a.f32
-      const y = new Float32Array(N * C), mean = new Float32Array(N), rstd = new Float32Array(N)
-      const dx = new Float32Array(f.dx!), dw = new Float32Array(f.dw!), db = new Float32Array(f.db!)
+      const y = new Float32Array(N * C),
+        mean = new Float32Array(N),
+        rstd = new Float32Array(N)
+      const dx = new Float32Array(f.dx!),
+        dw = new Float32Array(f.dw!),
+        db = new Float32Array(f.db!)
       wasmKernels.layernormForward(f.y!, f.mean!, f.rstd!, f.x!, f.w!, f.b!, N, C)
       plainKernels.layernormForward(y, mean, rstd, f.x!, f.w!, f.b!, N, C)
       wasmKernels.layernormBackward(f.dx!, f.dw!, f.db!, f.dout!, f.x!, f.w!, f.mean!, f.rstd!, N, C)
@@ -201,17 +275,32 @@ describe("WASM SIMD kernels against the JS reference", () => {
 
   test("output head forward and backward, ragged vocabularies, peaked rows, a row without gradient", () => {
     const rng = new Rng(17)
-    for (const [M, V, Vp, scale] of [[1, 4, 4, 1], [3, 7, 8, 3], [6, 43, 44, 2], [5, 131, 132, 30]] as const) {
+    for (const [M, V, Vp, scale] of [
+      [1, 4, 4, 1],
+      [3, 7, 8, 3],
+      [6, 43, 44, 2],
+      [5, 131, 132, 30]
+    ] as const) {
       const a = carveArena([
-        { name: "z", size: M * Vp }, { name: "p", size: M * Vp }, { name: "lp", size: M }, { name: "en", size: M },
-        { name: "dl", size: M }, { name: "de", size: M }, { name: "dz", size: M * Vp }, { name: "y", size: M, kind: "i32" }
+        { name: "z", size: M * Vp },
+        { name: "p", size: M * Vp },
+        { name: "lp", size: M },
+        { name: "en", size: M },
+        { name: "dl", size: M },
+        { name: "de", size: M },
+        { name: "dz", size: M * Vp },
+        { name: "y", size: M, kind: "i32" }
       ])
       attachMemory(a.memory)
-      const f = a.f32, y = a.i32.y!
+      const f = a.f32,
+        y = a.i32.y!
       for (let i = 0; i < M * Vp; i++) f.z![i] = rng.normal() * scale // scale 30: near one-hot rows
       for (let m = 0; m < M; m++) (y[m] = rng.int(V)), (f.dl![m] = m === 1 ? 0 : rng.normal()), (f.de![m] = m === 1 ? 0 : rng.normal())
       for (let i = 0; i < M * Vp; i++) f.dz![i] = rng.normal()
-      const p = new Float32Array(M * Vp), lp = new Float32Array(M), en = new Float32Array(M), dz = new Float32Array(f.dz!)
+      const p = new Float32Array(M * Vp),
+        lp = new Float32Array(M),
+        en = new Float32Array(M),
+        dz = new Float32Array(f.dz!)
       wasmKernels.headForward(f.p!, f.lp!, f.en!, f.z!, y, M, V, Vp)
       plainKernels.headForward(p, lp, en, f.z!, y, M, V, Vp)
       wasmKernels.headBackward(f.dz!, f.p!, f.z!, f.lp!, f.en!, y, f.dl!, f.de!, M, V, Vp)
@@ -225,9 +314,13 @@ describe("WASM SIMD kernels against the JS reference", () => {
 
   test("views outside an attached memory fall back to the JS kernels (same numbers)", () => {
     const rng = new Rng(14)
-    const BT = 5, C = 6, OC = 7
-    const inp = Float32Array.from({ length: BT * C }, () => rng.normal()), w = Float32Array.from({ length: OC * C }, () => rng.normal())
-    const a = new Float32Array(BT * OC), b = new Float32Array(BT * OC)
+    const BT = 5,
+      C = 6,
+      OC = 7
+    const inp = Float32Array.from({ length: BT * C }, () => rng.normal()),
+      w = Float32Array.from({ length: OC * C }, () => rng.normal())
+    const a = new Float32Array(BT * OC),
+      b = new Float32Array(BT * OC)
     wasmKernels.matmulForward(a, inp, w, null, BT, C, OC)
     plainKernels.matmulForward(b, inp, w, null, BT, C, OC)
     expect(Array.from(a)).toEqual(Array.from(b))
@@ -277,7 +370,9 @@ describe("the tinylm model under the wasm kernels", () => {
       }
       return new Float32Array(p.model.params)
     }
-    const a = await train(wasmKernels), b = await train(wasmKernels), j = await train(plainKernels)
+    const a = await train(wasmKernels),
+      b = await train(wasmKernels),
+      j = await train(plainKernels)
     expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true)
     let d = 0
     for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i]! - j[i]!))
@@ -302,7 +397,14 @@ describe("the tinylm model under the wasm kernels", () => {
 describe("kernel selection and the build", () => {
   const bun = process.execPath
   const probe = (env: Record<string, string>) =>
-    spawnSync(bun, ["-e", `import("${ROOT}/plugins/tinylm/kernels/dispatch.ts").then(async (d) => { const r = await import("${ROOT}/core/runtime.ts"); try { console.log(JSON.stringify({ sel: d.selectKernels(), notes: r.runtimeInfo().notes })) } catch (e) { console.log(JSON.stringify({ err: e._tag, field: e.field, message: e.message })) } })`], { env: { ...process.env, ...env }, encoding: "utf8" })
+    spawnSync(
+      bun,
+      [
+        "-e",
+        `import("${ROOT}/plugins/tinylm/kernels/dispatch.ts").then(async (d) => { const r = await import("${ROOT}/core/runtime.ts"); try { console.log(JSON.stringify({ sel: d.selectKernels(), notes: r.runtimeInfo().notes })) } catch (e) { console.log(JSON.stringify({ err: e._tag, field: e.field, message: e.message })) } })`
+      ],
+      { env: { ...process.env, ...env }, encoding: "utf8" }
+    )
 
   test("RAGEN_KERNELS picks js or wasm, rejects other values; the choice and its instruction set land in the runtime info", () => {
     const parse = (env: Record<string, string>) => JSON.parse(probe(env).stdout.trim().split("\n").pop()!)

@@ -57,8 +57,20 @@ describe("clipped objective", () => {
   })
   test("gradients of the full objective match finite differences", () => {
     const batch = [
-      { advantages: Float32Array.from([1, -0.5, 0.3]), oldLogprobs: Float32Array.from([-1, -2, -0.5]), refLogprobs: Float32Array.from([-1.2, -1.8, -0.4]), returns: Float32Array.from([1, 0, 0.5]), oldValues: Float32Array.from([0.2, 0.1, 0.4]) },
-      { advantages: Float32Array.from([-1, 2]), oldLogprobs: Float32Array.from([-0.3, -3]), refLogprobs: Float32Array.from([-0.3, -2.5]), returns: Float32Array.from([0, 1]), oldValues: Float32Array.from([0.5, 0.5]) }
+      {
+        advantages: Float32Array.from([1, -0.5, 0.3]),
+        oldLogprobs: Float32Array.from([-1, -2, -0.5]),
+        refLogprobs: Float32Array.from([-1.2, -1.8, -0.4]),
+        returns: Float32Array.from([1, 0, 0.5]),
+        oldValues: Float32Array.from([0.2, 0.1, 0.4])
+      },
+      {
+        advantages: Float32Array.from([-1, 2]),
+        oldLogprobs: Float32Array.from([-0.3, -3]),
+        refLogprobs: Float32Array.from([-0.3, -2.5]),
+        returns: Float32Array.from([0, 1]),
+        oldValues: Float32Array.from([0.5, 0.5])
+      }
     ]
     for (const klEstimator of ["k1", "k3"] as const) {
       for (const lossAgg of ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum-norm"] as const) {
@@ -74,7 +86,8 @@ describe("clipped objective", () => {
           const gk = key === "logprobs" ? "dLogprobs" : key === "entropy" ? "dEntropy" : "dValues"
           for (let i = 0; i < 2; i++) {
             for (let t = 0; t < batch[i]!.advantages.length; t++) {
-              const p = fw(), m = fw()
+              const p = fw(),
+                m = fw()
               p[i]![key][t]! += h
               m[i]![key][t]! -= h
               const fd = (L(p).loss - L(m).loss) / (2 * h)
@@ -102,14 +115,7 @@ const turnItem = (traj: number | undefined, adv: number[]): ObjectiveItem => ({
   oldLogprobs: new Float32Array(adv.length),
   ...(traj === undefined ? {} : { traj })
 })
-const multiTurn = (): ObjectiveItem[] => [
-  turnItem(0, [1, 1]),
-  turnItem(0, [1, 1, 1]),
-  turnItem(1, [-2]),
-  turnItem(2, [0.5, 0.5]),
-  turnItem(2, [0.5, 0.5]),
-  turnItem(2, [0.5])
-]
+const multiTurn = (): ObjectiveItem[] => [turnItem(0, [1, 1]), turnItem(0, [1, 1, 1]), turnItem(1, [-2]), turnItem(2, [0.5, 0.5]), turnItem(2, [0.5, 0.5]), turnItem(2, [0.5])]
 const noRegs = { clipLow: 0.2, clipHigh: 0.28, dualClip: 0, normLength: 10, entropyCoef: 0, klCoef: 0, klEstimator: "k3" as const, valueCoef: 0, valueClip: 0 }
 const atRatioOne = (batch: ReadonlyArray<ObjectiveItem>) =>
   batch.map((b) => ({ logprobs: new Float32Array(b.advantages.length), entropy: new Float32Array(b.advantages.length), values: new Float32Array(b.advantages.length) }))
@@ -160,7 +166,8 @@ describe("loss aggregation: a sequence is one trajectory (all its turns)", () =>
       const h = 1e-4
       for (let i = 0; i < b.length; i++) {
         for (let t = 0; t < b[i]!.advantages.length; t++) {
-          const p = atRatioOne(b), m = atRatioOne(b)
+          const p = atRatioOne(b),
+            m = atRatioOne(b)
           p[i]!.logprobs[t] = h
           m[i]!.logprobs[t] = -h
           const fd = (L(p).loss - L(m).loss) / (2 * h)

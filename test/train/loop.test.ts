@@ -9,11 +9,14 @@ import { cfg, testPlugin } from "./fixtures.ts"
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-train-"))
 const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
 const metrics = (dir: string) =>
-  readFileSync(join(dir, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => {
-    const x = JSON.parse(l)
-    for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-    return x
-  })
+  readFileSync(join(dir, "metrics.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => {
+      const x = JSON.parse(l)
+      for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
+      return x
+    })
 
 describe("training loop on a bandit (tabular policy, and the real tinylm)", () => {
   for (const algo of ["grpo", "ppo", "dapo"]) {
@@ -41,7 +44,9 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
       )
       const s = await runTraining(config, { outDir: out, ...quiet })
       expect(s.status).toBe("complete")
-      const val = metrics(join(out, s.runId)).filter((m) => m["val/success@1.0"] !== undefined).map((m) => m["val/success@1.0"] as number)
+      const val = metrics(join(out, s.runId))
+        .filter((m) => m["val/success@1.0"] !== undefined)
+        .map((m) => m["val/success@1.0"] as number)
       console.log(`${algo} + tinylm, val success@1.0 every 10 steps: ${val.map((v) => v.toFixed(2)).join(" ")}`)
       expect(val[0]!).toBeLessThan(0.85)
       expect(val.at(-1)!).toBeGreaterThan(val[0]! + 0.12)
@@ -49,7 +54,9 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
   }
 
   test("same config and seed ⇒ identical metrics; resume after a stop ⇒ identical to uninterrupted", async () => {
-    const a = tmp(), b = tmp(), c = tmp()
+    const a = tmp(),
+      b = tmp(),
+      c = tmp()
     const config = cfg({ steps: 12 }, { checkpointEvery: 4 })
     const sa = await runTraining(config, { outDir: a, ...quiet })
     const sb = await runTraining(config, { outDir: b, ...quiet })

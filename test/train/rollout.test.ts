@@ -43,12 +43,7 @@ const settings = (over: Partial<RolloutSettings> = {}): RolloutSettings => ({
 
 const right = (prompt: string) => (prompt.includes("lamp red") ? "left" : "right")
 const answer = (a: string) => `go ${a} </think> <answer> ${a} </answer>`
-const script = [
-  () => "no tags at all",
-  () => answer("jump"),
-  (p: string) => answer(right(p)),
-  (p: string) => answer(right(p))
-]
+const script = [() => "no tags at all", () => answer("jump"), (p: string) => answer(right(p)), (p: string) => answer(right(p))]
 
 describe("rollout manager", () => {
   test("bad format and a rejected action each cost the penalty once; the env steps only on a parsed response", async () => {
@@ -114,7 +109,14 @@ describe("rollout manager", () => {
   test("G copies of each seed: groups share the seed and start from the same observation", async () => {
     const policy = scripted(script)
     const b = await rollout(policy, settings(), [7, 8], 3, new Rng(1))
-    expect(b.trajectories.map((t) => [t.group, t.index, t.seed])).toEqual([[0, 0, 7], [0, 1, 7], [0, 2, 7], [1, 0, 8], [1, 1, 8], [1, 2, 8]])
+    expect(b.trajectories.map((t) => [t.group, t.index, t.seed])).toEqual([
+      [0, 0, 7],
+      [0, 1, 7],
+      [0, 2, 7],
+      [1, 0, 8],
+      [1, 1, 8],
+      [1, 2, 8]
+    ])
     expect(new Set(policy.prompts[0]!.slice(0, 3)).size).toBe(1)
     expect(new Set(policy.prompts[0]!.slice(3)).size).toBe(1)
   })

@@ -24,11 +24,14 @@ const metricsHash = async (name: string, config: ReturnType<typeof cfg>): Promis
   // The record names the kernels the policy really ran (chosen when it was built, after config.json was first written).
   const notes = JSON.parse(readFileSync(join(out, s.runId, "config.json"), "utf8")).runtime.notes ?? {}
   if (config.policy === "tinylm") expect(notes.kernels).toBe("tinylm:js")
-  const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => {
-    const x = JSON.parse(l) as Record<string, unknown>
-    for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-    return x
-  })
+  const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => {
+      const x = JSON.parse(l) as Record<string, unknown>
+      for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
+      return x
+    })
   return sha256Hex(canonicalJson(lines)).slice(0, 16)
 }
 

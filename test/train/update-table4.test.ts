@@ -15,7 +15,11 @@ import { resolveSetup } from "../../core/train/setup.ts"
 
 const withRegistry = <A, E>(e: Effect.Effect<A, E, Registry>) => Effect.runPromise(e.pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
 const resolvedAlgo = (a: (typeof TABLE4_ALGOS)[number]) =>
-  withRegistry(resolveSetup({ env: "frozenlake", algo: a.id, algoOptions: a.options, steps: 1, train: { klCoef: 0 } })).then((s) => ({ algo: s.config.algo, algoOptions: s.config.algoOptions, klCoef: s.opts.klCoef }))
+  withRegistry(resolveSetup({ env: "frozenlake", algo: a.id, algoOptions: a.options, steps: 1, train: { klCoef: 0 } })).then((s) => ({
+    algo: s.config.algo,
+    algoOptions: s.config.algoOptions,
+    klCoef: s.opts.klCoef
+  }))
 
 describe("table4 preset: the script's algorithm rows", () => {
   test("its DAPO row resolves to exactly the PPO row's configuration (replicates of one configuration)", async () => {

@@ -64,9 +64,11 @@ const batchOf = (c: TrainContext, P: number, G: number, step = 1) => rollout(c.p
 const turnsOf = (b: RolloutBatch) => b.trajectories.reduce((a, t) => a + t.turns.length, 0)
 /** The fake policy's parameters (logits and value per prompt) and Adam's step count. */
 const params = (c: TrainContext) => JSON.parse((c.policy as any).dump()) as { t: number; rows: Record<string, { l: number[]; v: number }> }
-const keepGroups = (ids: ReadonlyArray<number>) => async (groups: ReadonlyArray<Group>): Promise<FilterResult> => ({
-  keep: groups.filter((g) => ids.includes(g.index)).map((g) => ({ group: g.index, trajectories: g.returns.map((_, i) => i) }))
-})
+const keepGroups =
+  (ids: ReadonlyArray<number>) =>
+  async (groups: ReadonlyArray<Group>): Promise<FilterResult> => ({
+    keep: groups.filter((g) => ids.includes(g.index)).map((g) => ({ group: g.index, trajectories: g.returns.map((_, i) => i) }))
+  })
 const spread = (r: ReadonlyArray<number>) => Math.max(...r) - Math.min(...r)
 
 describe("the update of a filtered batch", () => {
@@ -93,7 +95,8 @@ describe("the update of a filtered batch", () => {
       expect(ma["train/optimizer_steps"]).toBe(1)
       expect(mb["train/optimizer_steps"]).toBe(1)
       expect(ma["train/grad_norm"]).toBeCloseTo(mb["train/grad_norm"]!, 12)
-      const pa = params(a), pb = params(b)
+      const pa = params(a),
+        pb = params(b)
       expect(Object.keys(pa.rows).sort()).toEqual(Object.keys(pb.rows).sort())
       for (const k of Object.keys(pa.rows)) {
         pa.rows[k]!.l.forEach((x, j) => expect(x).toBeCloseTo(pb.rows[k]!.l[j]!, 12))
@@ -160,7 +163,13 @@ describe("DAPO's dynamic sampling: redraw and refill", () => {
       return none.select(groups, { options: s.filterOptions, rng: derive(1, "filter", 1, draw), step: 1 })
     })
     // The second draw, rolled out again here from its seeds (step 1, draw 1: base + (0·3 + 1)·P + i) and rng: its non-equal groups in order.
-    const redraw = await rollout(contextOf(s).policy, s.rollout, Array.from({ length: 4 }, (_, i) => REDRAW_SEED_BASE + 4 + i), 8, derive(s.config.seed, "rollout", 1, 1))
+    const redraw = await rollout(
+      contextOf(s).policy,
+      s.rollout,
+      Array.from({ length: 4 }, (_, i) => REDRAW_SEED_BASE + 4 + i),
+      8,
+      derive(s.config.seed, "rollout", 1, 1)
+    )
     const nonEqual = [0, 1, 2, 3].filter((g) => spread(redraw.trajectories.filter((t) => t.group === g).map((t) => t.ret)) > 1e-9).map((g) => 4 + g)
     expect(f.metrics["train/draws"]).toBe(2)
     expect(f.metrics["train/kept_groups"]).toBe(4)
@@ -205,7 +214,10 @@ describe("a one-trajectory group learns (advantage R, as the reference)", () => 
     const out = mkdtempSync(join(tmpdir(), "ragen-update-"))
     const s = await runTraining(config({ filter: "one/first-of-group", steps: 30 }), { outDir: out, plugins, onLog: () => {} })
     expect(s.status).toBe("complete")
-    const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     const v0 = lines[0]["val/success@0.5"] as number
     // 4 groups × 1 trajectory: one minibatch of 4 copied to 32 each step.
     expect(lines[1]["train/kept_items"]).toBe(4)

@@ -85,7 +85,8 @@ describe("WebGPU page in headless Chromium", () => {
     expect(result.adapter.length).toBeGreaterThan(0)
     expect(result.scores.rows).toBe(10)
     expect(result.scores.cols).toBe(5)
-    const sum = compare(result.scores.sum, want.sum), mean = compare(result.scores.tokenMean, want.tokenMean)
+    const sum = compare(result.scores.sum, want.sum),
+      mean = compare(result.scores.tokenMean, want.tokenMean)
     console.log(`page vs CPU scorer: sum max abs ${sum.maxAbs.toExponential(2)} (tol 1e-3), per-token mean max abs ${mean.maxAbs.toExponential(2)} (tol 1e-4)`)
     expect(sum.maxAbs).toBeLessThanOrEqual(1e-3)
     expect(mean.maxAbs).toBeLessThanOrEqual(1e-4)

@@ -41,9 +41,11 @@ if ("reason" in got) {
 
   const Lc = await cpuScorer.score(batch.reasonings, batch.prompts)
   const Lg = await gpuScorer.score(batch.reasonings, batch.prompts)
-  const sum = compare(Lg.sum, Lc.sum), tokenMean = compare(Lg.tokenMean, Lc.tokenMean)
+  const sum = compare(Lg.sum, Lc.sum),
+    tokenMean = compare(Lg.tokenMean, Lc.tokenMean)
   const mi = (L: typeof Lc) => miProxies({ tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column: batch.column, signature: batch.prompts }, {})
-  const mc = mi(Lc), mg = mi(Lg)
+  const mc = mi(Lc),
+    mg = mi(Lg)
   const miDiff: Record<string, ErrorReport> = {}
   for (const [k, v] of Object.entries(mc)) if (typeof v === "number") miDiff[k] = compare([(mg as unknown as Record<string, number>)[k]!], [v])
   const weightsAgain = await backend.setWeights(view.config, view.params, view.version()) // same version: no upload

@@ -8,7 +8,34 @@ import { Rng } from "../../core/rng.ts"
 import { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { Tokenizer } from "../../plugins/tinylm/tokenizer.ts"
 
-const WORDS = ["you", "are", "on", "a", "frozen", "lake", "move", "left", "right", "up", "down", "goal", "hole", "the", "agent", "is", "at", "row", "col", "grid", "think", "so", "go", "safe", "next", "step"]
+const WORDS = [
+  "you",
+  "are",
+  "on",
+  "a",
+  "frozen",
+  "lake",
+  "move",
+  "left",
+  "right",
+  "up",
+  "down",
+  "goal",
+  "hole",
+  "the",
+  "agent",
+  "is",
+  "at",
+  "row",
+  "col",
+  "grid",
+  "think",
+  "so",
+  "go",
+  "safe",
+  "next",
+  "step"
+]
 
 export const fixturePolicy = (seed = 11, config: { ctx: number; d: number; layers: number; heads: number } = { ctx: 64, d: 64, layers: 2, heads: 4 }): TinyLMPolicy => {
   const tok = Tokenizer.fromVocabulary(WORDS)

@@ -13,7 +13,13 @@ export const deno = defaultDenoPath()
 
 /** Run a Deno script of this repo; its last stdout line parsed as JSON. */
 export const runDeno = (script: string, args: string[] = [], timeoutMs = 240_000): { json: any; stderr: string; status: number | null } => {
-  const r = spawnSync(deno, ["run", "-A", "--no-lock", "--quiet", join(root, script), ...args], { cwd: root, env: { ...workerEnv(), NO_COLOR: "1" }, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 << 20 })
+  const r = spawnSync(deno, ["run", "-A", "--no-lock", "--quiet", join(root, script), ...args], {
+    cwd: root,
+    env: { ...workerEnv(), NO_COLOR: "1" },
+    encoding: "utf8",
+    timeout: timeoutMs,
+    maxBuffer: 64 << 20
+  })
   const lines = (r.stdout ?? "").trim().split("\n")
   let json: any
   try {
@@ -30,7 +36,9 @@ export const noAdapterReason = (): string | undefined => {
   if (probed !== null) return probed
   if (!existsSync(deno)) return (probed = `${deno} is missing (npm install)`)
   const r = spawnSync(deno, ["eval", "const a = await navigator.gpu?.requestAdapter(); console.log(a ? 'adapter' : 'none')"], { env: workerEnv(), encoding: "utf8", timeout: 60_000 })
-  probed = (r.stdout ?? "").includes("adapter") ? undefined : `Deno finds no WebGPU adapter (apt-get install -y mesa-vulkan-drivers; XDG_RUNTIME_DIR set): ${(r.stderr ?? "").trim().split("\n").pop() ?? ""}`
+  probed = (r.stdout ?? "").includes("adapter")
+    ? undefined
+    : `Deno finds no WebGPU adapter (apt-get install -y mesa-vulkan-drivers; XDG_RUNTIME_DIR set): ${(r.stderr ?? "").trim().split("\n").pop() ?? ""}`
   return probed
 }
 

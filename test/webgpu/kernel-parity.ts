@@ -22,10 +22,12 @@ export interface ErrorReport {
 }
 
 export const compare = (gpu: ArrayLike<number>, cpu: ArrayLike<number>): ErrorReport => {
-  let maxAbs = 0, maxRel = 0
+  let maxAbs = 0,
+    maxRel = 0
   if (gpu.length !== cpu.length) throw new Error(`length ${gpu.length} vs ${cpu.length}`)
   for (let i = 0; i < cpu.length; i++) {
-    const g = gpu[i]!, c = cpu[i]!
+    const g = gpu[i]!,
+      c = cpu[i]!
     const d = Math.abs(g - c)
     if (!Number.isFinite(g) || !(d <= Infinity)) return { maxAbs: Infinity, maxRel: Infinity, n: cpu.length }
     maxAbs = Math.max(maxAbs, d)
@@ -48,8 +50,13 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
   const out: Record<string, ErrorReport> = {}
 
   // matmul: m=100, k=72, n=200 with bias, and the head's shape without bias
-  for (const [m, k, n, bias] of [[100, 72, 200, true], [37, 64, 80, false]] as const) {
-    const inp = randn(m * k, rng), W = randn(n * k, rng, 0.2), b = randn(n, rng)
+  for (const [m, k, n, bias] of [
+    [100, 72, 200, true],
+    [37, 64, 80, false]
+  ] as const) {
+    const inp = randn(m * k, rng),
+      W = randn(n * k, rng, 0.2),
+      b = randn(n, rng)
     const ref = new Float32Array(m * n)
     matmulForward(ref, inp, W, bias ? b : null, m, k, n)
     const w = new Float32Array(n * k + n)
@@ -63,8 +70,11 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
 
   // layernorm: plain, and gathered rows (usemap)
   {
-    const N = 45, C = 72
-    const inp = randn(N * C, rng, 3), wt = randn(C, rng), bs = randn(C, rng)
+    const N = 45,
+      C = 72
+    const inp = randn(N * C, rng, 3),
+      wt = randn(C, rng),
+      bs = randn(C, rng)
     const ref = new Float32Array(N * C)
     layernormForward(ref, new Float32Array(N), new Float32Array(N), inp, wt, bs, N, C)
     const w = new Float32Array(2 * C)
@@ -84,9 +94,17 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
   // encoder: 2 prefix rows of 5, then 3 rows of 4 continuing at position offsets (packed:
   // segments back to back; the CPU twin's prefix block and row block hold the same positions)
   {
-    const C = 12, V = 20, ctx = 16, Bp = 2, Tp = 5, B = 3, Tb = 4
-    const Np = Bp * Tp, N = Np + B * Tb
-    const wte = randn(V * C, rng), wpe = randn(ctx * C, rng)
+    const C = 12,
+      V = 20,
+      ctx = 16,
+      Bp = 2,
+      Tp = 5,
+      B = 3,
+      Tb = 4
+    const Np = Bp * Tp,
+      N = Np + B * Tb
+    const wte = randn(V * C, rng),
+      wpe = randn(ctx * C, rng)
     const tok = Int32Array.from({ length: N }, () => rng.int(V))
     const posOff = Int32Array.from([5, 3, 14]) // the last one runs past ctx: clamped
     const ref = new Float32Array(N * C)
@@ -95,35 +113,56 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     const w = new Float32Array(V * C + ctx * C)
     w.set(wte, 0)
     w.set(wpe, V * C)
-    const starts = [0, 5, 10, 14, 18], sp = [0, 0, ...posOff]
+    const starts = [0, 5, 10, 14, 18],
+      sp = [0, 0, ...posOff]
     const seg = Int32Array.from({ length: N }, (_, n) => starts.filter((st) => st <= n).length - 1)
     const ids = Int32Array.from([...tok, ...seg, ...starts, ...sp])
-    const got = await runKernel(device, pipes, "encoder", { n: N, c: C, wte: 0, wpe: V * C, last: ctx - 1, out: 0, tok: 0, seg: N, sstart: 2 * N, sp: 2 * N + 5 }, groupsFor("encoder", N * C), w, new Float32Array(N * C), ids)
+    const got = await runKernel(
+      device,
+      pipes,
+      "encoder",
+      { n: N, c: C, wte: 0, wpe: V * C, last: ctx - 1, out: 0, tok: 0, seg: N, sstart: 2 * N, sp: 2 * N + 5 },
+      groupsFor("encoder", N * C),
+      w,
+      new Float32Array(N * C),
+      ids
+    )
     out[`encoder ${Bp}x${Tp}+${B}x${Tb}x${C}`] = compare(got, ref)
   }
 
   // attention: 2 prefixes (lengths 6, 4), 4 rows (5, 3, 5, 2 positions; the last without a
   // prefix). CPU: padded blocks (Tp = 6, Tb = 5); GPU: the valid positions packed
   {
-    const C = 32, NH = 4, Bp = 2, Tp = 6, B = 4, Tb = 5
-    const Np = Bp * Tp, N = Np + B * Tb
+    const C = 32,
+      NH = 4,
+      Bp = 2,
+      Tp = 6,
+      B = 4,
+      Tb = 5
+    const Np = Bp * Tp,
+      N = Np + B * Tb
     const qkv = randn(N * 3 * C, rng)
-    const plens = Int32Array.from([6, 4]), lens = Int32Array.from([5, 3, 5, 2])
+    const plens = Int32Array.from([6, 4]),
+      lens = Int32Array.from([5, 3, 5, 2])
     const pref = Int32Array.from([0, 6, 6, 4, 0, 6, 0, 0])
     const ref = new Float32Array(N * C)
     const att = new Float32Array(Math.max(Bp * NH * Tp * Tp, B * NH * Tb * (Tp + Tb)))
     attentionForward(ref, att, qkv.subarray(0, Np * 3 * C), plens, Bp, Tp, C, NH)
     attentionForwardPrefixed(ref.subarray(Np * C), att, qkv.subarray(Np * 3 * C), lens, B, Tb, C, NH, qkv.subarray(0, Np * 3 * C), pref, Tp + Tb)
     // packed: each segment's valid positions; padded index of each packed position
-    const src: number[] = [], seg: number[] = [], starts: number[] = [], sp0: number[] = [], sp: number[] = []
+    const src: number[] = [],
+      seg: number[] = [],
+      starts: number[] = [],
+      sp0: number[] = [],
+      sp: number[] = []
     const pStart: number[] = []
     const add = (first: number, len: number, p0: number, P: number) => {
       starts.push(src.length)
       sp0.push(p0)
       sp.push(P)
-      for (let t = 0; t < len; t++) (src.push(first + t), seg.push(starts.length - 1))
+      for (let t = 0; t < len; t++) src.push(first + t), seg.push(starts.length - 1)
     }
-    for (let p = 0; p < Bp; p++) (pStart.push(src.length), add(p * Tp, plens[p]!, 0, 0))
+    for (let p = 0; p < Bp; p++) pStart.push(src.length), add(p * Tp, plens[p]!, 0, 0)
     for (let b = 0; b < B; b++) {
       const P = pref[2 * b + 1]!
       add(Np + b * Tb, lens[b]!, P > 0 ? pStart[pref[2 * b]! / Tp]! : 0, P)
@@ -135,7 +174,16 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     src.forEach((n, k) => want.set(ref.subarray(n * C, (n + 1) * C), k * C))
     const ids = Int32Array.from([...seg, ...starts, ...sp0, ...sp])
     const S = starts.length
-    const got = await runKernel(device, pipes, "attention", { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S }, groupsFor("attention", Nk * NH), new Float32Array(4), a, ids)
+    const got = await runKernel(
+      device,
+      pipes,
+      "attention",
+      { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S },
+      groupsFor("attention", Nk * NH),
+      new Float32Array(4),
+      a,
+      ids
+    )
     out[`attention prefixed ${Bp} prefixes + ${B} rows, C${C} NH${NH}`] = compare(got.subarray(Nk * 3 * C), want)
   }
 
@@ -161,7 +209,9 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
 
   // head: log-softmax over V real entries of Vp, gather of the target
   {
-    const M = 9, V = 300, Vp = 304
+    const M = 9,
+      V = 300,
+      Vp = 304
     const logits = randn(M * Vp, rng, 3)
     const tgt = Int32Array.from({ length: M }, () => rng.int(V))
     const lp = new Float32Array(M)
@@ -175,7 +225,9 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
   // reduce: per-row sum and per-token mean (over the whole continuation; 0 for an empty one)
   {
     const lp = randn(20, rng)
-    const start = [0, 5, 12, 12], scored = [5, 7, 0, 8], total = [5, 9, 0, 8]
+    const start = [0, 5, 12, 12],
+      scored = [5, 7, 0, 8],
+      total = [5, 9, 0, 8]
     const ref: number[] = []
     for (let r = 0; r < 4; r++) {
       let s = 0
@@ -184,7 +236,16 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     }
     const a = new Float32Array(20 + 8)
     a.set(lp, 0)
-    const got = await runKernel(device, pipes, "reduce", { rows: 4, lp: 0, start: 0, scored: 4, total: 8, out: 20 }, groupsFor("reduce", 4), new Float32Array(4), a, Int32Array.from([...start, ...scored, ...total]))
+    const got = await runKernel(
+      device,
+      pipes,
+      "reduce",
+      { rows: 4, lp: 0, start: 0, scored: 4, total: 8, out: 20 },
+      groupsFor("reduce", 4),
+      new Float32Array(4),
+      a,
+      Int32Array.from([...start, ...scored, ...total])
+    )
     out["reduce sum+mean 4 rows"] = compare(got.subarray(20), ref)
   }
   return out

@@ -50,7 +50,11 @@ describe("options", () => {
 
 describe("fallback on typed GPU failures (no adapter needed)", () => {
   const failing = (kind: "out-of-memory" | "device-lost"): GpuBackend => ({
-    via: "fake", adapter: "test", setWeights: async () => true, loseDevice: async () => {}, close: () => {},
+    via: "fake",
+    adapter: "test",
+    setWeights: async () => true,
+    loseDevice: async () => {},
+    close: () => {},
     score: async () => {
       throw new GpuFailure(kind, `webgpu: simulated ${kind}`)
     }

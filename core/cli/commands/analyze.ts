@@ -16,12 +16,16 @@ import { numberFlag, numberFlagOr } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 
 const asList = (x: unknown): string[] =>
-  x === undefined ? [] : (Array.isArray(x) ? x : [x]).flatMap((v) => String(v).split(",")).map((s) => s.trim()).filter((s) => s !== "")
-
+  x === undefined
+    ? []
+    : (Array.isArray(x) ? x : [x])
+        .flatMap((v) => String(v).split(","))
+        .map((s) => s.trim())
+        .filter((s) => s !== "")
 
 /** Run folders named by the arguments: a folder with config.json is a run, else its subfolders are. */
 const runDirsOf = (args: ReadonlyArray<string>): Effect.Effect<string[], UsageError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const out = new Set<string>()
     for (const a of args) {
       if (!existsSync(a) || !statSync(a).isDirectory()) {
@@ -46,7 +50,14 @@ const table = (rows: ReadonlyArray<CorrelationRow>): string => {
     Number.isFinite(r.lo) ? `[${fmt(r.lo)}, ${fmt(r.hi)}]` : "—"
   ])
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  return [head, ...body].map((cells) => cells.map((c, i) => c.padEnd(w[i]!)).join("  ").trimEnd()).join("\n")
+  return [head, ...body]
+    .map((cells) =>
+      cells
+        .map((c, i) => c.padEnd(w[i]!))
+        .join("  ")
+        .trimEnd()
+    )
+    .join("\n")
 }
 
 export default defineCommand({
@@ -59,13 +70,9 @@ export default defineCommand({
     { flags: "--seed <n>", description: "Seed of the bootstrap's RNG", default: 12345 },
     { flags: "--json", description: "Print JSON instead of a table" }
   ],
-  examples: [
-    "ragen-bench analyze results",
-    "ragen-bench analyze results/sweep-a results/sweep-b --step 5 --json",
-    "ragen-bench analyze results --metric mi/first_turn/mi_est,reasoning/fact_accuracy"
-  ],
+  examples: ["ragen-bench analyze results", "ragen-bench analyze results/sweep-a results/sweep-b --step 5 --json", "ragen-bench analyze results --metric mi/first_turn/mi_est,reasoning/fact_accuracy"],
   run: (args, opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dirsArg = (args[0] ?? []) as string[]
       if (dirsArg.length === 0) {
         return yield* new UsageError({ field: "results-dir", message: "analyze needs at least one results folder: ragen-bench analyze <results-dir>... (the --out of train or sweep)" })
@@ -100,7 +107,10 @@ export default defineCommand({
       }
       const metrics = wanted.length > 0 ? wanted : known.filter(isDiagnostic)
       if (metrics.length === 0) {
-        return yield* new UsageError({ field: "--metric", message: `the runs log no diagnostics (mi/*, reasoning/*, filter/*, entropy); pick metrics with --metric; known metrics: ${known.join(", ")}` })
+        return yield* new UsageError({
+          field: "--metric",
+          message: `the runs log no diagnostics (mi/*, reasoning/*, filter/*, entropy); pick metrics with --metric; known metrics: ${known.join(", ")}`
+        })
       }
       const rows = correlate(runs, metrics, { ...(step === undefined ? {} : { step }), resamples, seed })
       if (opts.json) {

@@ -24,8 +24,6 @@ export const GroupsFile = Schema.Struct({
   seeds: Schema.optional(Schema.Array(Schema.Int))
 })
 
-
-
 export default defineCommand({
   pattern: "filter <action> [file]",
   description: "Run a rollout filter on a groups file and print what it keeps (action: apply)",
@@ -37,16 +35,13 @@ export default defineCommand({
     { flags: "--seed <n>", description: "Seed of the filter's RNG (random filters)", default: 0 },
     { flags: "--step <n>", description: "Training step passed to the filter", default: 0 }
   ],
-  examples: [
-    "ragen-bench filter apply --filter top-p --filter-value 0.6 groups.json",
-    "ragen-bench filter apply --filter random --option like=top-p --option p=0.9 --seed 3 groups.json"
-  ],
+  examples: ["ragen-bench filter apply --filter top-p --filter-value 0.6 groups.json", "ragen-bench filter apply --filter random --option like=top-p --option p=0.9 --seed 3 groups.json"],
   run: ([action, file], opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (action !== "apply") {
         return yield* new UsageError({ field: "action", message: `unknown filter action "${action}"; use: ragen-bench filter apply --filter <id> <groups.json>` })
       }
-      if (!file) return yield* new UsageError({ field: "file", message: "filter apply needs a groups file: {\"groups\": [[r, r, ...], ...]}" })
+      if (!file) return yield* new UsageError({ field: "file", message: 'filter apply needs a groups file: {"groups": [[r, r, ...], ...]}' })
       if (!opts.filter || opts.filter === true) {
         return yield* new UsageError({ field: "--filter", message: "filter apply needs --filter <id>; see `ragen-bench list filters`" })
       }

@@ -9,7 +9,7 @@ export default defineCommand({
   options: [{ flags: "--json", description: "Print JSON instead of a table" }],
   examples: ["ragen-bench list", "ragen-bench list filters", "ragen-bench list --json"],
   run: ([kind], opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const registry = yield* Registry
       if (kind !== undefined && !(kinds as ReadonlyArray<string>).includes(kind)) {
         return yield* new UsageError({ field: "kind", message: `unknown kind "${kind}"; use one of: ${kinds.join(", ")}` })

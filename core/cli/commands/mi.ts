@@ -27,7 +27,10 @@ export const miInputFromFile = (f: MiFile): { ok: true; value: Parameters<typeof
   const N = f.tokenMean[0]!.length
   if (N === 0) return { ok: false, message: "tokenMean[0] has no columns; each row needs one log-prob per prompt" }
   if (f.sum.length !== R) return { ok: false, message: `sum has ${f.sum.length} rows but tokenMean has ${R}; both are R rows × N columns` }
-  for (const [name, m] of [["tokenMean", f.tokenMean], ["sum", f.sum]] as const) {
+  for (const [name, m] of [
+    ["tokenMean", f.tokenMean],
+    ["sum", f.sum]
+  ] as const) {
     for (let r = 0; r < R; r++) {
       if (m[r]!.length !== N) return { ok: false, message: `${name}[${r}] has ${m[r]!.length} entries but row 0 of tokenMean has ${N}; every row needs N = ${N} columns` }
     }
@@ -49,7 +52,6 @@ export const miInputFromFile = (f: MiFile): { ok: true; value: Parameters<typeof
   }
 }
 
-
 export default defineCommand({
   pattern: "mi <file>",
   description: "Compute the MI proxies (retrieval, MI-Est, z-scores, entropies, regime) of a cross-score matrix",
@@ -61,7 +63,7 @@ export default defineCommand({
   ],
   examples: ["ragen-bench mi scores.json", "ragen-bench mi scores.json --prefix mi/first_turn"],
   run: ([file], opts) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const f = yield* readJsonFile(MiFile, file)
       const input = miInputFromFile(f)
       if (!input.ok) return yield* new FileFormatError({ path: file, message: `${file}: ${input.message}` })

@@ -21,7 +21,7 @@ const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filt
 
 /** A config given with --from: a run's config.json (its resolved `config`) or a bare config, JSON or YAML. */
 export const readConfigFile = (path: string): Effect.Effect<Record<string, any>, UsageError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const field = "--from"
     let size: number
     let isFile: boolean
@@ -48,7 +48,7 @@ export const readConfigFile = (path: string): Effect.Effect<Record<string, any>,
 
 /** Build the raw RunConfig from --from and the flags (flags win); `--set a.b=v` sets a path (train.* when the head is not a RunConfig field). */
 export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: string) => string | undefined) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const base: Record<string, any> = o.from !== undefined ? yield* readConfigFile(String(o.from)) : {}
     if (!o.env && base.env === undefined) return yield* new UsageError({ field: "--env", message: "--env is required (e.g. --env frozenlake); see ragen-bench list envs" })
     const cfg: Record<string, any> = { envOptions: {}, algoOptions: {}, filterOptions: {}, policyOptions: {}, train: {}, ...base }
@@ -57,7 +57,13 @@ export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: 
     if (o.filter !== undefined) cfg.filter = String(o.filter)
     if (o.policy !== undefined) cfg.policy = String(o.policy)
     if (o.preset !== undefined) cfg.policyOptions = { ...cfg.policyOptions, preset: String(o.preset) }
-    const rules = [["P", { integer: true, min: 1 }], ["G", { integer: true, min: 1 }], ["steps", { integer: true, min: 0 }], ["seed", { integer: true }], ["lr", { positive: true }]] as const
+    const rules = [
+      ["P", { integer: true, min: 1 }],
+      ["G", { integer: true, min: 1 }],
+      ["steps", { integer: true, min: 0 }],
+      ["seed", { integer: true }],
+      ["lr", { positive: true }]
+    ] as const
     for (const [key, rule] of rules) {
       const v = yield* numberFlag(o[key], `--${key}`, rule)
       if (v !== undefined) cfg[key] = v
@@ -121,7 +127,7 @@ export default defineCommand({
     "ragen-bench train --from results/<run>/config.json --out results-again"
   ],
   run: (_args, o) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const registry = yield* Registry
       const raw = yield* configFromFlags(o, (id) => {
         const e = registry.data.entries.filters.find((x) => x.fullId === id || x.localId === id)
@@ -158,7 +164,14 @@ export default defineCommand({
           )
         }
       }).pipe(Effect.ensuring(Effect.sync(() => process.off("SIGINT", onSigint))))
-      const out = { runId: summary.runId, status: summary.status, stepsDone: summary.stepsDone, finalValSuccess: summary.finalValSuccess, peakValSuccess: summary.peakValSuccess, ...(summary.error ? { error: summary.error } : {}) }
+      const out = {
+        runId: summary.runId,
+        status: summary.status,
+        stepsDone: summary.stepsDone,
+        finalValSuccess: summary.finalValSuccess,
+        peakValSuccess: summary.peakValSuccess,
+        ...(summary.error ? { error: summary.error } : {})
+      }
       yield* Console.log(o.json ? JSON.stringify(out, null, 2) : JSON.stringify(out))
       if (summary.status === "failed") process.exitCode = 1
       if (summary.status === "stopped") process.exitCode = 130

@@ -17,9 +17,16 @@ export function attentionForward(out: Float32Array, att: Float32Array, qkv: Floa
 
 // dqkv (B,T,3C) +=; scratch (T) holds one row of d(att)
 export function attentionBackward(
-  dqkv: Float32Array, scratch: Float32Array,
-  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
-  B: number, T: number, C: number, NH: number
+  dqkv: Float32Array,
+  scratch: Float32Array,
+  dout: Float32Array,
+  qkv: Float32Array,
+  att: Float32Array,
+  lens: Int32Array,
+  B: number,
+  T: number,
+  C: number,
+  NH: number
 ): void {
   attentionBackwardPrefixed(dqkv, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH, qkv, NO_PREFIX, T)
 }
@@ -29,7 +36,19 @@ export function attentionBackward(
  * qkv row), keys/values at kc/vc[kvOff + t2·C] for t2 ≤ t; out[outOff..outOff+C); att (≥ t+1)
  * is scratch. Same arithmetic order as attentionForward, so sampled log-probs equal the scores.
  */
-export function attentionDecode(out: Float32Array, outOff: number, att: Float32Array, q: Float32Array, qOff: number, kc: Float32Array, vc: Float32Array, kvOff: number, t: number, C: number, NH: number): void {
+export function attentionDecode(
+  out: Float32Array,
+  outOff: number,
+  att: Float32Array,
+  q: Float32Array,
+  qOff: number,
+  kc: Float32Array,
+  vc: Float32Array,
+  kvOff: number,
+  t: number,
+  C: number,
+  NH: number
+): void {
   const hs = C / NH
   const scale = 1 / Math.sqrt(hs)
   for (let h = 0; h < NH; h++) {
@@ -56,7 +75,7 @@ export function attentionDecode(out: Float32Array, outOff: number, att: Float32A
     for (let t2 = 0; t2 <= t; t2++) {
       const v = kvOff + t2 * C + h * hs
       const w = att[t2]!
-      for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + (w * vc[v + i]!)
+      for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + w * vc[v + i]!
     }
   }
 }
@@ -72,15 +91,25 @@ export function attentionDecode(out: Float32Array, outOff: number, att: Float32A
  * concatenated row, so every output equals the unshared computation bit for bit.
  */
 export function attentionForwardPrefixed(
-  out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number,
-  pqkv: Float32Array, pref: Int32Array, Tk: number
+  out: Float32Array,
+  att: Float32Array,
+  qkv: Float32Array,
+  lens: Int32Array,
+  B: number,
+  T: number,
+  C: number,
+  NH: number,
+  pqkv: Float32Array,
+  pref: Int32Array,
+  Tk: number
 ): void {
   const C3 = 3 * C
   const hs = C / NH
   const scale = 1 / Math.sqrt(hs)
   for (let b = 0; b < B; b++) {
     const len = Math.min(lens[b]!, T)
-    const p0 = pref.length === 0 ? 0 : pref[2 * b]!, P = pref.length === 0 ? 0 : pref[2 * b + 1]!
+    const p0 = pref.length === 0 ? 0 : pref[2 * b]!,
+      P = pref.length === 0 ? 0 : pref[2 * b + 1]!
     // key j: a prefix position (j < P) or one of the row's own (j − P)
     const key = (j: number) => (j < P ? (p0 + j) * C3 : (b * T + j - P) * C3)
     const src = (j: number) => (j < P ? pqkv : qkv)
@@ -96,7 +125,8 @@ export function attentionForwardPrefixed(
         const a = ((b * NH + h) * T + t) * Tk
         let max = -Infinity
         for (let j = 0; j < n; j++) {
-          const kv = src(j), k = key(j) + C + h * hs
+          const kv = src(j),
+            k = key(j) + C + h * hs
           let s = 0
           for (let i = 0; i < hs; i++) s += qkv[q + i]! * kv[k + i]!
           s *= scale
@@ -114,9 +144,10 @@ export function attentionForwardPrefixed(
         const oh = o + h * hs
         for (let i = 0; i < hs; i++) out[oh + i] = 0
         for (let j = 0; j < n; j++) {
-          const kv = src(j), v = key(j) + 2 * C + h * hs
+          const kv = src(j),
+            v = key(j) + 2 * C + h * hs
           const w = att[a + j]!
-          for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + (w * kv[v + i]!)
+          for (let i = 0; i < hs; i++) out[oh + i] = out[oh + i]! + w * kv[v + i]!
         }
       }
     }
@@ -129,16 +160,28 @@ export function attentionForwardPrefixed(
  * rows in row order. scratch holds ≥ the longest prefix + T floats (one row of d(att)).
  */
 export function attentionBackwardPrefixed(
-  dqkv: Float32Array, dpqkv: Float32Array, scratch: Float32Array,
-  dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
-  B: number, T: number, C: number, NH: number, pqkv: Float32Array, pref: Int32Array, Tk: number
+  dqkv: Float32Array,
+  dpqkv: Float32Array,
+  scratch: Float32Array,
+  dout: Float32Array,
+  qkv: Float32Array,
+  att: Float32Array,
+  lens: Int32Array,
+  B: number,
+  T: number,
+  C: number,
+  NH: number,
+  pqkv: Float32Array,
+  pref: Int32Array,
+  Tk: number
 ): void {
   const C3 = 3 * C
   const hs = C / NH
   const scale = 1 / Math.sqrt(hs)
   for (let b = 0; b < B; b++) {
     const len = Math.min(lens[b]!, T)
-    const p0 = pref.length === 0 ? 0 : pref[2 * b]!, P = pref.length === 0 ? 0 : pref[2 * b + 1]!
+    const p0 = pref.length === 0 ? 0 : pref[2 * b]!,
+      P = pref.length === 0 ? 0 : pref[2 * b + 1]!
     const key = (j: number) => (j < P ? (p0 + j) * C3 : (b * T + j - P) * C3)
     for (let t = 0; t < len; t++) {
       const n = P + t + 1
@@ -148,13 +191,14 @@ export function attentionBackwardPrefixed(
         const d = (b * T + t) * C + h * hs
         let dot = 0
         for (let j = 0; j < n; j++) {
-          const kv = j < P ? pqkv : qkv, dkv = j < P ? dpqkv : dqkv
+          const kv = j < P ? pqkv : qkv,
+            dkv = j < P ? dpqkv : dqkv
           const v = key(j) + 2 * C + h * hs
           const w = att[a + j]!
           let s = 0
           for (let i = 0; i < hs; i++) {
             s += dout[d + i]! * kv[v + i]!
-            dkv[v + i] = dkv[v + i]! + (w * dout[d + i]!)
+            dkv[v + i] = dkv[v + i]! + w * dout[d + i]!
           }
           scratch[j] = s
           dot += s * w
@@ -162,11 +206,12 @@ export function attentionBackwardPrefixed(
         for (let j = 0; j < n; j++) {
           const dpre = att[a + j]! * (scratch[j]! - dot) * scale
           if (dpre === 0) continue
-          const kv = j < P ? pqkv : qkv, dkv = j < P ? dpqkv : dqkv
+          const kv = j < P ? pqkv : qkv,
+            dkv = j < P ? dpqkv : dqkv
           const k = key(j) + C + h * hs
           for (let i = 0; i < hs; i++) {
-            dqkv[q + i] = dqkv[q + i]! + (dpre * kv[k + i]!)
-            dkv[k + i] = dkv[k + i]! + (dpre * qkv[q + i]!)
+            dqkv[q + i] = dqkv[q + i]! + dpre * kv[k + i]!
+            dkv[k + i] = dkv[k + i]! + dpre * qkv[q + i]!
           }
         }
       }

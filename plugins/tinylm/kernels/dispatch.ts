@@ -44,7 +44,21 @@ export type KernelsName = "js" | "wasm" | "native"
 export type KernelsChoice = KernelsName | "auto"
 export const KERNELS_CHOICES: ReadonlyArray<KernelsChoice> = ["auto", "native", "wasm", "js"]
 
-export const plainKernels: Kernels = { matmulForward, matmulBackward, attentionForward, attentionBackward, attentionForwardPrefixed, attentionBackwardPrefixed, attentionDecode, geluForward, geluBackward, layernormForward, layernormBackward, headForward, headBackward }
+export const plainKernels: Kernels = {
+  matmulForward,
+  matmulBackward,
+  attentionForward,
+  attentionBackward,
+  attentionForwardPrefixed,
+  attentionBackwardPrefixed,
+  attentionDecode,
+  geluForward,
+  geluBackward,
+  layernormForward,
+  layernormBackward,
+  headForward,
+  headBackward
+}
 export const wasmKernels: Kernels = fastKernels(w.wasmBackend)
 
 /** Mutable on purpose: `useKernels` swaps the implementation process-wide. */
@@ -72,57 +86,92 @@ const selfCheck = (fast: Kernels, attach: (m: WebAssembly.Memory) => void, label
     attach(memory)
     let worst = 0
     const compare = (run: (k: Kernels, out: Float32Array[]) => void, sizes: number[]) => {
-      const a = sizes.map((n) => view(n, false)), b = sizes.map((n) => new Float32Array(n))
+      const a = sizes.map((n) => view(n, false)),
+        b = sizes.map((n) => new Float32Array(n))
       run(fast, a)
       run(plainKernels, b)
       for (let k = 0; k < a.length; k++) for (let i = 0; i < a[k]!.length; i++) worst = Math.max(worst, Math.abs(a[k]![i]! - b[k]![i]!) / (1 + Math.abs(b[k]![i]!)))
     }
-    const BT = 5, C = 7, OC = 6
-    const inp = view(BT * C), wt = view(OC * C), bias = view(OC), dout = view(BT * OC)
+    const BT = 5,
+      C = 7,
+      OC = 6
+    const inp = view(BT * C),
+      wt = view(OC * C),
+      bias = view(OC),
+      dout = view(BT * OC)
     compare((k, [o]) => k.matmulForward(o!, inp, wt, bias, BT, C, OC), [BT * OC])
     const wtT = view(OC * C, false)
     compare((k, [o]) => k.matmulForward(o!, inp, wt, bias, BT, C, OC, wtT), [BT * OC])
     compare((k, [di, dw, db]) => k.matmulBackward(di!, dw!, db!, dout, inp, wt, BT, C, OC), [BT * C, OC * C, OC])
     compare((k, [o]) => k.geluForward(o!, inp, BT * OC), [BT * OC])
     compare((k, [d]) => k.geluBackward(d!, inp, dout, BT * OC), [BT * OC])
-    const lnw = view(C), lnb = view(C), mean = view(BT, false), rstd = view(BT, false)
+    const lnw = view(C),
+      lnb = view(C),
+      mean = view(BT, false),
+      rstd = view(BT, false)
     compare((k, [o]) => k.layernormForward(o!, mean, rstd, inp, lnw, lnb, BT, C), [BT * C])
-    compare((k, [di, dw, db]) => {
-      k.layernormForward(view(BT * C, false), mean, rstd, inp, lnw, lnb, BT, C)
-      k.layernormBackward(di!, dw!, db!, inp, inp, lnw, mean, rstd, BT, C)
-    }, [BT * C, C, C])
-    const HM = 3, HV = 7, HVp = 8
+    compare(
+      (k, [di, dw, db]) => {
+        k.layernormForward(view(BT * C, false), mean, rstd, inp, lnw, lnb, BT, C)
+        k.layernormBackward(di!, dw!, db!, inp, inp, lnw, mean, rstd, BT, C)
+      },
+      [BT * C, C, C]
+    )
+    const HM = 3,
+      HV = 7,
+      HVp = 8
     const targets = new Int32Array(memory.buffer, off, HM)
     off += 16
     targets.set([0, 6, 3])
-    const z = view(HM * HVp), hlp = view(HM, false), hen = view(HM, false), dl = view(HM), de = view(HM)
+    const z = view(HM * HVp),
+      hlp = view(HM, false),
+      hen = view(HM, false),
+      dl = view(HM),
+      de = view(HM)
     compare((k, [pr, lp, en]) => k.headForward(pr!, lp!, en!, z, targets, HM, HV, HVp), [HM * HVp, HM, HM])
-    compare((k, [dz]) => {
-      const pr = view(HM * HVp, false)
-      k.headForward(pr, hlp, hen, z, targets, HM, HV, HVp)
-      k.headBackward(dz!, pr, z, hlp, hen, targets, dl, de, HM, HV, HVp)
-    }, [HM * HVp])
-    const B = 2, T = 3, AC = 8, NH = 2
+    compare(
+      (k, [dz]) => {
+        const pr = view(HM * HVp, false)
+        k.headForward(pr, hlp, hen, z, targets, HM, HV, HVp)
+        k.headBackward(dz!, pr, z, hlp, hen, targets, dl, de, HM, HV, HVp)
+      },
+      [HM * HVp]
+    )
+    const B = 2,
+      T = 3,
+      AC = 8,
+      NH = 2
     const lens = new Int32Array(memory.buffer, off, B)
     off += 16
     lens.set([3, 2])
-    const qkv = view(B * T * 3 * AC), ay = view(B * T * AC)
-    const att = view(B * NH * T * T, false), scratch = view(T, false)
+    const qkv = view(B * T * 3 * AC),
+      ay = view(B * T * AC)
+    const att = view(B * NH * T * T, false),
+      scratch = view(T, false)
     compare((k, [o]) => k.attentionForward(o!, att, qkv, lens, B, T, AC, NH), [B * T * AC])
-    compare((k, [d]) => {
-      k.attentionForward(view(B * T * AC, false), att, qkv, lens, B, T, AC, NH)
-      k.attentionBackward(d!, scratch, ay, qkv, att, lens, B, T, AC, NH)
-    }, [B * T * 3 * AC])
+    compare(
+      (k, [d]) => {
+        k.attentionForward(view(B * T * AC, false), att, qkv, lens, B, T, AC, NH)
+        k.attentionBackward(d!, scratch, ay, qkv, att, lens, B, T, AC, NH)
+      },
+      [B * T * 3 * AC]
+    )
     // rows continuing prefixes: row 0 after 2 positions of prefix row 1, row 1 with no prefix
     const pref = new Int32Array(memory.buffer, off, 2 * B)
     off += 16
     pref.set([T + 1, 2, 0, 0])
-    const Tk = T + 2, patt = view(B * NH * T * Tk, false), pscratch = view(2 * Tk, false), pqkv = view(B * T * 3 * AC)
+    const Tk = T + 2,
+      patt = view(B * NH * T * Tk, false),
+      pscratch = view(2 * Tk, false),
+      pqkv = view(B * T * 3 * AC)
     compare((k, [o]) => k.attentionForwardPrefixed(o!, patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk), [B * T * AC])
-    compare((k, [d, dp]) => {
-      k.attentionForwardPrefixed(view(B * T * AC, false), patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk)
-      k.attentionBackwardPrefixed(d!, dp!, pscratch, ay, qkv, patt, lens, B, T, AC, NH, pqkv, pref, Tk)
-    }, [B * T * 3 * AC, B * T * 3 * AC])
+    compare(
+      (k, [d, dp]) => {
+        k.attentionForwardPrefixed(view(B * T * AC, false), patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk)
+        k.attentionBackwardPrefixed(d!, dp!, pscratch, ay, qkv, patt, lens, B, T, AC, NH, pqkv, pref, Tk)
+      },
+      [B * T * 3 * AC, B * T * 3 * AC]
+    )
     return Number.isFinite(worst) ? worst : Infinity
   } catch (e) {
     if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm ${label} self-check: ${(e as Error).message}`)
@@ -134,9 +183,13 @@ export const wasmSelfCheck = (): number => selfCheck(wasmKernels, w.attachMemory
 
 /** The same check for one native build (Infinity when the library does not load). */
 export const nativeSelfCheck = (isa: NativeIsa): number =>
-  selfCheck(nativeKernelsFor(isa), (m) => {
-    if (!attachNative(m, isa)) throw new Error("native library not loaded")
-  }, `native ${isa}`)
+  selfCheck(
+    nativeKernelsFor(isa),
+    (m) => {
+      if (!attachNative(m, isa)) throw new Error("native library not loaded")
+    },
+    `native ${isa}`
+  )
 
 /** float32 vs float64 sums over ≤ 7 terms and a 2e-7 exp: differences are ~1e-6; 1e-4 leaves no doubt. */
 const SELF_CHECK_TOL = 1e-4
@@ -157,7 +210,10 @@ const nativeIsa = (cpuIsa: NativeIsa): NativeIsa => {
   const want = process.env.RAGEN_NATIVE_ISA
   if (want === undefined || want === "") return cpuIsa
   if (!(NATIVE_ISAS as ReadonlyArray<string>).includes(want)) {
-    throw new UsageError({ field: "RAGEN_NATIVE_ISA", message: `RAGEN_NATIVE_ISA=${want} is not a build of the native library; use ${NATIVE_ISAS.join(", ")} (or leave it unset for this CPU's best, ${cpuIsa})` })
+    throw new UsageError({
+      field: "RAGEN_NATIVE_ISA",
+      message: `RAGEN_NATIVE_ISA=${want} is not a build of the native library; use ${NATIVE_ISAS.join(", ")} (or leave it unset for this CPU's best, ${cpuIsa})`
+    })
   }
   if (NATIVE_ISAS.indexOf(want as NativeIsa) < NATIVE_ISAS.indexOf(cpuIsa)) {
     throw new UsageError({ field: "RAGEN_NATIVE_ISA", message: `RAGEN_NATIVE_ISA=${want} but this CPU runs at most ${cpuIsa}; use ${NATIVE_ISAS.slice(NATIVE_ISAS.indexOf(cpuIsa)).join(" or ")}` })
@@ -182,7 +238,10 @@ const decide = (asked: KernelsChoice, source: string): Selection => {
   const err = wasmSelfCheck()
   if (err < SELF_CHECK_TOL) return { name: "wasm", isa: "simd128", why: asked === "wasm" ? source : `${source}, native unavailable` }
   if (asked === "wasm") {
-    throw new UsageError({ field: "RAGEN_KERNELS", message: `${source} but the WASM SIMD kernels ${err === Infinity ? "do not load on this runtime" : `fail their self-check (error ${err})`}; use kernels js` })
+    throw new UsageError({
+      field: "RAGEN_KERNELS",
+      message: `${source} but the WASM SIMD kernels ${err === Infinity ? "do not load on this runtime" : `fail their self-check (error ${err})`}; use kernels js`
+    })
   }
   return { name: "js", isa: "f64", why: `${source}, wasm unavailable or failed its self-check` }
 }
@@ -194,7 +253,10 @@ const decide = (asked: KernelsChoice, source: string): Selection => {
 export const selectKernels = (option: KernelsChoice = "auto"): Selection => {
   const env = process.env.RAGEN_KERNELS
   if (env !== undefined && env !== "" && !(KERNELS_CHOICES as ReadonlyArray<string>).includes(env)) {
-    throw new UsageError({ field: "RAGEN_KERNELS", message: `RAGEN_KERNELS=${env} is not a kernel set; use ${KERNELS_CHOICES.join(", ")} (or leave it unset for the tinylm option kernels, default auto)` })
+    throw new UsageError({
+      field: "RAGEN_KERNELS",
+      message: `RAGEN_KERNELS=${env} is not a kernel set; use ${KERNELS_CHOICES.join(", ")} (or leave it unset for the tinylm option kernels, default auto)`
+    })
   }
   const asked = env !== undefined && env !== "" ? (env as KernelsChoice) : option
   // A new RAGEN_NATIVE_ISA (leaderboard verify re-running on a recorded build) decides again.

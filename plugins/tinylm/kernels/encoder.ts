@@ -30,8 +30,8 @@ export function encoderBackward(dwte: Float32Array, dwpe: Float32Array, dout: Fl
       const p = Math.min(off + t, last) * C
       for (let i = 0; i < C; i++) {
         const d = dout[o + i]!
-        dwte[w + i] = dwte[w + i]! + (d)
-        dwpe[p + i] = dwpe[p + i]! + (d)
+        dwte[w + i] = dwte[w + i]! + d
+        dwpe[p + i] = dwpe[p + i]! + d
       }
     }
   }

@@ -20,11 +20,41 @@ import type { KernelPool } from "./wasm/pool.ts"
 export interface WasmExports {
   matmul_forward(out: number, inp: number, weight: number, bias: number, hasBias: number, BT: number, C: number, OC: number): void
   matmul_forward_t(out: number, inp: number, weight: number, bias: number, hasBias: number, BT: number, C: number, OC: number, wt: number, wtReady: number): void
-  matmul_backward_part(dinp: number, dweight: number, dbias: number, hasBias: number, dout: number, inp: number, weight: number, BT: number, C: number, OC: number, r0: number, r1: number, o0: number, o1: number): void
+  matmul_backward_part(
+    dinp: number,
+    dweight: number,
+    dbias: number,
+    hasBias: number,
+    dout: number,
+    inp: number,
+    weight: number,
+    BT: number,
+    C: number,
+    OC: number,
+    r0: number,
+    r1: number,
+    o0: number,
+    o1: number
+  ): void
   attention_forward(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number): void
   attention_backward(dqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number): void
   attention_forward_prefixed(out: number, att: number, qkv: number, lens: number, B: number, T: number, C: number, NH: number, pqkv: number, pref: number, Tk: number): void
-  attention_backward_prefixed(dqkv: number, dpqkv: number, scratch: number, dout: number, qkv: number, att: number, lens: number, B: number, T: number, C: number, NH: number, pqkv: number, pref: number, Tk: number): void
+  attention_backward_prefixed(
+    dqkv: number,
+    dpqkv: number,
+    scratch: number,
+    dout: number,
+    qkv: number,
+    att: number,
+    lens: number,
+    B: number,
+    T: number,
+    C: number,
+    NH: number,
+    pqkv: number,
+    pref: number,
+    Tk: number
+  ): void
   attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
   gelu_forward(out: number, inp: number, N: number): void
   gelu_backward(dinp: number, inp: number, dout: number, N: number): void
@@ -75,11 +105,25 @@ export const fastKernels = (backend: FastBackend): Kernels => {
    * the transposed weight there first, unless `wtReady` says the slot already holds it (the
    * sampler's decode steps reuse what the prefill forward wrote). Without `wt`, the dot form.
    */
-  function fastMatmulForward(out: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array | null, BT: number, C: number, OC: number, wt?: Float32Array | null, wtReady = false): void {
+  function fastMatmulForward(
+    out: Float32Array,
+    inp: Float32Array,
+    weight: Float32Array,
+    bias: Float32Array | null,
+    BT: number,
+    C: number,
+    OC: number,
+    wt?: Float32Array | null,
+    wtReady = false
+  ): void {
     const at = owner(out, inp, weight, bias, wt ?? null)
     if (at === undefined) return matmulForward(out, inp, weight, bias, BT, C, OC)
     const ex = at.ex
-    const o = out.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias === null ? 0 : bias.byteOffset, hasBias = bias === null ? 0 : 1
+    const o = out.byteOffset,
+      x = inp.byteOffset,
+      w = weight.byteOffset,
+      b = bias === null ? 0 : bias.byteOffset,
+      hasBias = bias === null ? 0 : 1
     const transposed = wt != null && wt.length >= C * OC
     const pool = BT >= 8 ? splitter(BT * C * OC, backend.splitMatmul) : undefined
     if (pool === undefined) {
@@ -102,19 +146,31 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   }
 
   function fastMatmulBackward(
-    dinp: Float32Array, dweight: Float32Array, dbias: Float32Array | null,
-    dout: Float32Array, inp: Float32Array, weight: Float32Array,
-    BT: number, C: number, OC: number
+    dinp: Float32Array,
+    dweight: Float32Array,
+    dbias: Float32Array | null,
+    dout: Float32Array,
+    inp: Float32Array,
+    weight: Float32Array,
+    BT: number,
+    C: number,
+    OC: number
   ): void {
     const at = owner(dinp, dweight, dbias, dout, inp, weight)
     if (at === undefined) return matmulBackward(dinp, dweight, dbias, dout, inp, weight, BT, C, OC)
     const ex = at.ex
-    const di = dinp.byteOffset, dw = dweight.byteOffset, db = dbias === null ? 0 : dbias.byteOffset, hasBias = dbias === null ? 0 : 1
-    const g = dout.byteOffset, x = inp.byteOffset, w = weight.byteOffset
+    const di = dinp.byteOffset,
+      dw = dweight.byteOffset,
+      db = dbias === null ? 0 : dbias.byteOffset,
+      hasBias = dbias === null ? 0 : 1
+    const g = dout.byteOffset,
+      x = inp.byteOffset,
+      w = weight.byteOffset
     const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, backend.splitMatmul) : undefined
     if (pool === undefined) return ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, BT, 0, OC)
     // worker: dinp rows [h, BT) and dweight rows [oh, OC); caller: the rest and the bias
-    const h = half(BT, TILE_ROWS), oh = half(OC, TILE_ROWS)
+    const h = half(BT, TILE_ROWS),
+      oh = half(OC, TILE_ROWS)
     pool.start(at.memory, "matmul_backward_part", [di, dw, 0, 0, g, x, w, BT, C, OC, h, BT, oh, OC])
     ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, h, 0, oh)
     pool.join()
@@ -123,7 +179,10 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   function fastAttentionForward(out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number): void {
     const at = owner(out, att, qkv, lens)
     if (at === undefined) return attentionForward(out, att, qkv, lens, B, T, C, NH)
-    const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset
+    const o = out.byteOffset,
+      a = att.byteOffset,
+      q = qkv.byteOffset,
+      l = lens.byteOffset
     const pool = B >= 2 ? splitter(B * T * T * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_forward(o, a, q, l, B, T, C, NH)
     // rows of the batch are independent: [h, B) on the worker
@@ -134,13 +193,25 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   }
 
   function fastAttentionBackward(
-    dqkv: Float32Array, scratch: Float32Array,
-    dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
-    B: number, T: number, C: number, NH: number
+    dqkv: Float32Array,
+    scratch: Float32Array,
+    dout: Float32Array,
+    qkv: Float32Array,
+    att: Float32Array,
+    lens: Int32Array,
+    B: number,
+    T: number,
+    C: number,
+    NH: number
   ): void {
     const at = owner(dqkv, scratch, dout, qkv, att, lens)
     if (at === undefined) return attentionBackward(dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)
-    const dq = dqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset, l = lens.byteOffset
+    const dq = dqkv.byteOffset,
+      s = scratch.byteOffset,
+      g = dout.byteOffset,
+      q = qkv.byteOffset,
+      a = att.byteOffset,
+      l = lens.byteOffset
     // the worker needs its own T floats of scratch: the second half of a 2T scratch
     const pool = B >= 2 && scratch.length >= 2 * T ? splitter(B * T * T * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_backward(dq, s, g, q, a, l, B, T, C, NH)
@@ -151,12 +222,26 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   }
 
   function fastAttentionForwardPrefixed(
-    out: Float32Array, att: Float32Array, qkv: Float32Array, lens: Int32Array, B: number, T: number, C: number, NH: number,
-    pqkv: Float32Array, pref: Int32Array, Tk: number
+    out: Float32Array,
+    att: Float32Array,
+    qkv: Float32Array,
+    lens: Int32Array,
+    B: number,
+    T: number,
+    C: number,
+    NH: number,
+    pqkv: Float32Array,
+    pref: Int32Array,
+    Tk: number
   ): void {
     const at = pref.buffer === out.buffer ? owner(out, att, qkv, lens, pqkv) : undefined
     if (at === undefined) return attentionForwardPrefixed(out, att, qkv, lens, B, T, C, NH, pqkv, pref, Tk)
-    const o = out.byteOffset, a = att.byteOffset, q = qkv.byteOffset, l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
+    const o = out.byteOffset,
+      a = att.byteOffset,
+      q = qkv.byteOffset,
+      l = lens.byteOffset,
+      pq = pqkv.byteOffset,
+      pr = pref.byteOffset
     const pool = B >= 2 ? splitter(B * T * Tk * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_forward_prefixed(o, a, q, l, B, T, C, NH, pq, pr, Tk)
     // rows are independent (the prefix is only read): [h, B) on the worker
@@ -176,25 +261,70 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   }
 
   function fastAttentionBackwardPrefixed(
-    dqkv: Float32Array, dpqkv: Float32Array, scratch: Float32Array,
-    dout: Float32Array, qkv: Float32Array, att: Float32Array, lens: Int32Array,
-    B: number, T: number, C: number, NH: number, pqkv: Float32Array, pref: Int32Array, Tk: number
+    dqkv: Float32Array,
+    dpqkv: Float32Array,
+    scratch: Float32Array,
+    dout: Float32Array,
+    qkv: Float32Array,
+    att: Float32Array,
+    lens: Int32Array,
+    B: number,
+    T: number,
+    C: number,
+    NH: number,
+    pqkv: Float32Array,
+    pref: Int32Array,
+    Tk: number
   ): void {
     const at = pqkv.buffer === dqkv.buffer && pref.buffer === dqkv.buffer && lens.buffer === dqkv.buffer ? owner(dqkv, dpqkv, scratch, dout, qkv, att) : undefined
     if (at === undefined) return attentionBackwardPrefixed(dqkv, dpqkv, scratch, dout, qkv, att, lens, B, T, C, NH, pqkv, pref, Tk)
-    const dq = dqkv.byteOffset, dp = dpqkv.byteOffset, s = scratch.byteOffset, g = dout.byteOffset, q = qkv.byteOffset, a = att.byteOffset
-    const l = lens.byteOffset, pq = pqkv.byteOffset, pr = pref.byteOffset
+    const dq = dqkv.byteOffset,
+      dp = dpqkv.byteOffset,
+      s = scratch.byteOffset,
+      g = dout.byteOffset,
+      q = qkv.byteOffset,
+      a = att.byteOffset
+    const l = lens.byteOffset,
+      pq = pqkv.byteOffset,
+      pr = pref.byteOffset
     // Both threads add into the prefix gradients: split only between rows of different prefixes,
     // so each prefix's sum keeps its one-thread order. The worker's scratch is the second half.
     const h = scratch.length >= 2 * Tk && B >= 2 ? prefixBoundary(pref, B) : 0
     const pool = h > 0 ? splitter(B * T * Tk * C, backend.splitMatmul) : undefined
     if (pool === undefined) return at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, B, T, C, NH, pq, pr, Tk)
-    pool.start(at.memory, "attention_backward_prefixed", [dq + 4 * h * T * 3 * C, dp, s + 4 * Tk, g + 4 * h * T * C, q + 4 * h * T * 3 * C, a + 4 * h * NH * T * Tk, l + 4 * h, B - h, T, C, NH, pq, pr + 8 * h, Tk])
+    pool.start(at.memory, "attention_backward_prefixed", [
+      dq + 4 * h * T * 3 * C,
+      dp,
+      s + 4 * Tk,
+      g + 4 * h * T * C,
+      q + 4 * h * T * 3 * C,
+      a + 4 * h * NH * T * Tk,
+      l + 4 * h,
+      B - h,
+      T,
+      C,
+      NH,
+      pq,
+      pr + 8 * h,
+      Tk
+    ])
     at.ex.attention_backward_prefixed(dq, dp, s, g, q, a, l, h, T, C, NH, pq, pr, Tk)
     pool.join()
   }
 
-  function fastAttentionDecode(out: Float32Array, outOff: number, att: Float32Array, q: Float32Array, qOff: number, kc: Float32Array, vc: Float32Array, kvOff: number, t: number, C: number, NH: number): void {
+  function fastAttentionDecode(
+    out: Float32Array,
+    outOff: number,
+    att: Float32Array,
+    q: Float32Array,
+    qOff: number,
+    kc: Float32Array,
+    vc: Float32Array,
+    kvOff: number,
+    t: number,
+    C: number,
+    NH: number
+  ): void {
     const at = owner(out, att, q, kc, vc)
     if (at === undefined) return attentionDecode(out, outOff, att, q, qOff, kc, vc, kvOff, t, C, NH)
     at.ex.attention_decode(out.byteOffset + 4 * outOff, att.byteOffset, q.byteOffset + 4 * qOff, kc.byteOffset + 4 * kvOff, vc.byteOffset + 4 * kvOff, t, C, NH)
@@ -203,7 +333,8 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   function fastGeluForward(out: Float32Array, inp: Float32Array, N: number): void {
     const at = owner(out, inp)
     if (at === undefined) return geluForward(out, inp, N)
-    const o = out.byteOffset, x = inp.byteOffset
+    const o = out.byteOffset,
+      x = inp.byteOffset
     const pool = splitter(N, backend.splitPointwise)
     if (pool === undefined) return at.ex.gelu_forward(o, x, N)
     const h = half(N, 4)
@@ -215,7 +346,9 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   function fastGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number): void {
     const at = owner(dinp, inp, dout)
     if (at === undefined) return geluBackward(dinp, inp, dout, N)
-    const d = dinp.byteOffset, x = inp.byteOffset, g = dout.byteOffset
+    const d = dinp.byteOffset,
+      x = inp.byteOffset,
+      g = dout.byteOffset
     const pool = splitter(N, backend.splitPointwise)
     if (pool === undefined) return at.ex.gelu_backward(d, x, g, N)
     const h = half(N, 4)
@@ -227,7 +360,12 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   function fastLayernormForward(out: Float32Array, mean: Float32Array, rstd: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array, N: number, C: number): void {
     const at = owner(out, mean, rstd, inp, weight, bias)
     if (at === undefined) return layernormForward(out, mean, rstd, inp, weight, bias, N, C)
-    const o = out.byteOffset, mu = mean.byteOffset, rs = rstd.byteOffset, x = inp.byteOffset, w = weight.byteOffset, b = bias.byteOffset
+    const o = out.byteOffset,
+      mu = mean.byteOffset,
+      rs = rstd.byteOffset,
+      x = inp.byteOffset,
+      w = weight.byteOffset,
+      b = bias.byteOffset
     const pool = splitter(N * C, backend.splitPointwise)
     if (pool === undefined) return at.ex.layernorm_forward(o, mu, rs, x, w, b, N, C)
     // rows are independent (the backward sums dweight over rows, so it stays on one thread)
@@ -238,9 +376,16 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   }
 
   function fastLayernormBackward(
-    dinp: Float32Array, dweight: Float32Array, dbias: Float32Array,
-    dout: Float32Array, inp: Float32Array, weight: Float32Array, mean: Float32Array, rstd: Float32Array,
-    N: number, C: number
+    dinp: Float32Array,
+    dweight: Float32Array,
+    dbias: Float32Array,
+    dout: Float32Array,
+    inp: Float32Array,
+    weight: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    N: number,
+    C: number
   ): void {
     // eight arrays: the two not covered by owner's six are checked here
     const at = mean.buffer === dinp.buffer && rstd.buffer === dinp.buffer ? owner(dinp, dweight, dbias, dout, inp, weight) : undefined
@@ -251,7 +396,11 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   function fastHeadForward(probs: Float32Array, logprob: Float32Array, entropy: Float32Array, logits: Float32Array, targets: Int32Array, M: number, V: number, Vp: number): void {
     const at = owner(probs, logprob, entropy, logits, targets)
     if (at === undefined) return headForward(probs, logprob, entropy, logits, targets, M, V, Vp)
-    const p = probs.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset, z = logits.byteOffset, y = targets.byteOffset
+    const p = probs.byteOffset,
+      lp = logprob.byteOffset,
+      en = entropy.byteOffset,
+      z = logits.byteOffset,
+      y = targets.byteOffset
     const pool = M >= 2 ? splitter(M * V, backend.splitPointwise) : undefined
     if (pool === undefined) return at.ex.head_forward(p, lp, en, z, y, M, V, Vp)
     const h = M >> 1 // rows are independent
@@ -261,14 +410,29 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   }
 
   function fastHeadBackward(
-    dlogits: Float32Array, probs: Float32Array, logits: Float32Array, logprob: Float32Array, entropy: Float32Array, targets: Int32Array,
-    dlogprob: Float32Array, dentropy: Float32Array, M: number, V: number, Vp: number
+    dlogits: Float32Array,
+    probs: Float32Array,
+    logits: Float32Array,
+    logprob: Float32Array,
+    entropy: Float32Array,
+    targets: Int32Array,
+    dlogprob: Float32Array,
+    dentropy: Float32Array,
+    M: number,
+    V: number,
+    Vp: number
   ): void {
     // eight arrays: the two not covered by owner's six are checked here
     const at = dlogprob.buffer === dlogits.buffer && dentropy.buffer === dlogits.buffer ? owner(dlogits, probs, logits, logprob, entropy, targets) : undefined
     if (at === undefined) return headBackward(dlogits, probs, logits, logprob, entropy, targets, dlogprob, dentropy, M, V, Vp)
-    const d = dlogits.byteOffset, p = probs.byteOffset, z = logits.byteOffset, lp = logprob.byteOffset, en = entropy.byteOffset
-    const y = targets.byteOffset, gl = dlogprob.byteOffset, ge = dentropy.byteOffset
+    const d = dlogits.byteOffset,
+      p = probs.byteOffset,
+      z = logits.byteOffset,
+      lp = logprob.byteOffset,
+      en = entropy.byteOffset
+    const y = targets.byteOffset,
+      gl = dlogprob.byteOffset,
+      ge = dentropy.byteOffset
     const pool = M >= 2 ? splitter(M * V, backend.splitPointwise) : undefined
     if (pool === undefined) return at.ex.head_backward(d, p, z, lp, en, y, gl, ge, M, V, Vp)
     const h = M >> 1

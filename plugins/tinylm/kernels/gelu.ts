@@ -18,6 +18,6 @@ export function geluBackward(dinp: Float32Array, inp: Float32Array, dout: Float3
     const u = S * (x + 0.044715 * x * x * x)
     const th = Math.tanh(u)
     const sech2 = 1 - th * th
-    dinp[i] = dinp[i]! + ((0.5 * (1 + th) + 0.5 * x * sech2 * S * (1 + 3 * 0.044715 * x * x)) * d)
+    dinp[i] = dinp[i]! + (0.5 * (1 + th) + 0.5 * x * sech2 * S * (1 + 3 * 0.044715 * x * x)) * d
   }
 }

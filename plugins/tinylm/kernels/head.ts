@@ -14,7 +14,7 @@ export function headForward(probs: Float32Array, logprob: Float32Array, entropy:
     for (let i = 0; i < V; i++) if (logits[z + i]! > max) max = logits[z + i]!
     // one exp per entry: e_i = exp(z_i − max), p_i = e_i / Σe; H = lse − Σ p_i z_i
     let sum = 0
-    for (let i = 0; i < V; i++) sum += (probs[z + i] = Math.exp(logits[z + i]! - max))
+    for (let i = 0; i < V; i++) sum += probs[z + i] = Math.exp(logits[z + i]! - max)
     const lse = max + Math.log(sum)
     const inv = 1 / sum
     let pz = 0
@@ -32,9 +32,16 @@ export function headForward(probs: Float32Array, logprob: Float32Array, entropy:
 // dlogits (M,Vp) +=; log p_i = z_i − lse with lse = z_y − logprob (no log per entry)
 export function headBackward(
   dlogits: Float32Array,
-  probs: Float32Array, logits: Float32Array, logprob: Float32Array, entropy: Float32Array, targets: Int32Array,
-  dlogprob: Float32Array, dentropy: Float32Array,
-  M: number, V: number, Vp: number
+  probs: Float32Array,
+  logits: Float32Array,
+  logprob: Float32Array,
+  entropy: Float32Array,
+  targets: Int32Array,
+  dlogprob: Float32Array,
+  dentropy: Float32Array,
+  M: number,
+  V: number,
+  Vp: number
 ): void {
   for (let m = 0; m < M; m++) {
     const z = m * Vp
@@ -47,6 +54,6 @@ export function headBackward(
       const p = probs[z + i]!
       dlogits[z + i] = dlogits[z + i]! + (-dl * p - de * p * (logits[z + i]! - lse + h))
     }
-    dlogits[z + targets[m]!] = dlogits[z + targets[m]!]! + (dl)
+    dlogits[z + targets[m]!] = dlogits[z + targets[m]!]! + dl
   }
 }

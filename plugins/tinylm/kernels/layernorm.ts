@@ -26,9 +26,16 @@ export function layernormForward(out: Float32Array, mean: Float32Array, rstd: Fl
 
 // dinp (N,C) +=, dweight (C) +=, dbias (C) +=
 export function layernormBackward(
-  dinp: Float32Array, dweight: Float32Array, dbias: Float32Array,
-  dout: Float32Array, inp: Float32Array, weight: Float32Array, mean: Float32Array, rstd: Float32Array,
-  N: number, C: number
+  dinp: Float32Array,
+  dweight: Float32Array,
+  dbias: Float32Array,
+  dout: Float32Array,
+  inp: Float32Array,
+  weight: Float32Array,
+  mean: Float32Array,
+  rstd: Float32Array,
+  N: number,
+  C: number
 ): void {
   for (let n = 0; n < N; n++) {
     const x = n * C
@@ -49,9 +56,9 @@ export function layernormBackward(
       const norm = (inp[x + i]! - m) * s
       const d = dout[x + i]!
       const dnorm = weight[i]! * d
-      dbias[i] = dbias[i]! + (d)
-      dweight[i] = dweight[i]! + (norm * d)
-      dinp[x + i] = dinp[x + i]! + ((dnorm - dnormMean - norm * dnormNormMean) * s)
+      dbias[i] = dbias[i]! + d
+      dweight[i] = dweight[i]! + norm * d
+      dinp[x + i] = dinp[x + i]! + (dnorm - dnormMean - norm * dnormNormMean) * s
     }
   }
 }

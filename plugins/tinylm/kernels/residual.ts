@@ -12,7 +12,7 @@ export function residualForward(out: Float32Array, a: Float32Array, b: Float32Ar
 export function residualBackward(da: Float32Array, db: Float32Array, dout: Float32Array, N: number): void {
   for (let i = 0; i < N; i++) {
     const d = dout[i]!
-    da[i] = da[i]! + (d)
-    db[i] = db[i]! + (d)
+    da[i] = da[i]! + d
+    db[i] = db[i]! + d
   }
 }

@@ -17,9 +17,9 @@ export function valueBackward(dinp: Float32Array, dw: Float32Array, db: Float32A
     if (d === 0) continue
     const x = m * C
     for (let i = 0; i < C; i++) {
-      dinp[x + i] = dinp[x + i]! + (d * w[i]!)
-      dw[i] = dw[i]! + (d * inp[x + i]!)
+      dinp[x + i] = dinp[x + i]! + d * w[i]!
+      dw[i] = dw[i]! + d * inp[x + i]!
     }
-    db[0] = db[0]! + (d)
+    db[0] = db[0]! + d
   }
 }

@@ -33,13 +33,15 @@ const run = async (ckpt: Uint8Array, req: ScoresRequest) => {
 }
 
 const q = new URLSearchParams(location.search)
-const ck = q.get("checkpoint"), rq = q.get("request")
+const ck = q.get("checkpoint"),
+  rq = q.get("request")
 if (ck && rq) {
   const [a, b] = await Promise.all([fetch(ck).then((r) => r.arrayBuffer()), fetch(rq).then((r) => r.json())])
   await run(new Uint8Array(a), b as ScoresRequest)
 }
 $("go").addEventListener("click", async () => {
-  const f1 = ($("checkpoint") as HTMLInputElement).files?.[0], f2 = ($("request") as HTMLInputElement).files?.[0]
+  const f1 = ($("checkpoint") as HTMLInputElement).files?.[0],
+    f2 = ($("request") as HTMLInputElement).files?.[0]
   if (!f1 || !f2) return show({ error: "choose a checkpoint (.safetensors) and a request (.json)" })
   await run(new Uint8Array(await f1.arrayBuffer()), JSON.parse(await f2.text()) as ScoresRequest)
 })

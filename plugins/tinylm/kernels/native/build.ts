@@ -26,15 +26,35 @@ export const ISAS = [
 export type IsaName = (typeof ISAS)[number]["name"]
 
 const COMMON = [
-  "--target=x86_64-linux-gnu", "-O3", "-fPIC", "-ffreestanding", "-fno-builtin", "-nostdlib", "-fno-math-errno",
+  "--target=x86_64-linux-gnu",
+  "-O3",
+  "-fPIC",
+  "-ffreestanding",
+  "-fno-builtin",
+  "-nostdlib",
+  "-fno-math-errno",
   // a*b + c inside one expression becomes a fused multiply-add where the ISA has one
-  "-ffp-contract=on", "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
-  "-fvisibility=hidden", "-fno-ident", "-Wall", "-Werror"
+  "-ffp-contract=on",
+  "-fno-stack-protector",
+  "-fno-asynchronous-unwind-tables",
+  "-fno-unwind-tables",
+  "-fvisibility=hidden",
+  "-fno-ident",
+  "-Wall",
+  "-Werror"
 ]
 
 const LINK = [
-  "--target=x86_64-linux-gnu", "-shared", "-nostdlib", "-fuse-ld=lld", "-Wl,--build-id=none", "-Wl,-s", "-Wl,-z,defs",
-  "-Wl,--hash-style=gnu", `-Wl,-soname,${LIBRARY}`, "-Wl,-z,noexecstack"
+  "--target=x86_64-linux-gnu",
+  "-shared",
+  "-nostdlib",
+  "-fuse-ld=lld",
+  "-Wl,--build-id=none",
+  "-Wl,-s",
+  "-Wl,-z,defs",
+  "-Wl,--hash-style=gnu",
+  `-Wl,-soname,${LIBRARY}`,
+  "-Wl,-z,noexecstack"
 ]
 
 export const compile = (clang: string, outDir: string): Uint8Array => {

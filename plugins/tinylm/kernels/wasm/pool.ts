@@ -101,7 +101,8 @@ export class KernelPool {
 
   join(): void {
     this.waitFor(DONE, this.seq)
-    if (Atomics.load(this.ctl, FAILED) !== 0) throw new Error("tinylm: a kernel failed on the worker thread (a wasm trap, or the native library did not load there); run with RAGEN_THREADS=1 to see it on the main thread")
+    if (Atomics.load(this.ctl, FAILED) !== 0)
+      throw new Error("tinylm: a kernel failed on the worker thread (a wasm trap, or the native library did not load there); run with RAGEN_THREADS=1 to see it on the main thread")
   }
 }
 
