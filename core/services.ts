@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { CrossScorer, Policy, ScorerSpec, SweepExecutor } from "./contracts/index.ts"
-import { isUserError, UsageError, type UserError } from "./errors.ts"
+import { attemptPromise, isUserError, UsageError, type UserError } from "./errors.ts"
 import { Registry } from "./registry.ts"
 import { isComplete, listRunDirs, openRun, readRun } from "./results/store.ts"
 import { decodeInput } from "./schema/decode.ts"
@@ -38,8 +38,7 @@ export class Scorer extends Context.Service<
       Scorer,
       Scorer.of({
         id: spec?.id,
-        make: (policy) =>
-          spec ? Effect.tryPromise({ try: () => spec.make(options, policy), catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e)))) : Effect.succeed(undefined)
+        make: (policy) => (spec ? attemptPromise(() => spec.make(options, policy)) : Effect.succeed(undefined))
       })
     )
 }

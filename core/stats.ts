@@ -60,3 +60,14 @@ export const roundHalfEven = (x: number): number => {
  */
 export const lossAggs = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm", "seq-sum"] as const
 export type LossAgg = (typeof lossAggs)[number]
+
+/** Whether a group's returns are all equal up to `tolerance` (max − min ≤ tolerance). */
+export const allEqual = (returns: ReadonlyArray<number>, tolerance: number): boolean => {
+  let lo = Infinity
+  let hi = -Infinity
+  for (const r of returns) {
+    lo = Math.min(lo, r)
+    hi = Math.max(hi, r)
+  }
+  return hi - lo <= tolerance
+}

@@ -8,6 +8,7 @@
 import { Schema } from "effect"
 import type { Filter, FilterResult } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
+import { allEqual } from "../../core/stats.ts"
 import { withDefault as dflt } from "../../core/schema/defaults.ts"
 import { keepWhole, PosInt } from "./score.ts"
 
@@ -18,16 +19,6 @@ export const DapoDynamicOptions = Schema.Struct({
   tolerance: dflt(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), 1e-9)
 })
 export type DapoDynamicOptions = { readonly maxDraws: number; readonly tolerance: number }
-
-export const allEqual = (returns: ReadonlyArray<number>, tolerance: number): boolean => {
-  let lo = Infinity
-  let hi = -Infinity
-  for (const r of returns) {
-    lo = Math.min(lo, r)
-    hi = Math.max(hi, r)
-  }
-  return hi - lo <= tolerance
-}
 
 /** Whether the trainer should draw more prompts: fewer than `target` groups kept so far. */
 export const needsMoreGroups = (result: FilterResult, target: number): boolean => result.keep.length < target

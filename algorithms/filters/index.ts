@@ -1,5 +1,5 @@
 /** The built-in filters (the helpers to run any filter are in core/filters/). */
-export { allEqual, dapoDynamicFilter, needsMoreGroups } from "./dapo-dynamic.ts"
+export { dapoDynamicFilter, needsMoreGroups } from "./dapo-dynamic.ts"
 export { maxVarianceSubset } from "./max-variance.ts"
 export { minPFilter } from "./min-p.ts"
 export { noneFilter } from "./none.ts"

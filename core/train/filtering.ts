@@ -7,6 +7,7 @@
 import type { FilterResult, Group } from "../contracts/index.ts"
 import { filterStats, scoreMetricOf } from "../diagnostics/filter-stats.ts"
 import { derive } from "../rng.ts"
+import { allEqual } from "../stats.ts"
 import type { TrainContext } from "./context.ts"
 import { rollout, type RolloutBatch } from "./rollout.ts"
 import type { KeptTrajectory } from "./update.ts"
@@ -15,13 +16,6 @@ import type { KeptTrajectory } from "./update.ts"
 export const REDRAW_SEED_BASE = 50_000_000
 
 export const groupsOf = (b: RolloutBatch, offset: number): Group[] => b.seeds.map((seed, g) => ({ index: offset + g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
-
-const allEqual = (r: ReadonlyArray<number>): boolean => {
-  let lo = Infinity,
-    hi = -Infinity
-  for (const x of r) (lo = Math.min(lo, x)), (hi = Math.max(hi, x))
-  return hi - lo <= 1e-9
-}
 
 export interface Filtered {
   readonly kept: KeptTrajectory[]
@@ -54,7 +48,7 @@ export const filterStep = async (c: TrainContext, first: RolloutBatch, step: num
     const offset = draw * P
     const trajs = batch.trajectories.map((t) => Object.assign(t, { groupId: offset + t.group }))
     let groups = groupsOf(batch, offset)
-    if (dropEqual) groups = groups.filter((g) => !allEqual(g.returns))
+    if (dropEqual) groups = groups.filter((g) => !allEqual(g.returns, 1e-9))
     const result = await select(groups, draw)
     if (draw === 0) Object.assign(metrics, filterStats(groupsOf(batch, 0), result, scoreMetricOf(s.filter, s.filterOptions), s.filterId))
     for (const k of result.keep) {

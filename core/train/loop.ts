@@ -20,7 +20,7 @@ import { join } from "node:path"
 import type { FilterResult, Group } from "../contracts/index.ts"
 import { collapseAnnouncement, type CollapseCheck, collapseCheck } from "../diagnostics/collapse.ts"
 import type { MiEma } from "../diagnostics/mi.ts"
-import { isUserError, type UserError } from "../errors.ts"
+import { attemptPromise, attemptSync, isUserError, type UserError } from "../errors.ts"
 import type { SinkBinding } from "../metrics/fanout.ts"
 import type { MetricsLine, RunSummary } from "../schema/results.ts"
 import { ResultsStore, Scorer } from "../services.ts"
@@ -102,26 +102,20 @@ const lastValues = (lines: ReadonlyArray<MetricsLine>): Record<string, number | 
   return out
 }
 
-/** A promise as an Effect: user errors stay typed failures, anything else is a defect. */
-const attempt = <A>(f: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, UserError> =>
-  Effect.tryPromise({ try: f, catch: (e) => e }).pipe(Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e))))
-
 export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummary, UserError, ResultsStore | Scorer> =>
   Effect.gen(function* () {
     const store = yield* ResultsStore
     const log = o.onLog ?? ((l: string) => console.error(l))
     const { config, opts } = s
     const t0 = performance.now()
-    const opened = yield* Effect.try({ try: () => openRunFolder(store, config, { ...o, plugins: s.plugins }), catch: (e) => e }).pipe(
-      Effect.catch((e) => (isUserError(e) ? Effect.fail(e) : Effect.die(e)))
-    )
+    const opened = yield* attemptSync(() => openRunFolder(store, config, { ...o, plugins: s.plugins }))
     if (opened.complete) return opened.complete
     const { run, resumeFrom } = opened
     const lines = [...opened.lines]
     const initialPath = join(run.checkpointDir, "initial.ckpt")
 
     // Warm start (or the saved RL start of a resumed run). The SFT watches the abort signal itself.
-    const started = yield* attempt(async () => {
+    const started = yield* attemptPromise(async () => {
       try {
         return await initialPolicy(s, o.outDir, log, o.signal, resumeFrom ? initialPath : s.opts.init)
       } catch (e) {
@@ -140,13 +134,13 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
       // The policy chose its kernels when it was built: the record names the backend that runs.
       run.recordRuntime()
       mkdirSync(run.checkpointDir, { recursive: true })
-      yield* attempt(() => policy.save(initialPath))
+      yield* attemptPromise(() => policy.save(initialPath))
     }
     // The reference policy for KL is the RL start (post-SFT / --init) snapshot.
-    const ref = opts.klCoef > 0 ? yield* attempt(() => policy.snapshot()) : undefined
+    const ref = opts.klCoef > 0 ? yield* attemptPromise(() => policy.snapshot()) : undefined
     const state: TrainerState = resumeFrom?.state ?? { step: 0, wallSeconds: 0, peakValSuccess: null, finalValSuccess: null, miEma: {} }
     if (resumeFrom) {
-      yield* attempt(() => policy.load(resumeFrom.policyPath))
+      yield* attemptPromise(() => policy.load(resumeFrom.policyPath))
       log(`resume: from step ${state.step} (${resumeFrom.policyPath})`)
     }
     const scorer = yield* (yield* Scorer).make(policy)
@@ -168,7 +162,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
       o.onProgress?.({ step: m.step ?? 0, steps: config.steps, metrics: m })
     }
     const snapshot = (): TrainerState => ({ step, wallSeconds: state.wallSeconds + (performance.now() - t0) / 1000, peakValSuccess, finalValSuccess, miEma: structuredClone(miEma) })
-    const checkpoint = attempt(() => saveCheckpoint(run.checkpointDir, policy, snapshot(), opts.keepCheckpoints))
+    const checkpoint = attemptPromise(() => saveCheckpoint(run.checkpointDir, policy, snapshot(), opts.keepCheckpoints))
     const finish = (status: RunSummary["status"], extra: { error?: string; earlyStop?: string } = {}): RunSummary => {
       const summary = { status, stepsDone: step, wallSeconds: snapshot().wallSeconds, finalValSuccess, peakValSuccess, final: lastValues(lines), ...extra }
       run.writeSummary(summary)
@@ -176,13 +170,13 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     }
 
     const steps = Effect.gen(function* () {
-      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attempt(() => validate(policy, s.rollout, opts, config.seed, 0))) })
+      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attemptPromise(() => validate(policy, s.rollout, opts, config.seed, 0))) })
       // The collapse warning is a function of the history, so a resumed run logs the same.
       let previous: CollapseCheck | undefined = lines.length > 0 ? collapseCheck(lines, opts.collapse) : undefined
       while (step < config.steps) {
         const next = step + 1
         const m = yield* Effect.uninterruptible(
-          attempt(async () => {
+          attemptPromise(async () => {
             const line = await trainStep(c, next, apply)
             if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validate(policy, s.rollout, opts, config.seed, next))
             return line
