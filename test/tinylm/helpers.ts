@@ -1,6 +1,8 @@
 /** Finite-difference helpers for the tinylm kernel tests (float32 kernels, float64 losses). */
 import type { LossFn } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import { Rng } from "../../core/rng.ts"
+import { carveArena } from "../../plugins/tinylm/arena.ts"
+import type { Kernels } from "../../plugins/tinylm/kernels/dispatch.ts"
 
 export const randn = (n: number, rng: Rng, s = 1): Float32Array => {
   const x = new Float32Array(n)
@@ -83,4 +85,90 @@ export const wholeModelFdError = async (
     }
   }
   return worst
+}
+
+/** max |a − b| / (1 + |b|): the kernels' parity measure against the JS reference. */
+export const relDiff = (a: Float32Array, b: Float32Array): number => {
+  let w = 0
+  for (let i = 0; i < a.length; i++) w = Math.max(w, Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!)))
+  return w
+}
+
+export const absDiff = (a: Float32Array, b: Float32Array): number => {
+  let w = 0
+  for (let i = 0; i < a.length; i++) w = Math.max(w, Math.abs(a[i]! - b[i]!))
+  return w
+}
+
+/** Views in one memory, attached to a kernel backend, the f32 ones filled with N(0, s). */
+export const kernelArena = (sizes: Record<string, number>, rng: Rng, attach: (m: WebAssembly.Memory) => void, s = 1, ints: Record<string, number> = {}) => {
+  const a = carveArena([...Object.entries(sizes).map(([name, size]) => ({ name, size })), ...Object.entries(ints).map(([name, size]) => ({ name, size, kind: "i32" as const }))])
+  attach(a.memory)
+  for (const v of Object.values(a.f32)) for (let i = 0; i < v.length; i++) v[i] = rng.normal() * s
+  return a
+}
+
+/**
+ * Every kernel once on a memory filled with a marker byte: how many bytes changed, and how many
+ * of those lie outside the kernels' outputs (a kernel spilling to a C stack or past its output
+ * writes there). `transposed` also runs the broadcast-form matmul with its transposed-weight slot.
+ */
+export const strayWrites = (k: Kernels, attach: (m: WebAssembly.Memory) => void, o: { readonly transposed?: boolean } = {}): { stray: number; changed: number } => {
+  const rng = new Rng(10)
+  const BT = 5,
+    C = 12,
+    OC = 9,
+    B = 2,
+    T = 5,
+    NH = 3
+  const a = carveArena([
+    { name: "inp", size: BT * C },
+    { name: "w", size: OC * C },
+    { name: "b", size: OC },
+    { name: "dout", size: BT * OC },
+    { name: "qkv", size: B * T * 3 * C },
+    { name: "ay", size: B * T * C },
+    { name: "lens", size: B, kind: "i32" },
+    { name: "out", size: BT * OC },
+    { name: "dinp", size: BT * C },
+    { name: "dw", size: OC * C },
+    { name: "db", size: OC },
+    { name: "att", size: B * NH * T * T },
+    { name: "y", size: B * T * C },
+    { name: "dqkv", size: B * T * 3 * C },
+    { name: "scratch", size: T },
+    { name: "g", size: BT * C },
+    { name: "mean", size: BT },
+    { name: "rstd", size: BT },
+    { name: "lndx", size: BT * C },
+    { name: "lndw", size: C },
+    { name: "lndb", size: C },
+    ...(o.transposed ? [{ name: "wt", size: OC * C }] : [])
+  ])
+  attach(a.memory)
+  const bytes = new Uint8Array(a.memory.buffer)
+  bytes.fill(0x5a)
+  const f = a.f32
+  for (const n of ["inp", "w", "b", "dout", "qkv", "ay", "dinp", "dw", "db", "dqkv", "g"]) for (let i = 0; i < f[n]!.length; i++) f[n]![i] = rng.normal()
+  a.i32.lens!.set([5, 3])
+  const before = bytes.slice()
+  k.matmulForward(f.out!, f.inp!, f.w!, f.b!, BT, C, OC)
+  if (o.transposed) k.matmulForward(f.out!, f.inp!, f.w!, f.b!, BT, C, OC, f.wt!)
+  k.matmulBackward(f.dinp!, f.dw!, f.db!, f.dout!, f.inp!, f.w!, BT, C, OC)
+  k.attentionForward(f.y!, f.att!, f.qkv!, a.i32.lens!, B, T, C, NH)
+  k.attentionBackward(f.dqkv!, f.scratch!, f.ay!, f.qkv!, f.att!, a.i32.lens!, B, T, C, NH)
+  k.geluBackward(f.g!, f.inp!, f.dinp!, BT * C)
+  k.geluForward(f.g!, f.inp!, BT * C)
+  k.layernormForward(f.g!, f.mean!, f.rstd!, f.inp!, f.w!.subarray(0, C), f.w!.subarray(C, 2 * C), BT, C)
+  k.layernormBackward(f.lndx!, f.lndw!, f.lndb!, f.inp!, f.inp!, f.w!.subarray(0, C), f.mean!, f.rstd!, BT, C)
+  const names = ["out", ...(o.transposed ? ["wt"] : []), "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g", "mean", "rstd", "lndx", "lndw", "lndb"]
+  const outputs = names.map((n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const)
+  let stray = 0,
+    changed = 0
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === before[i]) continue
+    changed++
+    if (!outputs.some(([s, e]) => i >= s && i < e)) stray++
+  }
+  return { stray, changed }
 }

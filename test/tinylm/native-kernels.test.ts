@@ -9,14 +9,13 @@ import { afterAll, describe, expect, test } from "bun:test"
 import type { TrainItem } from "../../core/contracts/index.ts"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { carveArena } from "../../plugins/tinylm/arena.ts"
 import { type Kernels, kernels, plainKernels, useKernels, wasmKernels } from "../../plugins/tinylm/kernels/dispatch.ts"
 import { type NativeIsa, NATIVE_ISAS, nativeStatus } from "../../plugins/tinylm/kernels/native/ffi.ts"
 import { attachNative, nativeKernelsFor } from "../../plugins/tinylm/kernels/native/loader.ts"
 import type { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { nllLoss } from "../../plugins/tinylm/sft.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
-import { mixedLoss, wholeModelFdError } from "./helpers.ts"
+import { absDiff, kernelArena, mixedLoss, relDiff, strayWrites, wholeModelFdError } from "./helpers.ts"
 
 // Tolerance as for wasm: native sums in float32 (fused multiply-adds on AVX2/AVX-512, the JS
 // reference in float64) with a Cephes exp (rel. error ~2e-7): |native − js| / (1 + |js|) < 1e-4.
@@ -32,26 +31,11 @@ if (!st.ok) {
 const isas: NativeIsa[] = st.ok ? NATIVE_ISAS.slice(NATIVE_ISAS.indexOf(st.lib.cpuIsa)) : []
 const worstSeen: Record<string, number> = {}
 
-const relDiff = (a: Float32Array, b: Float32Array): number => {
-  let w = 0
-  for (let i = 0; i < a.length; i++) w = Math.max(w, Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!)))
-  return w
-}
-const absDiff = (a: Float32Array, b: Float32Array): number => {
-  let w = 0
-  for (let i = 0; i < a.length; i++) w = Math.max(w, Math.abs(a[i]! - b[i]!))
-  return w
-}
-
 for (const isa of isas) {
   const nk = nativeKernelsFor(isa)
   /** Views in one memory bound to this build, filled with N(0, s). */
-  const arena = (sizes: Record<string, number>, rng: Rng, s = 1, ints: Record<string, number> = {}) => {
-    const a = carveArena([...Object.entries(sizes).map(([name, size]) => ({ name, size })), ...Object.entries(ints).map(([name, size]) => ({ name, size, kind: "i32" as const }))])
-    attachNative(a.memory, isa)
-    for (const v of Object.values(a.f32)) for (let i = 0; i < v.length; i++) v[i] = rng.normal() * s
-    return a
-  }
+  const attach = (m: WebAssembly.Memory) => attachNative(m, isa)
+  const arena = (sizes: Record<string, number>, rng: Rng, s = 1, ints: Record<string, number> = {}) => kernelArena(sizes, rng, attach, s, ints)
   const check = (name: string, pairs: ReadonlyArray<readonly [Float32Array, Float32Array]>) => {
     const rel = Math.max(...pairs.map(([a, b]) => relDiff(a, b))),
       abs = Math.max(...pairs.map(([a, b]) => absDiff(a, b)))
@@ -63,63 +47,7 @@ for (const isa of isas) {
 
   describe(`native ${isa} kernels against the JS reference`, () => {
     test("writes nothing but its outputs", () => {
-      const rng = new Rng(10)
-      const BT = 5,
-        C = 12,
-        OC = 9,
-        B = 2,
-        T = 5,
-        NH = 3
-      const a = carveArena([
-        { name: "inp", size: BT * C },
-        { name: "w", size: OC * C },
-        { name: "b", size: OC },
-        { name: "dout", size: BT * OC },
-        { name: "qkv", size: B * T * 3 * C },
-        { name: "ay", size: B * T * C },
-        { name: "lens", size: B, kind: "i32" },
-        { name: "out", size: BT * OC },
-        { name: "dinp", size: BT * C },
-        { name: "dw", size: OC * C },
-        { name: "db", size: OC },
-        { name: "att", size: B * NH * T * T },
-        { name: "y", size: B * T * C },
-        { name: "dqkv", size: B * T * 3 * C },
-        { name: "scratch", size: T },
-        { name: "g", size: BT * C },
-        { name: "mean", size: BT },
-        { name: "rstd", size: BT },
-        { name: "lndx", size: BT * C },
-        { name: "lndw", size: C },
-        { name: "lndb", size: C },
-        { name: "wt", size: OC * C }
-      ])
-      attachNative(a.memory, isa)
-      const bytes = new Uint8Array(a.memory.buffer)
-      bytes.fill(0x5a)
-      const f = a.f32
-      for (const k of ["inp", "w", "b", "dout", "qkv", "ay", "dinp", "dw", "db", "dqkv", "g"]) for (let i = 0; i < f[k]!.length; i++) f[k]![i] = rng.normal()
-      a.i32.lens!.set([5, 3])
-      const before = bytes.slice()
-      nk.matmulForward(f.out!, f.inp!, f.w!, f.b!, BT, C, OC)
-      nk.matmulForward(f.out!, f.inp!, f.w!, f.b!, BT, C, OC, f.wt!)
-      nk.matmulBackward(f.dinp!, f.dw!, f.db!, f.dout!, f.inp!, f.w!, BT, C, OC)
-      nk.attentionForward(f.y!, f.att!, f.qkv!, a.i32.lens!, B, T, C, NH)
-      nk.attentionBackward(f.dqkv!, f.scratch!, f.ay!, f.qkv!, f.att!, a.i32.lens!, B, T, C, NH)
-      nk.geluBackward(f.g!, f.inp!, f.dinp!, BT * C)
-      nk.geluForward(f.g!, f.inp!, BT * C)
-      nk.layernormForward(f.g!, f.mean!, f.rstd!, f.inp!, f.w!.subarray(0, C), f.w!.subarray(C, 2 * C), BT, C)
-      nk.layernormBackward(f.lndx!, f.lndw!, f.lndb!, f.inp!, f.inp!, f.w!.subarray(0, C), f.mean!, f.rstd!, BT, C)
-      const outputs = ["out", "wt", "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g", "mean", "rstd", "lndx", "lndw", "lndb"].map(
-        (n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const
-      )
-      let stray = 0,
-        changed = 0
-      for (let i = 0; i < bytes.length; i++) {
-        if (bytes[i] === before[i]) continue
-        changed++
-        if (!outputs.some(([s, e]) => i >= s && i < e)) stray++
-      }
+      const { stray, changed } = strayWrites(nk, attach, { transposed: true })
       expect(changed).toBeGreaterThan(0) // the kernels ran natively (not the JS fallback on other views)
       expect(stray).toBe(0)
     })

@@ -8,7 +8,7 @@ import { carveArena } from "../../plugins/tinylm/arena.ts"
 import { type Kernels, kernels, plainKernels, selectKernels, useKernels, wasmKernels, wasmSelfCheck } from "../../plugins/tinylm/kernels/dispatch.ts"
 import { attachMemory } from "../../plugins/tinylm/kernels/wasm/loader.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
-import { mixedLoss, wholeModelFdError } from "./helpers.ts"
+import { kernelArena, mixedLoss, relDiff, strayWrites, wholeModelFdError } from "./helpers.ts"
 import type { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { nllLoss } from "../../plugins/tinylm/sft.ts"
 
@@ -20,72 +20,14 @@ const restore: Kernels = { ...kernels }
 afterAll(() => useKernels(restore))
 
 /** Views in one attached WebAssembly.Memory, filled with N(0, s). */
-const arena = (sizes: Record<string, number>, rng: Rng, s = 1) => {
-  const a = carveArena(Object.entries(sizes).map(([name, size]) => ({ name, size })))
-  attachMemory(a.memory)
-  for (const v of Object.values(a.f32)) for (let i = 0; i < v.length; i++) v[i] = rng.normal() * s
-  return a
-}
-const relDiff = (a: Float32Array, b: Float32Array): number => {
-  let w = 0
-  for (let i = 0; i < a.length; i++) w = Math.max(w, Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!)))
-  return w
-}
+const arena = (sizes: Record<string, number>, rng: Rng, s = 1) => kernelArena(sizes, rng, attachMemory, s)
 const report = (name: string, e: number) => console.log(`wasm vs js ${name}: max rel diff ${e.toExponential(2)}`)
 
 describe("WASM SIMD kernels against the JS reference", () => {
   test("the embedded module loads, passes its self-check and writes nothing but its outputs (no shadow stack)", () => {
     expect(wasmSelfCheck()).toBeLessThan(TOL)
     // the arena starts at byte 0 of the memory: a kernel that spilled to a C stack would scribble on it
-    const rng = new Rng(10)
-    const BT = 5,
-      C = 12,
-      OC = 9,
-      B = 2,
-      T = 5,
-      NH = 3
-    const a = carveArena([
-      { name: "inp", size: BT * C },
-      { name: "w", size: OC * C },
-      { name: "b", size: OC },
-      { name: "dout", size: BT * OC },
-      { name: "qkv", size: B * T * 3 * C },
-      { name: "ay", size: B * T * C },
-      { name: "lens", size: B, kind: "i32" },
-      { name: "out", size: BT * OC },
-      { name: "dinp", size: BT * C },
-      { name: "dw", size: OC * C },
-      { name: "db", size: OC },
-      { name: "att", size: B * NH * T * T },
-      { name: "y", size: B * T * C },
-      { name: "dqkv", size: B * T * 3 * C },
-      { name: "scratch", size: T },
-      { name: "g", size: BT * C },
-      { name: "mean", size: BT },
-      { name: "rstd", size: BT },
-      { name: "lndx", size: BT * C },
-      { name: "lndw", size: C },
-      { name: "lndb", size: C }
-    ])
-    attachMemory(a.memory)
-    const bytes = new Uint8Array(a.memory.buffer)
-    bytes.fill(0x5a)
-    const f = a.f32
-    for (const k of ["inp", "w", "b", "dout", "qkv", "ay", "dinp", "dw", "db", "dqkv", "g"]) for (let i = 0; i < f[k]!.length; i++) f[k]![i] = rng.normal()
-    a.i32.lens!.set([5, 3])
-    const before = bytes.slice()
-    wasmKernels.matmulForward(f.out!, f.inp!, f.w!, f.b!, BT, C, OC)
-    wasmKernels.matmulBackward(f.dinp!, f.dw!, f.db!, f.dout!, f.inp!, f.w!, BT, C, OC)
-    wasmKernels.attentionForward(f.y!, f.att!, f.qkv!, a.i32.lens!, B, T, C, NH)
-    wasmKernels.attentionBackward(f.dqkv!, f.scratch!, f.ay!, f.qkv!, f.att!, a.i32.lens!, B, T, C, NH)
-    wasmKernels.geluBackward(f.g!, f.inp!, f.dinp!, BT * C)
-    wasmKernels.geluForward(f.g!, f.inp!, BT * C)
-    wasmKernels.layernormForward(f.g!, f.mean!, f.rstd!, f.inp!, f.w!.subarray(0, C), f.w!.subarray(C, 2 * C), BT, C)
-    wasmKernels.layernormBackward(f.lndx!, f.lndw!, f.lndb!, f.inp!, f.inp!, f.w!.subarray(0, C), f.mean!, f.rstd!, BT, C)
-    const outputs = ["out", "dinp", "dw", "db", "att", "y", "dqkv", "scratch", "g", "mean", "rstd", "lndx", "lndw", "lndb"].map((n) => [a.offsets[n]!, a.offsets[n]! + f[n]!.byteLength] as const)
-    let stray = 0
-    for (let i = 0; i < bytes.length; i++) if (bytes[i] !== before[i] && !outputs.some(([s, e]) => i >= s && i < e)) stray++
-    expect(stray).toBe(0)
+    expect(strayWrites(wasmKernels, attachMemory).stray).toBe(0)
   })
 
   test("matmul forward and backward on ragged shapes (sizes not divisible by 4)", () => {
