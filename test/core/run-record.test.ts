@@ -137,6 +137,13 @@ describe("train --from", () => {
           return x
         })
     expect(strip(b)).toEqual(strip(a))
+    // A missing file, or a folder in its place, is one line naming --from.
+    const fromError = (path: string) => {
+      const exit = Effect.runSyncExit(readConfigFile(path))
+      return Exit.isFailure(exit) ? String((Cause.squash(exit.cause) as Error).message) : "(no error)"
+    }
+    expect(fromError(join(a, "nope.json"))).toContain("file does not exist")
+    expect(fromError(a)).toContain("not a regular file of at most 1 MB")
     // Flags override what --from gives.
     const over = Effect.runSync(configFromFlags({ from: join(a, first.runId, "config.json"), seed: "7" }, () => undefined))
     expect(over.seed).toBe(7)

@@ -5,9 +5,9 @@
  * checkpoint with results identical to an uninterrupted run.
  */
 import { Console, Effect } from "effect"
-import { readFileSync, statSync } from "node:fs"
 import { parse as parseYaml } from "yaml"
 import { UsageError } from "../../errors.ts"
+import { type FileReadError, readRegularFileSync, utf8 } from "../../files.ts"
 import { resolveSinks, SinkChoices } from "../../metrics/sinks.ts"
 import { decodeInput, decodeSync } from "../../schema/decode.ts"
 import { RunConfig } from "../../schema/run-config.ts"
@@ -23,17 +23,17 @@ const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filt
 export const readConfigFile = (path: string): Effect.Effect<Record<string, any>, UsageError> =>
   Effect.gen(function* () {
     const field = "--from"
-    let size: number
-    let isFile: boolean
+    let text: string
     try {
-      const st = statSync(path)
-      size = st.size
-      isFile = st.isFile()
-    } catch {
-      return yield* new UsageError({ field, message: `--from ${path}: file does not exist; pass a run's config.json or a config file (.json, .yaml)` })
+      text = utf8(readRegularFileSync(path, 1_000_000))
+    } catch (e) {
+      const code = (e as FileReadError).code
+      const message =
+        code === "ENOENT"
+          ? `--from ${path}: file does not exist; pass a run's config.json or a config file (.json, .yaml)`
+          : `--from ${path}: not a regular file of at most 1 MB (${(e as Error).message})`
+      return yield* new UsageError({ field, message })
     }
-    if (!isFile || size > 1_000_000) return yield* new UsageError({ field, message: `--from ${path}: not a regular file of at most 1 MB` })
-    const text = readFileSync(path, "utf8")
     let doc: unknown
     try {
       doc = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text)
