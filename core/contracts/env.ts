@@ -107,6 +107,13 @@ export interface EnvSpec<Options = any> {
   actionBudgetOf?(options: Options): number
   /** Whether the default per-turn prompt is the current state only (grid envs, single-turn tasks). */
   readonly markov: boolean
+  /**
+   * What identifies the instance in any observation of its episodes, the parts that move taken
+   * out (a map without its player, a level's walls and targets without boxes and player), so that
+   * validation instances are disjoint from training ones state by state (core/env/instance-split.ts).
+   * Default: the observation itself (a problem's text).
+   */
+  instanceKey?(observation: string): string
   /** The trainer's default generation cap per turn (tokens) when the teacher's completions need more than 64. */
   readonly maxTokens?: number
   /**

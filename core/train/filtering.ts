@@ -2,18 +2,15 @@
  * The filter of one training step, with dynamic sampling when the algorithm (DAPO) or the filter
  * (dapo-dynamic) asks for it: each draw of P prompts goes through the filter, all-equal groups
  * dropped first when asked, until P groups are kept or the draws run out. The filter statistics
- * are those of the first (the regular) draw. Redraws use seeds beyond any step's training seeds.
+ * are those of the first (the regular) draw. Redraws draw other seeds (core/train/instances.ts).
  */
 import type { FilterResult, Group } from "../contracts/index.ts"
 import { filterStats, scoreMetricOf } from "../diagnostics/filter-stats.ts"
-import { derive } from "../rng.ts"
 import { allEqual } from "../stats.ts"
 import type { TrainContext } from "./context.ts"
+import { samplingRng, trainSlotSeeds } from "./instances.ts"
 import { rollout, type RolloutBatch } from "./rollout.ts"
 import type { KeptTrajectory } from "./update.ts"
-
-/** Seeds beyond any step's training seeds for dynamic-sampling redraws. */
-export const REDRAW_SEED_BASE = 50_000_000
 
 export const groupsOf = (b: RolloutBatch, offset: number): Group[] => b.seeds.map((seed, g) => ({ index: offset + g, seed, returns: b.trajectories.filter((t) => t.group === g).map((t) => t.ret) }))
 
@@ -23,6 +20,8 @@ export interface Filtered {
   /** Rollout work of the redraws (the first draw's is the caller's). */
   readonly extraTokens: number
   readonly extraSampleSeconds: number
+  readonly extraRollouts: number
+  readonly extraEnvSteps: number
 }
 
 export const filterStep = async (c: TrainContext, first: RolloutBatch, step: number, select: (groups: ReadonlyArray<Group>, draw: number) => Promise<FilterResult>): Promise<Filtered> => {
@@ -36,13 +35,16 @@ export const filterStep = async (c: TrainContext, first: RolloutBatch, step: num
   const kept: KeptTrajectory[] = []
   let keptGroups = 0
   let extraTokens = 0,
-    extraSampleSeconds = 0
+    extraSampleSeconds = 0,
+    extraRollouts = 0,
+    extraEnvSteps = 0
   let batch = first
   for (let draw = 0; draw < maxDraws; draw++) {
     if (draw > 0) {
-      const extra = Array.from({ length: P }, (_, i) => REDRAW_SEED_BASE + ((step - 1) * maxDraws + draw) * P + i)
-      batch = await rollout(c.policy, s.rollout, extra, s.config.G, derive(s.config.seed, "rollout", step, draw))
+      batch = await rollout(c.policy, s.rollout, trainSlotSeeds(s, step, draw, maxDraws), s.config.G, samplingRng(s, "rollout", step, draw))
       extraTokens += batch.tokens
+      extraRollouts += batch.trajectories.length
+      extraEnvSteps += batch.trajectories.reduce((a, t) => a + t.turns.length, 0)
       extraSampleSeconds += batch.sampleSeconds
     }
     const offset = draw * P
@@ -60,5 +62,5 @@ export const filterStep = async (c: TrainContext, first: RolloutBatch, step: num
     if (maxDraws === 1 || keptGroups >= P) break
   }
   metrics["train/kept_groups"] = keptGroups
-  return { kept, metrics, extraTokens, extraSampleSeconds }
+  return { kept, metrics, extraTokens, extraSampleSeconds, extraRollouts, extraEnvSteps }
 }

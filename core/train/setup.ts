@@ -11,6 +11,7 @@
 import { Effect, Schema } from "effect"
 import type { Algorithm, EnvSpec, Filter, Plugin, PolicySpec, ScorerSpec } from "../contracts/index.ts"
 import { pluginHash } from "../config.ts"
+import { seedCache } from "../env/instance-split.ts"
 import { type UnknownIdError, UsageError } from "../errors.ts"
 import { Registry } from "../registry.ts"
 import { decodeInput } from "../schema/decode.ts"
@@ -90,7 +91,8 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       temperature: opts.temperature,
       topP: opts.topP,
       minP: opts.minP,
-      formatPenalty: opts.formatPenalty
+      formatPenalty: opts.formatPenalty,
+      ...(opts.instanceSplit ? { instanceSplit: seedCache() } : {})
     }
     const resolved: RunConfig = {
       ...config,

@@ -3,10 +3,11 @@
  * episodes with action noise ε and reasoning noise; each turn becomes (prompt, completion) with
  * core/prompt.ts, so SFT and RL see identical text. The env steps on the (noisy) action.
  *
- * Seeds: SFT episodes start at SFT_SEED_START (1,000,000, as DESIGN.md §10's prototype), disjoint
- * from the RL training seeds (10000 + …) and the validation seeds (123 …) of DESIGN.md §3.
+ * Seeds: SFT episodes start at SFT_SEED_START (1,000,000, as DESIGN.md §10's prototype); with the
+ * instance split their instances are training instances, never validation ones.
  */
 import type { EnvSpec, TeacherTurn } from "../contracts/index.ts"
+import { splitSeeds } from "../env/instance-split.ts"
 import { actionBudgetFor, withTimeLimit } from "../env/time-limit.ts"
 import { buildPrompt, formatCompletion } from "../prompt.ts"
 import { derive } from "../rng.ts"
@@ -23,6 +24,10 @@ export interface CollectOptions {
   /** Shown at the top of each prompt (undefined: Markov prompts, the grid-env default). */
   readonly instructions?: string | undefined
   readonly maxTurns?: number
+  /** Only training instances (core/env/instance-split.ts): never one that validation can meet. */
+  readonly instanceSplit?: boolean
+  /** Told each episode's first observation (tests check the instances SFT meets). */
+  readonly onEpisode?: (firstObservation: string) => void
 }
 
 /**
@@ -34,8 +39,10 @@ export const collectTeacherTurns = async (spec: EnvSpec, envOptions: unknown, o:
   // The harness's time limit, as in training: a teacher that slips plans for the steps left.
   const env = withTimeLimit(spec.make(envOptions), actionBudgetFor(spec, envOptions))
   const maxTurns = o.maxTurns ?? spec.maxTurns
-  for (let seed = o.seedStart ?? SFT_SEED_START; out.length < o.turns; seed++) {
+  for (let slot = o.seedStart ?? SFT_SEED_START; out.length < o.turns; slot++) {
+    const seed = o.instanceSplit ? (await splitSeeds(spec, envOptions, [slot], "train"))[0]! : slot
     let obs = env.resetAsync ? await env.resetAsync(seed) : env.reset(seed)
+    o.onEpisode?.(obs)
     const rng = derive(o.seed, "sft-teacher", seed)
     for (let turn = 0; turn < maxTurns && !env.done && out.length < o.turns; turn++) {
       const t = env.teach({ epsilon: o.epsilon, reasoningNoise: o.reasoningNoise }, rng)

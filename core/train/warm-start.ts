@@ -41,7 +41,8 @@ export const sftCacheKey = (s: TrainSetup, sftSeed: number): string => {
     eps: opts.teacherEpsilon,
     noise: opts.reasoningNoise,
     instructions: s.rollout.instructions ?? null,
-    maxTurns: s.rollout.maxTurns
+    maxTurns: s.rollout.maxTurns,
+    ...(opts.instanceSplit ? { instanceSplit: true } : {})
   })
 }
 
@@ -82,7 +83,8 @@ export const initialPolicy = async (
         reasoningNoise: opts.reasoningNoise,
         seed: sftSeed,
         instructions: s.rollout.instructions,
-        maxTurns: s.rollout.maxTurns
+        maxTurns: s.rollout.maxTurns,
+        instanceSplit: opts.instanceSplit
       })
       const r = await policy.sft(turns, {
         steps: opts.sftSteps,

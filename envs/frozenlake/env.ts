@@ -197,6 +197,8 @@ export const frozenLakeSpec: EnvSpec<FrozenLakeOptions> = {
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
   markov: true,
+  // The map is the instance: the player's square shown as frozen.
+  instanceKey: (observation) => observation.replaceAll("P", "_"),
   make: (options) => new FrozenLakeEnv(options),
   vocabulary: (o) => vocabularyOf(instructions(o), INVALID_LINE, LEGEND, ACTION_LINE, "P _ O G X √ player fell in a hole √ player reached the goal", TEACHER_WORDS, ACTIONS.join(" "), DIGITS),
   instructions

@@ -290,6 +290,8 @@ export const sokobanSpec: EnvSpec<SokobanOptions> = {
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
   markov: true,
+  // The room is the instance (walls, floor, targets); boxes and player move within an episode.
+  instanceKey: (observation) => observation.replace(/[XP]/g, "_").replace(/[√S]/g, "O"),
   make: (options) => new SokobanEnv(options),
   vocabulary: (o) => vocabularyOf(instructions(o), INVALID_LINE, LEGEND, ACTION_LINE, "# _ O X √ P S", TEACHER_WORDS, ACTIONS.join(" "), DIGITS),
   instructions

@@ -74,7 +74,7 @@ export default defineCommand({
         const policy = await makeTinyLM(policyOptions, { vocabulary: spec.vocabulary(envOptions), seed })
         // Same seed ⇒ same teacher turns and held-out split as the run that wrote the checkpoint.
         if (init !== undefined) await policy.load(init)
-        const data = await collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed })
+        const data = await collectTeacherTurns(spec, envOptions, { turns, epsilon, reasoningNoise, seed, instanceSplit: true })
         say(
           `sft ${envE.fullId}${init === undefined ? "" : ` from ${init}`}: ${policy.parameterCount} parameters, vocabulary ${policy.tokenizer.size}, ${data.length} teacher turns (ε ${epsilon}, reasoning noise ${reasoningNoise})`
         )
@@ -93,7 +93,7 @@ export default defineCommand({
         say(`checkpoint: ${path}`)
         if (valSeeds > 0) {
           const s = await policySuccess(policy, spec, envOptions, valSeeds, 0.5, seed, maxTokens)
-          const teacher = teacherSuccess(spec, envOptions, valSeeds, seed)
+          const teacher = await teacherSuccess(spec, envOptions, valSeeds, seed)
           const env = spec.make(envOptions)
           // 8 distinct validation states (as in the paper's P = 8 groups)
           const prompts = [...new Set(Array.from({ length: 64 }, (_, i) => buildPrompt({ observation: env.reset(VAL_SEED_START + i) })))].slice(0, 8)

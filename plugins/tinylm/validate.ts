@@ -1,4 +1,8 @@
-/** Validation success of a policy and of the env teacher on the fixed validation seeds (DESIGN.md §3: 123..). */
+/**
+ * Validation success of a policy and of the env teacher on the fixed validation seeds (DESIGN.md
+ * §3: 123..), as the trainer validates: on validation instances only (core/env/instance-split.ts).
+ */
+import { seedCache, splitSeeds } from "../../core/env/instance-split.ts"
 import { actionBudgetFor, withTimeLimit } from "../../core/env/time-limit.ts"
 import type { EnvSpec, Policy } from "../../core/contracts/index.ts"
 import { derive } from "../../core/rng.ts"
@@ -19,21 +23,28 @@ export const policySuccess = async (
   const seeds = Array.from({ length: n }, (_, i) => VAL_SEED_START + i)
   const b = await rollout(
     policy,
-    { spec, envOptions, maxTurns: spec.maxTurns, context: "markov", historyTurns: 0, instructions, maxTokens, temperature, topP: 1, minP: 0, formatPenalty: -0.1 },
+    { spec, envOptions, maxTurns: spec.maxTurns, context: "markov", historyTurns: 0, instructions, maxTokens, temperature, topP: 1, minP: 0, formatPenalty: -0.1, instanceSplit: seedCache() },
     seeds,
     1,
-    derive(seed, "sft-val", temperature)
+    derive(seed, "sft-val", temperature),
+    "validation"
   )
   return rolloutStats(b)
 }
 
 /** The teacher without action noise on the same seeds and turn limit. */
-export const teacherSuccess = (spec: EnvSpec, envOptions: unknown, n: number, seed: number): number => {
+export const teacherSuccess = async (spec: EnvSpec, envOptions: unknown, n: number, seed: number): Promise<number> => {
   // The harness's time limit, as in training: a teacher that slips plans for the steps left.
   const env = withTimeLimit(spec.make(envOptions), actionBudgetFor(spec, envOptions))
+  const seeds = await splitSeeds(
+    spec,
+    envOptions,
+    Array.from({ length: n }, (_, i) => VAL_SEED_START + i),
+    "validation"
+  )
   let ok = 0
   for (let i = 0; i < n; i++) {
-    env.reset(VAL_SEED_START + i)
+    env.reset(seeds[i]!)
     const rng = derive(seed, "teacher-val", i)
     for (let t = 0; t < spec.maxTurns && !env.done; t++) {
       const r = env.step(env.teach({ epsilon: 0, reasoningNoise: 0 }, rng).action)

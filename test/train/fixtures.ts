@@ -33,7 +33,8 @@ export const cfg = (over: Record<string, unknown> = {}, train: Record<string, un
     steps: 20,
     lr: 0.1,
     ...over,
-    train: { valSeeds: 32, evalEvery: 10, diagEvery: 5, checkpointEvery: 5, minibatches: 2, ...train }
+    // The bandit has two instances (a red and a green lamp): nothing to hold out for validation.
+    train: { valSeeds: 32, evalEvery: 10, diagEvery: 5, checkpointEvery: 5, minibatches: 2, instanceSplit: false, ...train }
   })
   if (!r.ok) throw new Error(r.message)
   return r.value

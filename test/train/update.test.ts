@@ -15,7 +15,8 @@ import { derive } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/schema/run-config.ts"
 import type { TrainContext } from "../../core/train/context.ts"
-import { filterStep, REDRAW_SEED_BASE } from "../../core/train/filtering.ts"
+import { filterStep } from "../../core/train/filtering.ts"
+import { trainSlotSeeds } from "../../core/train/instances.ts"
 import { rollout, type RolloutBatch } from "../../core/train/rollout.ts"
 import { runTraining } from "../../core/train/run.ts"
 import { resolveSetup, type TrainSetup } from "../../core/train/setup.ts"
@@ -44,7 +45,7 @@ const config = (over: Record<string, unknown> = {}, train: Record<string, unknow
     steps: 20,
     lr: 0.1,
     ...over,
-    train: { valSeeds: 32, evalEvery: 10, diagEvery: 0, checkpointEvery: 0, ...train }
+    train: { valSeeds: 32, evalEvery: 10, diagEvery: 0, checkpointEvery: 0, instanceSplit: false, ...train }
   })
   if (!r.ok) throw new Error(r.message)
   return r.value
@@ -162,14 +163,8 @@ describe("DAPO's dynamic sampling: redraw and refill", () => {
       seen.push([...groups])
       return none.select(groups, { options: s.filterOptions, rng: derive(1, "filter", 1, draw), step: 1 })
     })
-    // The second draw, rolled out again here from its seeds (step 1, draw 1: base + (0·3 + 1)·P + i) and rng: its non-equal groups in order.
-    const redraw = await rollout(
-      contextOf(s).policy,
-      s.rollout,
-      Array.from({ length: 4 }, (_, i) => REDRAW_SEED_BASE + 4 + i),
-      8,
-      derive(s.config.seed, "rollout", 1, 1)
-    )
+    // The second draw, rolled out again here from its seeds (step 1, draw 1) and rng: its non-equal groups in order.
+    const redraw = await rollout(contextOf(s).policy, s.rollout, trainSlotSeeds(s, 1, 1, 3), 8, derive(s.config.seed, "rollout", 1, 1))
     const nonEqual = [0, 1, 2, 3].filter((g) => spread(redraw.trajectories.filter((t) => t.group === g).map((t) => t.ret)) > 1e-9).map((g) => 4 + g)
     expect(f.metrics["train/draws"]).toBe(2)
     expect(f.metrics["train/kept_groups"]).toBe(4)
