@@ -1,0 +1,56 @@
+/**
+ * Probability of improvement, as rliable defines it (Agarwal et al. 2021, §4.3 and
+ * rliable.metrics.probability_of_improvement): on each task, P(X > Y) + ½·P(X = Y) for a run X
+ * of algorithm x and a run Y of algorithm y (the Mann–Whitney U statistic divided by n_x·n_y),
+ * then the average over tasks. Its interval uses the stratified bootstrap with x's and y's runs
+ * resampled independently within each task (rliable's StratifiedIndependentBootstrap), read as a
+ * percentile interval. It treats runs as independent samples even where they share seeds.
+ */
+import { Rng } from "../rng.ts"
+import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInterval } from "./bootstrap.ts"
+import { checkLevel, checkResamples } from "./check.ts"
+import { type AggregateInterval, checkTasks, stratifiedResample, type Tasks } from "./iqm.ts"
+
+/**
+ * P(X > Y) + ½·P(X = Y) over all pairs of one task's runs, from the rank-sum form of Mann–Whitney
+ * U (average ranks for ties): U_x = R_x − n_x(n_x + 1)/2, divided by n_x·n_y.
+ */
+export const mannWhitneyProbability = (x: ReadonlyArray<number>, y: ReadonlyArray<number>): number => {
+  checkTasks([x, y], "mannWhitneyProbability")
+  const all = [...x.map((v) => ({ v, fromX: true })), ...y.map((v) => ({ v, fromX: false }))].sort((a, b) => a.v - b.v)
+  let rankSumX = 0
+  for (let i = 0; i < all.length; ) {
+    let j = i
+    while (j + 1 < all.length && all[j + 1]!.v === all[i]!.v) j++
+    const rank = (i + j) / 2 + 1
+    for (let k = i; k <= j; k++) if (all[k]!.fromX) rankSumX += rank
+    i = j + 1
+  }
+  return (rankSumX - (x.length * (x.length + 1)) / 2) / (x.length * y.length)
+}
+
+/** The average over tasks of each task's P(x > y); the two sides must list the same tasks. */
+export const probabilityOfImprovement = (x: Tasks, y: Tasks): number => {
+  checkTasks(x, "probabilityOfImprovement: x")
+  checkTasks(y, "probabilityOfImprovement: y")
+  if (x.length !== y.length) throw new RangeError(`probabilityOfImprovement: x has ${x.length} tasks, y has ${y.length}`)
+  let s = 0
+  for (let t = 0; t < x.length; t++) s += mannWhitneyProbability(x[t]!, y[t]!)
+  return s / x.length
+}
+
+/** P(x > y) with its stratified-independent-bootstrap interval; null when no task has two runs on either side. */
+export const probabilityOfImprovementInterval = (x: Tasks, y: Tasks, options: BootstrapOptions = {}): AggregateInterval => {
+  const value = probabilityOfImprovement(x, y)
+  const level = options.level ?? DEFAULT_LEVEL
+  checkLevel(level, "probabilityOfImprovementInterval: level")
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES
+  checkResamples(resamples, "probabilityOfImprovementInterval")
+  const runs = [...x, ...y].reduce((a, t) => a + t.length, 0)
+  if ([...x, ...y].every((t) => t.length < 2)) return { value, lo: null, hi: null, level, tasks: x.length, runs, note: "one run per task and side: no interval" }
+  const rng = new Rng(options.seed ?? 0)
+  const dist = new Float64Array(resamples)
+  for (let b = 0; b < resamples; b++) dist[b] = probabilityOfImprovement(stratifiedResample(x, rng), stratifiedResample(y, rng))
+  dist.sort()
+  return { value, ...percentileInterval(dist, level), level, tasks: x.length, runs }
+}
