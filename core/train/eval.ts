@@ -2,28 +2,35 @@
  * Validation (DESIGN.md §3): one episode on each fixed seed valSeedStart.. at each validation
  * temperature (0.5 first, the headline; 1.0 shows action noise). Metrics are named
  * val/<stat>@<T>, e.g. val/success@0.5, val/fact_accuracy@1.0; reasoning/probe_fact_accuracy and
- * reasoning/probe_consistency repeat the headline temperature's reasoning fidelity.
+ * reasoning/probe_consistency repeat the headline temperature's reasoning fidelity. The first
+ * evalSamples episodes at the headline temperature go to `onSamples` (samples.jsonl).
  */
 import type { Policy } from "../contracts/index.ts"
 import { derive } from "../rng.ts"
+import type { SamplesLine } from "../schema/samples.ts"
 import { rollout, type RolloutSettings, rolloutStats } from "./rollout.ts"
+import { factsTeacher, sampleEpisode } from "./samples.ts"
 
 export const tempLabel = (t: number): string => (Number.isInteger(t) ? t.toFixed(1) : String(t))
 
 export const validate = async (
   policy: Policy,
   settings: RolloutSettings,
-  o: { readonly valSeeds: number; readonly valSeedStart: number; readonly valTemperatures: ReadonlyArray<number> },
+  o: { readonly valSeeds: number; readonly valSeedStart: number; readonly valTemperatures: ReadonlyArray<number>; readonly evalSamples?: number },
   seed: number,
-  step: number
+  step: number,
+  onSamples?: (line: SamplesLine) => void
 ): Promise<Record<string, number>> => {
   const out: Record<string, number> = {}
   if (o.valSeeds === 0) return out
   const seeds = Array.from({ length: o.valSeeds }, (_, i) => o.valSeedStart + i)
-  for (const T of o.valTemperatures) {
+  const keep = onSamples ? Math.min(o.evalSamples ?? 0, o.valSeeds) : 0
+  for (const [ti, T] of o.valTemperatures.entries()) {
+    const kept = ti === 0 && keep > 0
     // Sampling noise depends on (run seed, step, T) only, so a resumed run validates identically.
-    const b = await rollout(policy, { ...settings, temperature: T, topP: 1, minP: 0 }, seeds, 1, derive(seed, "val", step, T))
+    const b = await rollout(policy, { ...settings, temperature: T, topP: 1, minP: 0, ...(kept ? { teachFacts: factsTeacher(keep, step) } : {}) }, seeds, 1, derive(seed, "val", step, T))
     for (const [k, v] of Object.entries(rolloutStats(b))) out[`val/${k}@${tempLabel(T)}`] = v
+    if (kept) onSamples!({ step, temperature: T, episodes: b.trajectories.slice(0, keep).map(sampleEpisode) })
   }
   // Reasoning fidelity on the fixed validation probe, beside the training batch's reasoning/*.
   const h = tempLabel(o.valTemperatures[0] ?? 0.5)

@@ -23,6 +23,7 @@ import type { MiEma } from "../diagnostics/mi.ts"
 import { attemptPromise, attemptSync, isUserError, type UserError } from "../errors.ts"
 import type { SinkBinding } from "../metrics/fanout.ts"
 import type { MetricsLine, RunSummary } from "../schema/results.ts"
+import type { SamplesLine } from "../schema/samples.ts"
 import { ResultsStore, Scorer } from "../services.ts"
 import { derive } from "../rng.ts"
 import { saveCheckpoint, type TrainerState } from "./checkpoint.ts"
@@ -32,6 +33,7 @@ import { tempLabel, validate } from "./eval.ts"
 import { filterStep } from "./filtering.ts"
 import { rollout, rolloutStats } from "./rollout.ts"
 import { openRunFolder } from "./run-folder.ts"
+import { appendSamples } from "../results/samples.ts"
 import type { TrainSetup } from "./setup.ts"
 import { update } from "./update.ts"
 import { initialPolicy, sftMetrics } from "./warm-start.ts"
@@ -147,6 +149,8 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     const miEma: Record<string, MiEma> = structuredClone(state.miEma)
     const c: TrainContext = { s, policy, ref, scorer, miEma, resolveFilter: o.resolveFilter }
     const apply = o.applyFilter
+    // samples.jsonl: a few validation episodes per evaluation (core/train/samples.ts).
+    const keepSamples = (line: SamplesLine) => appendSamples(run.dir, line)
 
     const headline = `val/success@${tempLabel(opts.valTemperatures[0] ?? 0.5)}`
     let { peakValSuccess, finalValSuccess } = state
@@ -170,7 +174,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     }
 
     const steps = Effect.gen(function* () {
-      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attemptPromise(() => validate(policy, s.rollout, opts, config.seed, 0))) })
+      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attemptPromise(() => validate(policy, s.rollout, opts, config.seed, 0, keepSamples))) })
       // The collapse warning is a function of the history, so a resumed run logs the same.
       let previous: CollapseCheck | undefined = lines.length > 0 ? collapseCheck(lines, opts.collapse) : undefined
       while (step < config.steps) {
@@ -178,7 +182,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
         const m = yield* Effect.uninterruptible(
           attemptPromise(async () => {
             const line = await trainStep(c, next, apply)
-            if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validate(policy, s.rollout, opts, config.seed, next))
+            if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validate(policy, s.rollout, opts, config.seed, next, keepSamples))
             return line
           })
         )

@@ -38,6 +38,8 @@ export const TrainOptions = Schema.Struct({
   /** Number of fixed validation seeds valSeedStart.. (§10 uses 256). */
   valSeeds: dflt(NonNegInt, 256),
   valSeedStart: dflt(Schema.Int, 123),
+  /** Validation episodes kept per evaluation in samples.jsonl (the first validation seeds, headline temperature; 0 = none). */
+  evalSamples: dflt(NonNegInt, 4),
   /** Validate every N steps, before training (step 0) and after the last step; 0 = only at 0 and the end. */
   evalEvery: dflt(NonNegInt, 10),
   // ---- diagnostics

@@ -33,6 +33,8 @@ export interface RolloutSettings {
   readonly temperature: number
   readonly topP: number
   readonly minP: number
+  /** Asked before each turn of trajectory i for the teacher's facts of its state (samples.jsonl); undefined: none kept. */
+  readonly teachFacts?: (trajectory: number, env: Env, turn: number) => ReadonlyArray<string> | null | undefined
   readonly formatPenalty: number
   /** Actions per trajectory before truncation (the time-limit wrapper); default: the spec's actionBudget. */
   readonly actionBudget?: number
@@ -51,6 +53,8 @@ export interface TurnRecord {
   readonly reward: number
   /** Teacher-grounded fidelity; undefined when the format was invalid. */
   readonly grade: ReasoningGrade | undefined
+  /** The teacher's facts for the state this turn's prompt showed: only where `teachFacts` gave them (samples). */
+  readonly facts?: ReadonlyArray<string> | null
 }
 
 export interface Trajectory {
@@ -121,6 +125,8 @@ export const rollout = async (policy: Policy, s: RolloutSettings, seeds: Readonl
       let grade: ReasoningGrade | undefined
       let actionValid = false
       const shownObs = obs[i]!
+      // Before the step: the state the policy saw (core/train/samples.ts; the sampling rng is not touched).
+      const facts = s.teachFacts?.(i, env, turn)
       if (parsed.valid) {
         const before = env.state()
         // Remote-backed envs step asynchronously; the local (sync) path stays await-free.
@@ -144,7 +150,8 @@ export const rollout = async (policy: Policy, s: RolloutSettings, seeds: Readonl
         formatValid: parsed.valid,
         actionValid,
         reward,
-        grade
+        grade,
+        ...(facts !== undefined ? { facts } : {})
       })
       tr.ret += reward
       history[i]!.push({

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { writeFileAtomic } from "../results/atomic.ts"
+import { SAMPLES_FILE, truncateSamples } from "../results/samples.ts"
 import { type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
 import type { ResultsStore } from "../services.ts"
 import { decodeSync } from "../schema/decode.ts"
@@ -63,8 +64,10 @@ export const openRunFolder = (store: ResultsStore["Service"], config: RunConfig,
   }
   if (!resumeFrom) {
     rmSync(join(run.dir, "metrics.jsonl"), { force: true })
+    rmSync(join(run.dir, SAMPLES_FILE), { force: true })
     rmSync(run.checkpointDir, { recursive: true, force: true })
     return { run, lines: [] }
   }
+  truncateSamples(run.dir, resumeFrom.state.step)
   return { run, resumeFrom, lines: truncateMetrics(run, resumeFrom.state.step) }
 }
