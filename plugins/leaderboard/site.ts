@@ -1,5 +1,6 @@
 /** Build and write the site: leaderboard.json, leaderboard.md, index.html under `siteDir`. */
 import { Effect } from "effect"
+import { writeEpisodePages } from "./episodes.ts"
 import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
 import { join, relative, resolve } from "node:path"
 import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
@@ -30,5 +31,7 @@ export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string): E
     writeJsonAtomic(files.json, leaderboard)
     writeFileAtomic(files.md, renderMarkdown(leaderboard) + (agents.length > 0 ? `\n## Agents\n\n${agentsMarkdown(agents)}\n` : ""))
     writeFileAtomic(files.html, renderHtml(leaderboard, agents.length > 0 ? agentsHtml(agents, link) : ""))
+    // Per run, the validation episodes its evaluations kept (samples.jsonl): episodes/index.html.
+    yield* writeEpisodePages(runs, siteDir)
     return { leaderboard, files }
   })
