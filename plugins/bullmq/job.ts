@@ -16,7 +16,7 @@ export const PluginRef = Schema.Struct({ name: Schema.String, version: Schema.St
 export type PluginRef = typeof PluginRef.Type
 
 /** The files of a run folder that travel back (checkpoints stay on the worker). */
-export const RUN_FILES = ["config.json", "metrics.jsonl", "summary.json"] as const
+export const RUN_FILES = ["config.json", "metrics.jsonl", "samples.jsonl", "summary.json"] as const
 
 /** One file, gzip then base64: metrics.jsonl of a real run is hundreds of kB of repetitive JSON. */
 export const PackedFile = Schema.Struct({ name: Schema.Literals(RUN_FILES), gz: Schema.String })
