@@ -61,10 +61,12 @@ const mean = (xs: ReadonlyArray<number>): number | null => (xs.length === 0 ? nu
 /** Mean teacher-graded fact accuracy over the graded turns of some episodes. */
 const factAccuracyOf = (episodes: ReadonlyArray<SampleEpisode>): number | null => mean(episodes.flatMap((e) => e.turns.flatMap((u) => (u.factAccuracy === null ? [] : [u.factAccuracy]))))
 
-const episodeHtml = (e: SampleEpisode): string => {
+const episodeHtml = (e: SampleEpisode, open: boolean): string => {
   const h: string[] = []
   const outcome = e.success ? '<span class="ok">success</span>' : '<span class="bad">no success</span>'
-  h.push(`<details data-seed="${e.seed}"><summary>seed ${e.seed} · ${outcome} · return ${num(e.return)} · ${e.turns.length} turns${e.omittedTurns ? ` (+${e.omittedTurns} left out)` : ""}</summary>`)
+  h.push(
+    `<details data-seed="${e.seed}"${open ? " open" : ""}><summary>seed ${e.seed} · ${outcome} · return ${num(e.return)} · ${e.turns.length} turns${e.omittedTurns ? ` (+${e.omittedTurns} left out)` : ""}</summary>`
+  )
   h.push("<table><thead><tr><th>turn</th><th>prompt</th><th>reasoning</th><th>action</th><th>reward</th><th>teacher's facts</th><th>fact acc.</th><th>consist.</th></tr></thead><tbody>")
   e.turns.forEach((u, i) => {
     const reasoning = u.response !== undefined ? `${pre(u.reasoning)}<p class="note">did not parse; the response:</p>${pre(u.response)}` : pre(u.reasoning)
@@ -131,7 +133,7 @@ export const renderEpisodesPage = (run: EpisodesRun, allLines: ReadonlyArray<Sam
   for (const l of lines) {
     const ok = l.episodes.filter((e) => e.success).length
     h.push(`<section class="step" id="step-${l.step}"><h3>step ${l.step} · T=${l.temperature} · ${ok}/${l.episodes.length} successes · fact accuracy ${num(factAccuracyOf(l.episodes))}</h3>`)
-    for (const e of l.episodes) h.push(episodeHtml(e))
+    l.episodes.forEach((e, i) => h.push(episodeHtml(e, i === 0)))
     h.push("</section>")
   }
   h.push("</main>")
