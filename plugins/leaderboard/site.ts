@@ -4,19 +4,20 @@ import { writeEpisodePages } from "./episodes.ts"
 import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
 import { join, relative, resolve } from "node:path"
 import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
-import { buildLeaderboard, collectRuns } from "./build.ts"
+import { buildLeaderboard, collectRuns, type RunInput } from "./build.ts"
 import { renderHtml } from "./html.ts"
 import { renderMarkdown } from "./markdown.ts"
-import type { Leaderboard } from "./schema.ts"
+import type { Leaderboard, Problem } from "./schema.ts"
 
 export interface SiteWritten {
   readonly leaderboard: Leaderboard
   readonly files: { readonly json: string; readonly md: string; readonly html: string }
 }
 
-export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string): Effect.Effect<SiteWritten> =>
+/** `collected`: runs gathered by the caller (compact folders, a joined reference set) instead of collectRuns. */
+export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }>): Effect.Effect<SiteWritten> =>
   Effect.gen(function* () {
-    const { runs, problems, sources } = yield* collectRuns(resultDirs, siteDir)
+    const { runs, problems, sources } = yield* collected ?? collectRuns(resultDirs, siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
     const agents: AgentEntry[] = []
     const agentProblems: Array<{ path: string; message: string }> = []

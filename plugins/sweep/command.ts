@@ -4,6 +4,9 @@ import { writeSite } from "../leaderboard/site.ts"
 import { UsageError } from "../../core/errors.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
+import { parseShard, shardRuns } from "../../core/sweep/shard.ts"
+import { maxBytesFlag } from "../leaderboard/compact-command.ts"
+import { type Compactor, makeCompactor } from "./compact-to.ts"
 import { createProgress } from "./progress.ts"
 import { defaultWorkers } from "./runner.ts"
 import { loadSpec } from "../../core/sweep/spec.ts"
@@ -30,12 +33,16 @@ export default defineCommand({
       flags: "--queue <url>",
       description: "Run on a Redis job queue (redis://[:password@]host:port[/db], rediss:// for TLS) served by `ragen-bench worker`; `sweep status|collect --queue URL` follow a detached one"
     },
-    { flags: "--detach", description: "With --queue: enqueue the runs and exit" }
+    { flags: "--detach", description: "With --queue: enqueue the runs and exit" },
+    { flags: "--shard <i/n>", description: "Run only the i-th of n contiguous slices of the grid (every run in exactly one slice; docs/sweeps.md)" },
+    { flags: "--compact-to <dir>", description: "Compact each run into this folder as it completes (ragen-bench results compact), to commit as shards finish" },
+    { flags: "--max-mb <n>", description: "With --compact-to: cap of the compact folder in megabytes", default: 10 }
   ],
   examples: [
     "ragen-bench sweep quick",
     "ragen-bench sweep table4 --workers 2 --out results/table4",
     "ragen-bench sweep my-sweep.yaml --dry-run",
+    "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to benchmarks/reference/standard",
     "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
     "ragen-bench sweep status --queue redis://10.0.0.5:6379"
   ],
@@ -59,13 +66,19 @@ export default defineCommand({
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
       const spec = yield* loadSpec(String(ref))
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
-      const runs = yield* expandGrid(spec)
+      const grid = yield* expandGrid(spec)
+      const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined
+      const runs = shard ? shardRuns(grid, shard) : grid
+      const shardNote = shard ? ` (shard ${shard.index}/${shard.count}: ${runs.length} of ${grid.length} runs)` : ""
+      if (opts.compactTo === true || opts.compactTo === "") return yield* new UsageError({ field: "--compact-to", message: "--compact-to needs a folder: --compact-to compact/" })
+      const maxBytes = yield* maxBytesFlag(opts.maxMb)
+      const compactor: Compactor | undefined = opts.compactTo !== undefined ? makeCompactor(outDir, String(opts.compactTo), maxBytes) : undefined
       const perRun = estimateGridSeconds(
         runs.map((r) => r.config),
         spec.secondsPerStep
       )
       if (opts.dryRun) {
-        const lines = [`sweep ${spec.name}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
+        const lines = [`sweep ${spec.name}${shardNote}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
         runs.forEach((r, i) => lines.push(`  ${r.runId}  ${r.label}  ${r.config.steps} steps  ~${fmtDuration(perRun[i]!)}`))
         lines.push(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, workers))} with ${workers} worker(s) (${fmtDuration(perRun.reduce((a, b) => a + b, 0))} of run time)`)
         return yield* Console.log(lines.join("\n"))
@@ -91,8 +104,16 @@ export default defineCommand({
           tty: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
           write: (s) => void process.stderr.write(s)
         })
-        process.stderr.write(`sweep ${spec.name}: ${runs.length} runs, ${onQueue ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}\n`)
-        const request = { outDir, signal: ac.signal, onEvent: progress.onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
+        process.stderr.write(`sweep ${spec.name}${shardNote}: ${runs.length} runs, ${onQueue ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}\n`)
+        const compactWarn = (id: string): void => {
+          const w = compactor?.add(id)
+          if (w !== undefined) process.stderr.write(`warning: ${terminalSafe(w)}\n`)
+        }
+        const onEvent = (e: Parameters<typeof progress.onEvent>[0]): void => {
+          progress.onEvent(e)
+          if (e.type === "done") compactWarn(e.run.runId)
+        }
+        const request = { outDir, signal: ac.signal, onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
         const plugins = (yield* Registry).data.plugins
         const outcome = yield* Effect.promise(() => exec.run({ ...request, runs, name: spec.name, plugins, detach: Boolean(opts.detach) }))
         progress.close()
@@ -102,15 +123,25 @@ export default defineCommand({
             `sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`
           )
         }
+        // Runs complete before this sweep (skipped) or collected from a queue: compacted now.
+        if (compactor) for (const r of runs) compactWarn(r.runId)
+        const compacted = compactor ? { compacted: compactor.compacted(), compactBytes: compactor.folderBytes() } : {}
         const site = yield* writeSite([outDir], siteDir)
         for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
         if (opts.json)
-          yield* Console.log(JSON.stringify({ sweep: spec.name, ...outcome, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } }, null, 2))
+          yield* Console.log(
+            JSON.stringify(
+              { sweep: spec.name, ...(shard ? { shard } : {}), ...outcome, ...compacted, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } },
+              null,
+              2
+            )
+          )
         else
           yield* Console.log(
             `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
           )
         if (!opts.json) yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
+        if (!opts.json && compactor) yield* Console.log(`compact: ${compactor.compacted()} run(s) in ${String(opts.compactTo)} (${compactor.folderBytes()} bytes)`)
         if (outcome.fatal !== undefined) {
           process.stderr.write(`error: the sweep could not run: ${outcome.fatal}\n`)
           process.exitCode = 1

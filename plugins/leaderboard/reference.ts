@@ -1,0 +1,131 @@
+/**
+ * Joining a published reference result set (a compact folder, by default the shipped
+ * benchmarks/reference/standard/) to a user's runs, so that their filter's row stands beside
+ * the published baselines without re-running them.
+ *
+ * A reference run joins when some run of the user's has the same resolved config apart from
+ * the seed, the filter and its options, and the kernel backend (policyOptions.kernels: backends
+ * are statistically equivalent, only exact re-runs need the same one), under the same
+ * results-semantics version. Every other reference run is left out, and for each of its
+ * configurations a note names what differs from the nearest configuration of the user's
+ * (the dotted config keys with both values, or the semantics versions).
+ * A reference run the user also has (same configuration, filter and seed) is not joined twice.
+ */
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { canonicalJson } from "../../core/hash.ts"
+import type { RunRead } from "../../core/results/store.ts"
+import type { RunInput } from "./build.ts"
+
+/** The shipped reference set (relative to this file, not to the working directory). */
+export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL("../../benchmarks/reference/standard/", import.meta.url))
+
+/** The default reference folder when it has been published, else undefined. */
+export const defaultReference = (): string | undefined => (existsSync(DEFAULT_REFERENCE_DIR) ? DEFAULT_REFERENCE_DIR : undefined)
+
+type ConfigFile = RunRead["config"]
+
+/** The configuration a reference run must share with a user's run: seed, filter and kernel backend aside. */
+export const comparable = (file: ConfigFile): Record<string, unknown> => {
+  const { seed: _s, filter: _f, filterOptions: _fo, policyOptions, ...rest } = file.config
+  const { kernels: _k, ...policy } = policyOptions as Record<string, unknown>
+  return { ...rest, policyOptions: policy }
+}
+
+const keyOf = (file: ConfigFile): string => canonicalJson({ config: comparable(file), semantics: file.semantics })
+const seedKeyOf = (file: ConfigFile): string => `${keyOf(file)}\u0000${file.config.filter}\u0000${canonicalJson(file.config.filterOptions)}\u0000${file.config.seed}`
+
+/** Dotted leaves: {a: {b: 1}} → a.b = "1". */
+const leaves = (v: unknown, prefix: string, out: Map<string, string>): Map<string, string> => {
+  if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0) {
+    for (const k of Object.keys(v as object).sort()) leaves((v as Record<string, unknown>)[k], prefix ? `${prefix}.${k}` : k, out)
+  } else out.set(prefix, String(canonicalJson(v)))
+  return out
+}
+
+export interface Difference {
+  readonly key: string
+  readonly reference: string
+  readonly yours: string
+}
+
+/** What differs between two runs' comparable configurations and semantics versions (sorted by key). */
+export const differences = (reference: ConfigFile, yours: ConfigFile): Difference[] => {
+  const a = leaves(comparable(reference), "", new Map())
+  const b = leaves(comparable(yours), "", new Map())
+  const out: Difference[] = []
+  for (const k of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const x = a.get(k) ?? "(unset)"
+    const y = b.get(k) ?? "(unset)"
+    if (x !== y) out.push({ key: k, reference: x, yours: y })
+  }
+  if (reference.semantics !== yours.semantics) out.push({ key: "results-semantics version", reference: String(reference.semantics), yours: String(yours.semantics) })
+  return out
+}
+
+const MAX_LISTED = 6
+
+const describe = (ds: ReadonlyArray<Difference>): string => {
+  const shown = ds.slice(0, MAX_LISTED).map((d) => `${d.key} (reference ${d.reference}, yours ${d.yours})`)
+  return shown.join(", ") + (ds.length > MAX_LISTED ? ` and ${ds.length - MAX_LISTED} more` : "")
+}
+
+export interface Joined {
+  /** The reference runs that join the user's rows. */
+  readonly runs: RunInput[]
+  /** One line per left-out reference configuration, and a count of what was joined. */
+  readonly notes: string[]
+  readonly left: number
+}
+
+export const joinReference = (yours: ReadonlyArray<RunInput>, reference: ReadonlyArray<RunInput>, label: string): Joined => {
+  const yourKeys = new Map<string, ConfigFile>()
+  const yourSeeds = new Set<string>()
+  const yourIds = new Set<string>()
+  for (const { run } of yours) {
+    yourKeys.set(keyOf(run.config), run.config)
+    yourSeeds.add(seedKeyOf(run.config))
+    yourIds.add(run.config.runId)
+  }
+  const runs: RunInput[] = []
+  let duplicates = 0
+  // reference configuration → its runs, for those no run of the user's shares
+  const leftOut = new Map<string, RunInput[]>()
+  for (const r of reference) {
+    const f = r.run.config
+    if (yourIds.has(f.runId) || yourSeeds.has(seedKeyOf(f))) {
+      duplicates++
+      continue
+    }
+    const key = keyOf(f)
+    if (yourKeys.has(key)) runs.push(r)
+    else leftOut.set(key, [...(leftOut.get(key) ?? []), r])
+  }
+  const notes: string[] = []
+  const unrelated: string[] = []
+  let left = 0
+  for (const group of leftOut.values()) {
+    left += group.length
+    const ref = group[0]!.run.config
+    const c = ref.config
+    // The nearest of the user's configurations of the same env and algorithm: fewest differences.
+    let best: Difference[] | undefined
+    for (const mine of yourKeys.values()) {
+      if (mine.config.env !== c.env || mine.config.algo !== c.algo) continue
+      const ds = differences(ref, mine)
+      if (!best || ds.length < best.length) best = ds
+    }
+    if (best) notes.push(`reference ${c.env} · ${c.algo}: ${group.length} run(s) left out of your rows, the configuration differs: ${describe(best)}`)
+    else unrelated.push(`${c.env} · ${c.algo}`)
+  }
+  if (unrelated.length > 0) {
+    const names = [...new Set(unrelated)].sort()
+    notes.push(
+      `reference: ${names.length} configuration(s) with no run of yours of the same env and algorithm left out (${names.slice(0, MAX_LISTED).join(", ")}${names.length > MAX_LISTED ? ", …" : ""})`
+    )
+  }
+  notes.unshift(
+    `reference ${label}: ${runs.length} of ${reference.length} run(s) joined beside yours${duplicates > 0 ? `, ${duplicates} you also have (yours kept)` : ""}${left > 0 ? `, ${left} left out` : ""}`
+  )
+  return { runs, notes, left }
+}
