@@ -100,10 +100,11 @@ export const renderEpisodesPage = (run: EpisodesRun, allLines: ReadonlyArray<Sam
     "<p class=\"note\">The episodes each evaluation kept (samples.jsonl): the first validation seeds at the headline temperature, so every step shows the same start states. Fact accuracy and consistency are the teacher's grades of the policy's reasoning for the state the prompt showed; the teacher's facts are what is true of that state.</p>"
   )
 
-  // The collapse at a glance: the same first state, step after step.
-  const seeds = [...new Set(lines.flatMap((l) => l.episodes.map((e) => e.seed)))]
+  // The collapse at a glance: the same first states, step after step; a template is one text for
+  // different states (fewer distinct texts than distinct states in a row).
+  const seeds = [...new Set(lines.flatMap((l) => l.episodes.map((e) => e.seed)))].slice(0, MAX_PAGE_EPISODES)
   h.push('<h2 id="first-turns">First-turn reasoning across steps</h2>')
-  h.push('<table class="first"><thead><tr><th>step</th>')
+  h.push('<table class="first"><thead><tr><th>step</th><th title="distinct first-turn texts / distinct start states">texts / states</th>')
   for (const seed of seeds) {
     const first = lines.flatMap((l) => l.episodes).find((e) => e.seed === seed && e.turns[0]?.facts)
     const facts = first?.turns[0]?.facts
@@ -111,7 +112,10 @@ export const renderEpisodesPage = (run: EpisodesRun, allLines: ReadonlyArray<Sam
   }
   h.push("</tr></thead><tbody>")
   for (const l of lines) {
-    h.push(`<tr><td class="num"><a href="#step-${l.step}">${l.step}</a></td>`)
+    const firsts = l.episodes.flatMap((e) => (e.turns[0] ? [e.turns[0]] : []))
+    const texts = new Set(firsts.map((u) => u.response ?? u.reasoning)).size
+    const states = new Set(firsts.map((u) => (u.facts ? JSON.stringify(u.facts) : u.prompt))).size
+    h.push(`<tr><td class="num"><a href="#step-${l.step}">${l.step}</a></td><td class="num${texts < states ? " bad" : ""}">${texts} / ${states}</td>`)
     for (const seed of seeds) {
       const u = l.episodes.find((e) => e.seed === seed)?.turns[0]
       h.push(u ? `<td>${pre(u.response ?? u.reasoning)}<span class="note">fact acc. ${num(u.factAccuracy)}</span></td>` : "<td>–</td>")

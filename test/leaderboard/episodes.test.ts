@@ -155,3 +155,17 @@ describe("episode pages", () => {
     expect(existsSync(join(site, episodesPagePath(s.runId)))).toBe(true)
   })
 })
+
+describe("the first-turn table", () => {
+  test("counts distinct texts against distinct states: one text for different states is marked", () => {
+    const turn = (reasoning: string, facts: string[]) => ({ prompt: facts.join(" "), reasoning, action: "Up", reward: 0, facts, factAccuracy: 1, consistency: 1 })
+    const ep = (seed: number, reasoning: string, facts: string[]) => ({ seed, success: true, return: 0, turns: [turn(reasoning, facts)] })
+    const lines: SamplesLine[] = [
+      { step: 0, temperature: 0.5, episodes: [ep(1, "player 0 0 goal 1 1", ["player 0 0", "goal 1 1"]), ep(2, "player 2 2 goal 0 3", ["player 2 2", "goal 0 3"])] },
+      { step: 10, temperature: 0.5, episodes: [ep(1, "player 1 1 goal 1 1", ["player 0 0", "goal 1 1"]), ep(2, "player 1 1 goal 1 1", ["player 2 2", "goal 0 3"])] }
+    ]
+    const html = renderEpisodesPage({ runId: "r", env: "e", algo: "a", filter: "f", seed: 0 }, lines)
+    expect(html).toContain('<td class="num">2 / 2</td>')
+    expect(html).toContain('<td class="num bad">1 / 2</td>')
+  })
+})

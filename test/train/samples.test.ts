@@ -105,6 +105,22 @@ describe("samples.jsonl from training", () => {
     }, 120_000)
   }
 
+  test("the real tinylm (js kernels, batched sampling): metrics identical with and without samples", async () => {
+    const run = async (evalSamples: number) => {
+      const out = tmp()
+      const config = cfg(
+        { steps: 2, P: 2, G: 4, lr: 1e-3, policy: "tinylm", policyOptions: { kernels: "js", ctx: 64, d: 16, layers: 1, heads: 2 } },
+        { minibatches: undefined, minibatchTrajectories: 4, sftSteps: 10, sftTurns: 64, sftBatch: 8, valSeeds: 8, evalEvery: 1, diagEvery: 1, evalSamples }
+      )
+      const s = await runTraining(config, { outDir: out, ...quiet })
+      expect(s.status).toBe("complete")
+      return join(out, s.runId)
+    }
+    const withSamples = await run(3)
+    expect(samplesOf(withSamples).map((l) => l.episodes.length)).toEqual([3, 3, 3])
+    expect(metricsOf(withSamples)).toEqual(metricsOf(await run(0)))
+  }, 120_000)
+
   test("a resumed run cuts samples.jsonl back to its checkpoint: the same file as an uninterrupted run", async () => {
     const a = tmp(),
       c = tmp()
