@@ -4,9 +4,11 @@
  */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { chromium } from "playwright-core"
 import { builtinPlugins } from "../../builtins.ts"
 import { SAMPLES_FILE } from "../../core/results/samples.ts"
 import { readRun } from "../../core/results/store.ts"
@@ -168,4 +170,47 @@ describe("the first-turn table", () => {
     expect(html).toContain('<td class="num">2 / 2</td>')
     expect(html).toContain('<td class="num bad">1 / 2</td>')
   })
+})
+
+const CHROMIUM = "/usr/bin/chromium"
+const chromiumAvailable = existsSync(CHROMIUM)
+if (!chromiumAvailable) {
+  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: .ci/run must apt-get install chromium`)
+  console.log(`skipping the episode page's headless-browser test: ${CHROMIUM} is missing (apt-get install -y chromium)`)
+}
+
+describe("an episode page in headless Chromium", () => {
+  test("hostile text runs nothing and shows as text; the last step shows until a step is picked", async () => {
+    if (!chromiumAvailable) return // reason printed above
+    const dir = tmp()
+    const file = join(dir, "page.html")
+    writeFileSync(file, renderEpisodesPage({ runId: "<script>alert(3)</script>", env: HOSTILE, algo: "a", filter: "f", seed: 0 }, [hostileLine(0), hostileLine(5)]))
+    const profile = mkdtempSync(join(tmpdir(), "ragen-chromium-"))
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"]
+    })
+    try {
+      const page = await browser.newPage()
+      const dialogs: string[] = []
+      page.on("dialog", (d) => {
+        dialogs.push(d.message())
+        void d.dismiss()
+      })
+      await page.goto(pathToFileURL(file).href)
+      expect(await page.evaluate(() => document.scripts.length)).toBe(0)
+      expect(await page.evaluate(() => document.querySelectorAll("img, iframe, object, embed").length)).toBe(0)
+      expect(await page.locator("#step-5 pre").first().textContent()).toContain("<script>alert(1)</script>")
+      expect(await page.locator("#step-5").isVisible()).toBe(true)
+      expect(await page.locator("#step-0").isVisible()).toBe(false)
+      await page.locator('nav.steps a[href="#step-0"]').click()
+      expect(await page.locator("#step-0").isVisible()).toBe(true)
+      expect(await page.locator("#step-5").isVisible()).toBe(false)
+      expect(dialogs).toEqual([])
+    } finally {
+      await browser.close()
+      rmSync(profile, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
