@@ -17,7 +17,7 @@ export const canonicalJson = (value: unknown): string => {
   return JSON.stringify(norm(value))
 }
 
-export const sha256Hex = (s: string): string => createHash("sha256").update(s).digest("hex")
+export const sha256Hex = (s: string | Uint8Array): string => createHash("sha256").update(s).digest("hex")
 
 /** 12 hex digits of sha256 over the canonical JSON. */
 export const contentHash = (value: unknown): string => sha256Hex(canonicalJson(value)).slice(0, 12)

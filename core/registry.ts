@@ -5,11 +5,11 @@
  * typed errors naming the plugins involved and listing the known ids.
  */
 import { Context, Effect, Layer } from "effect"
-import type { Algorithm, CommandDef, EnvSpec, ExecutorSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec, SinkSpec } from "./contracts/index.ts"
+import type { Algorithm, CommandDef, EnvSpec, ExecutorSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec, SinkSpec, WarmStart } from "./contracts/index.ts"
 import { flattenPlugins } from "./contracts/plugin.ts"
 import { DuplicateIdError, UnknownIdError } from "./errors.ts"
 
-export const kinds = ["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands"] as const
+export const kinds = ["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts"] as const
 export type Kind = (typeof kinds)[number]
 
 interface KindMap {
@@ -21,6 +21,7 @@ interface KindMap {
   executors: ExecutorSpec
   sinks: SinkSpec
   commands: CommandDef
+  warmstarts: WarmStart
 }
 
 export interface Entry<K extends Kind> {
@@ -47,7 +48,7 @@ export interface RegistryData {
 export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect<RegistryData, DuplicateIdError> =>
   Effect.gen(function* () {
     const plugins = flattenPlugins(inputs)
-    const entries = { envs: [], policies: [], algorithms: [], filters: [], scorers: [], executors: [], sinks: [], commands: [] } as {
+    const entries = { envs: [], policies: [], algorithms: [], filters: [], scorers: [], executors: [], sinks: [], commands: [], warmstarts: [] } as {
       [K in Kind]: Entry<K>[]
     }
     const seenPlugin = new Map<string, Plugin>()

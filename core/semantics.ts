@@ -12,5 +12,8 @@
  *     quantile/within-group rounding); minibatches of 32 whole trajectories; AdamW betas
  *     (0.9, 0.999); SFT teacher seeds from 1,000,000; MI rows of valid first turns only; the
  *     harness's time limit; model-agnostic env text.
+ * 3 — the run seed chooses the training instances (trainInstances per-seed); validation and
+ *     training/SFT instances disjoint (instanceSplit); shipped warm starts by default
+ *     (warmStart auto); budget/* metrics.
  */
-export const SEMANTICS_VERSION = 2
+export const SEMANTICS_VERSION = 3

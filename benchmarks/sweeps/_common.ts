@@ -8,17 +8,15 @@ import type { SweepSpecInput } from "../../core/sweep/spec.ts"
 
 export const LR = { stable: 1e-4, noisy: 1e-3 } as const
 
-/** Calibration of the quick preset (measured wall time in benchmarks/RESULTS.md; at most 15 min on 2 cores). */
+/** Calibration of the quick preset (measured wall time in benchmarks/RESULTS.md; at most 15 min on 2 cores, install included). */
 export const QUICK = {
-  steps: 40,
+  steps: 20,
   evalEvery: 10,
-  valSeeds: 256,
+  valSeeds: 64,
   P: 8,
   G: 8,
-  sftSteps: 400,
-  /** One SFT warm start per env, shared by the seeds (the seeds vary the RL). */
-  sftSeed: 1,
-  diagEvery: 5
+  seeds: [1, 2, 3, 4],
+  diagEvery: 10
 } as const
 
 /** Budgets of the paper-table presets (§10's setting: P=8, G=16, 256 validation seeds). */
@@ -32,8 +30,12 @@ export const PAPER = {
   seeds: [1, 2]
 } as const
 
-/** The SFT start leaves room to improve: teacher action noise ε = 0.5 (ε = 0 saturates, §10). */
-export const SFT_START = { sftSteps: PAPER.sftSteps, teacherEpsilon: 0.5 } as const
+/**
+ * The paper-table presets start from the shipped warm starts (`ragen-bench list warmstarts`;
+ * train.warmStart auto): one per env, shared by the seeds, so filter comparisons are paired.
+ * FrozenLake's and Sokoban's are 2,000 SFT steps at teacher ε = 0.5 (ε = 0 saturates, §10).
+ */
+export const SFT_START = {} as const
 
 export const NONE = "none"
 export const TOP_P = { id: "top-p", options: { p: 0.9 } } as const
@@ -44,7 +46,7 @@ export const RANDOM_LIKE_TOP_P = { id: "random", options: { like: "top-p", p: 0.
 export const FROZENLAKE = { id: "frozenlake", options: { successRate: 1 } } as const
 export const SOKOBAN = "sokoban"
 
-/** The paper-scale spec skeleton: budgets, SFT start, both learning rates, two seeds. */
+/** The paper-scale spec skeleton: budgets, the shipped warm starts, both learning rates, two seeds. */
 export const paperSpec = (s: {
   name: string
   description: string
@@ -57,3 +59,27 @@ export const paperSpec = (s: {
   fixed: { P: PAPER.P, G: PAPER.G, ...s.fixed, train: { ...SFT_START, ...s.fixed?.train } },
   budget: { steps: PAPER.steps, evalEvery: PAPER.evalEvery, valSeeds: PAPER.valSeeds }
 })
+
+/** The paper's top-p (Table 4, the reference script): softmax over group reward spreads, p = 0.9, zero-spread groups included. */
+export const PAPER_TOP_P = { id: "top-p-softmax", options: { p: 0.9, includeZero: true }, label: "top-p 0.9 (softmax, include zero)" } as const
+/** The control at the paper top-p's kept count on each batch. */
+export const RANDOM_LIKE_PAPER_TOP_P = { id: "random", options: { like: "top-p-softmax", p: 0.9, includeZero: true }, label: "random (top-p's count)" } as const
+
+/** The six envs of the standard suite, in the paper's order of Table 4 and then the rest. */
+export const SIX_ENVS = [SOKOBAN, FROZENLAKE, "metamathqa", "countdown", "searchqa", "webshop"] as const
+
+/**
+ * The standard suite's RL recipe (docs/standard-suite.md): PPO from the shipped warm start,
+ * P × G = 8 × 8, validation every 10 steps on 128 validation instances at T = 0.5 (the headline;
+ * T = 1.0 is left out to halve validation time), MI diagnostics every 10 steps.
+ */
+export const STANDARD = {
+  steps: 40,
+  evalEvery: 10,
+  valSeeds: 128,
+  P: 8,
+  G: 8,
+  lr: 3e-4,
+  seeds: [1, 2, 3, 4, 5],
+  train: { valTemperatures: [0.5], diagEvery: 10 }
+} as const

@@ -7,6 +7,7 @@ export type * from "./filter.ts"
 export type * from "./policy.ts"
 export type * from "./scorer.ts"
 export * from "./plugin.ts"
+export * from "./warm-start.ts"
 // For plugin authors: the harness's env checks and time limit.
 export { assertEnv, checkEnv } from "../check-env.ts"
 export { actionBudgetFor, withTimeLimit } from "../env/time-limit.ts"

@@ -10,6 +10,7 @@ import type { Filter } from "./filter.ts"
 import type { PolicySpec } from "./policy.ts"
 import type { ScorerSpec } from "./scorer.ts"
 import type { SinkSpec } from "./sink.ts"
+import type { WarmStart } from "./warm-start.ts"
 
 export interface Plugin {
   readonly name: string
@@ -25,6 +26,8 @@ export interface Plugin {
   readonly sinks?: ReadonlyArray<SinkSpec>
   /** CLI commands the host mounts (`sft`, `leaderboard`, `env serve`, ...). */
   readonly commands?: ReadonlyArray<CommandDef>
+  /** Shipped warm-start checkpoints (core/contracts/warm-start.ts). */
+  readonly warmstarts?: ReadonlyArray<WarmStart>
 }
 
 /** Falsy entries are skipped and arrays flattened (presets), as in Rollup/ESLint configs. */

@@ -89,8 +89,8 @@ export interface TrainablePolicy extends Policy {
   zeroGrad(): void
   /** A frozen copy (the reference policy for KL). */
   snapshot(): Promise<Policy>
-  /** Save parameters, optimizer state and tokenizer to a checkpoint file. */
-  save(path: string): Promise<void>
+  /** Save parameters, optimizer state (unless `optimizer: false`: a shipped warm start) and tokenizer to a checkpoint file. */
+  save(path: string, options?: { readonly optimizer?: boolean }): Promise<void>
   /** Load a checkpoint written by `save`; fails on a model-config mismatch. */
   load(path: string): Promise<void>
   readonly parameterCount: number

@@ -86,19 +86,24 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       const path = k.split(".")
                       yield* setPath(raw, TOP.has(path[0]!) ? path : ["train", ...path], v, `axes.train "${tv!.label}"`)
                     }
-                    const where = `sweep ${spec.name}: run ${env.label} / ${algo.label} / ${filter.label} seed ${seed}`
-                    const setup = yield* resolveSetup(raw).pipe(Effect.mapError((e) => new UsageError({ field: "spec", message: `${where}: ${e.message}` })))
-                    const config: RunConfig = setup.config
-                    const { hash, runId } = runIdOf(config)
-                    if (seen.has(runId)) continue
-                    seen.add(runId)
-                    const parts = [env.label, algo.label, filter.label]
-                    if (a.PG) parts.push(`${config.P}x${config.G}`)
-                    if (a.lr) parts.push(`lr=${config.lr}`)
-                    if (model !== undefined) parts.push(model)
-                    if (tv) parts.push(tv.label)
-                    parts.push(`s${seed}`)
-                    out.push({ runId, hash, config, label: parts.join(" ") })
+                    // The noise floor: next to each `none` run, the same run on another sampling stream.
+                    const variants: Array<[Record<string, any>, string]> = [[raw, filter.label]]
+                    if (spec.noiseFloor && filter.id === "none") variants.push([{ ...raw, train: { ...raw.train, samplingStream: 1 } }, "none′ (noise floor)"])
+                    for (const [r, filterLabel] of variants) {
+                      const where = `sweep ${spec.name}: run ${env.label} / ${algo.label} / ${filterLabel} seed ${seed}`
+                      const setup = yield* resolveSetup(r).pipe(Effect.mapError((e) => new UsageError({ field: "spec", message: `${where}: ${e.message}` })))
+                      const config: RunConfig = setup.config
+                      const { hash, runId } = runIdOf(config)
+                      if (seen.has(runId)) continue
+                      seen.add(runId)
+                      const parts = [env.label, algo.label, filterLabel]
+                      if (a.PG) parts.push(`${config.P}x${config.G}`)
+                      if (a.lr) parts.push(`lr=${config.lr}`)
+                      if (model !== undefined) parts.push(model)
+                      if (tv) parts.push(tv.label)
+                      parts.push(`s${seed}`)
+                      out.push({ runId, hash, config, label: parts.join(" ") })
+                    }
                   }
                 }
               }

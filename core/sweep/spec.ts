@@ -70,6 +70,8 @@ export const SweepSpec = Schema.Struct({
   axes: Axes,
   fixed: dflt(Fixed, {}),
   budget: dflt(Budget, {}),
+  /** Add, next to each `none` run, the same run with train.samplingStream 1: the leaderboard's noise floor. */
+  noiseFloor: dflt(Schema.Boolean, false),
   /** Seconds per training step for --dry-run's estimate (default: core/sweep/estimate.ts). */
   secondsPerStep: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0)))
 })

@@ -6,7 +6,7 @@
  * evalSamples episodes at the headline temperature go to `onSamples` (samples.jsonl).
  */
 import type { Policy } from "../contracts/index.ts"
-import { derive } from "../rng.ts"
+import type { Rng } from "../rng.ts"
 import type { SamplesLine } from "../schema/samples.ts"
 import { rollout, type RolloutSettings, rolloutStats } from "./rollout.ts"
 import { factsTeacher, sampleEpisode } from "./samples.ts"
@@ -17,7 +17,8 @@ export const validate = async (
   policy: Policy,
   settings: RolloutSettings,
   o: { readonly valSeeds: number; readonly valSeedStart: number; readonly valTemperatures: ReadonlyArray<number>; readonly evalSamples?: number },
-  seed: number,
+  /** The sampling stream by labels (core/train/instances.ts samplingRng: the run seed's, or the noise floor's). */
+  stream: (...labels: Array<string | number>) => Rng,
   step: number,
   onSamples?: (line: SamplesLine) => void
 ): Promise<Record<string, number>> => {
@@ -28,7 +29,7 @@ export const validate = async (
   for (const [ti, T] of o.valTemperatures.entries()) {
     const kept = ti === 0 && keep > 0
     // Sampling noise depends on (run seed, step, T) only, so a resumed run validates identically.
-    const b = await rollout(policy, { ...settings, temperature: T, topP: 1, minP: 0, ...(kept ? { teachFacts: factsTeacher(keep, step) } : {}) }, seeds, 1, derive(seed, "val", step, T))
+    const b = await rollout(policy, { ...settings, temperature: T, topP: 1, minP: 0, ...(kept ? { teachFacts: factsTeacher(keep, step) } : {}) }, seeds, 1, stream("val", step, T), "validation")
     for (const [k, v] of Object.entries(rolloutStats(b))) out[`val/${k}@${tempLabel(T)}`] = v
     if (kept) onSamples!({ step, temperature: T, episodes: b.trajectories.slice(0, keep).map(sampleEpisode) })
   }

@@ -25,12 +25,12 @@ import type { SinkBinding } from "../metrics/fanout.ts"
 import type { MetricsLine, RunSummary } from "../schema/results.ts"
 import type { SamplesLine } from "../schema/samples.ts"
 import { ResultsStore, Scorer } from "../services.ts"
-import { derive } from "../rng.ts"
 import { saveCheckpoint, type TrainerState } from "./checkpoint.ts"
 import { NonFiniteUpdate, type TrainContext } from "./context.ts"
 import { gradDecompStep, miDiagnostics } from "./diagnose-step.ts"
 import { tempLabel, validate } from "./eval.ts"
 import { filterStep } from "./filtering.ts"
+import { samplingRng, trainSlotSeeds } from "./instances.ts"
 import { rollout, rolloutStats } from "./rollout.ts"
 import { openRunFolder } from "./run-folder.ts"
 import { appendSamples } from "../results/samples.ts"
@@ -60,9 +60,8 @@ const trainStep = async (c: TrainContext, step: number, apply: NonNullable<RunOp
   const tStep = performance.now()
   const m: Record<string, number> = { step }
 
-  // Rollout: P training seeds (advancing by P each step) × G trajectories.
-  const seeds = Array.from({ length: config.P }, (_, i) => opts.trainSeedStart + (step - 1) * config.P + i)
-  const batch = await rollout(policy, s.rollout, seeds, config.G, derive(config.seed, "rollout", step, 0))
+  // Rollout: P training seeds (core/train/instances.ts) × G trajectories.
+  const batch = await rollout(policy, s.rollout, trainSlotSeeds(s, step, 0, 1), config.G, samplingRng(s, "rollout", step, 0))
   for (const [k, v] of Object.entries(rolloutStats(batch))) m[k === "fact_accuracy" || k === "consistency" ? `reasoning/${k}` : `train/${k}`] = v
   let lpSum = 0,
     lpN = 0
@@ -74,7 +73,7 @@ const trainStep = async (c: TrainContext, step: number, apply: NonNullable<RunOp
   if (opts.diagEvery > 0 && (step === 1 || step % opts.diagEvery === 0)) {
     Object.assign(m, await miDiagnostics(c, batch, "mi/", step, ["first-turn", "trajectory"]))
     const probeSeeds = Array.from({ length: config.P }, (_, i) => opts.valSeedStart + i)
-    const probe = await rollout(policy, { ...s.rollout, maxTurns: 1 }, probeSeeds, config.G, derive(config.seed, "probe", step))
+    const probe = await rollout(policy, { ...s.rollout, maxTurns: 1 }, probeSeeds, config.G, samplingRng(s, "probe", step), "validation")
     Object.assign(m, await miDiagnostics(c, probe, "mi/probe_", step, ["first-turn"]))
   }
   if (opts.gradDecompEvery > 0 && step % opts.gradDecompEvery === 0) Object.assign(m, await gradDecompStep(c, batch))
@@ -94,6 +93,10 @@ const trainStep = async (c: TrainContext, step: number, apply: NonNullable<RunOp
   m["perf/rollout_seconds"] = (tRollout - tStep) / 1000
   m["perf/diag_seconds"] = diagSeconds
   m["perf/update_seconds"] = (now - tUpdate) / 1000
+  // The step's budget, all draws included (the leaderboard sums them per run: equal budgets made visible).
+  m["budget/rollouts"] = batch.trajectories.length + filtered.extraRollouts
+  m["budget/env_steps"] = batch.trajectories.reduce((a, t) => a + t.turns.length, 0) + filtered.extraEnvSteps
+  m["budget/tokens"] = batch.tokens + filtered.extraTokens
   m["perf/tokens_per_second"] = sampleSeconds > 0 ? (batch.tokens + filtered.extraTokens) / sampleSeconds : 0
   return m
 }
@@ -174,7 +177,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     }
 
     const steps = Effect.gen(function* () {
-      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attemptPromise(() => validate(policy, s.rollout, opts, config.seed, 0, keepSamples))) })
+      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attemptPromise(() => validate(policy, s.rollout, opts, (...l) => samplingRng(s, ...l), 0, keepSamples))) })
       // The collapse warning is a function of the history, so a resumed run logs the same.
       let previous: CollapseCheck | undefined = lines.length > 0 ? collapseCheck(lines, opts.collapse) : undefined
       while (step < config.steps) {
@@ -182,7 +185,8 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
         const m = yield* Effect.uninterruptible(
           attemptPromise(async () => {
             const line = await trainStep(c, next, apply)
-            if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validate(policy, s.rollout, opts, config.seed, next, keepSamples))
+            if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0))
+              Object.assign(line, await validate(policy, s.rollout, opts, (...l) => samplingRng(s, ...l), next, keepSamples))
             return line
           })
         )

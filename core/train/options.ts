@@ -30,8 +30,14 @@ export const TrainOptions = Schema.Struct({
   minP: dflt(NonNeg, 0),
   /** Format penalty once per turn whose response does not parse (paper: −0.1). */
   formatPenalty: dflt(Schema.Finite, -0.1),
-  /** First training seed (paper: 10000); step s uses seeds trainSeedStart + (s−1)·P … */
+  /** First training seed (paper: 10000); step s uses seeds trainSeedStart + (s−1)·P … under trainInstances "shared". */
   trainSeedStart: dflt(Schema.Int, 10000),
+  /** per-seed: the run seed chooses the training instances (seeds replicate over instances); shared: every run seed trains on the same ones (core/train/instances.ts). */
+  trainInstances: dflt(Schema.Literals(["per-seed", "shared"]), "per-seed"),
+  /** Validation and training/SFT instances disjoint by construction (core/env/instance-split.ts). */
+  instanceSplit: dflt(Schema.Boolean, true),
+  /** ≠ 0: another policy-sampling stream with everything else equal (the leaderboard's noise floor). */
+  samplingStream: dflt(Schema.Int, 0),
   // ---- validation
   /** Validation temperatures; the first is the headline one (paper: 0.5; 1.0 shows action noise). */
   valTemperatures: dflt(Schema.Array(NonNeg), [0.5, 1.0]),
@@ -92,6 +98,12 @@ export const TrainOptions = Schema.Struct({
   sftSeed: Schema.optional(Schema.Int),
   /** Checkpoint to start from (instead of SFT). */
   init: Schema.optional(Schema.String),
+  /**
+   * A shipped warm start (`ragen-bench list warmstarts`): "auto" = the one trained for this env,
+   * policy and prompt shape if there is one (else none), "none", "<id>" or "<id>@<hash>". The
+   * resolved config records "<id>@<hash>". sftSteps > 0 or init trains or loads another start instead.
+   */
+  warmStart: dflt(Schema.String, "auto"),
   // ---- bookkeeping
   checkpointEvery: dflt(NonNegInt, 10),
   keepCheckpoints: dflt(PosInt, 2)

@@ -13,6 +13,7 @@
  * Plain synchronous code around the one async sample call per turn.
  */
 import type { Completion, Env, EnvSpec, Policy, ReasoningGrade } from "../contracts/index.ts"
+import { type InstancePart, splitSeeds } from "../env/instance-split.ts"
 import { actionBudgetFor, withTimeLimit } from "../env/time-limit.ts"
 import { buildPrompt, formatCompletion, parseResponse, THINK_OPEN } from "../prompt.ts"
 import type { Rng } from "../rng.ts"
@@ -38,6 +39,11 @@ export interface RolloutSettings {
   readonly formatPenalty: number
   /** Actions per trajectory before truncation (the time-limit wrapper); default: the spec's actionBudget. */
   readonly actionBudget?: number
+  /**
+   * Disjoint validation and training instances (core/env/instance-split.ts): when set, each seed
+   * is replaced by one whose instance falls into the rollout's part; the map memoises that.
+   */
+  readonly instanceSplit?: Map<string, number>
 }
 
 export interface TurnRecord {
@@ -82,8 +88,13 @@ export interface RolloutBatch {
 
 const renderResponse = (completion: string): string => `${THINK_OPEN} ${completion.trim()}`
 
-/** Roll out G trajectories for each seed; `rng` drives sampling only (envs have their own seeds). */
-export const rollout = async (policy: Policy, s: RolloutSettings, seeds: ReadonlyArray<number>, G: number, rng: Rng): Promise<RolloutBatch> => {
+/**
+ * Roll out G trajectories for each seed; `rng` drives sampling only (envs have their own seeds).
+ * `part` says which instances the seeds may reach when the settings split them (training unless
+ * validating); the batch records the seeds the envs were reset with.
+ */
+export const rollout = async (policy: Policy, s: RolloutSettings, slotSeeds: ReadonlyArray<number>, G: number, rng: Rng, part: InstancePart = "train"): Promise<RolloutBatch> => {
+  const seeds = s.instanceSplit ? await splitSeeds(s.spec, s.envOptions, slotSeeds, part, s.instanceSplit) : slotSeeds
   const n = seeds.length * G
   const envs: Env[] = []
   const obs: string[] = []

@@ -9,7 +9,7 @@
  * of the same settings are one run, a changed default is another, and `train --from` re-runs it.
  */
 import { Effect, Schema } from "effect"
-import type { Algorithm, EnvSpec, Filter, Plugin, PolicySpec, ScorerSpec } from "../contracts/index.ts"
+import { type Algorithm, type EnvSpec, type Filter, type Plugin, type PolicySpec, type ScorerSpec, type WarmStart, warmStartRef } from "../contracts/index.ts"
 import { pluginHash } from "../config.ts"
 import { seedCache } from "../env/instance-split.ts"
 import { type UnknownIdError, UsageError } from "../errors.ts"
@@ -18,6 +18,7 @@ import { decodeInput } from "../schema/decode.ts"
 import type { PluginRecord } from "../schema/results.ts"
 import { RunConfig } from "../schema/run-config.ts"
 import { DEFAULT_MAX_TOKENS, type ResolvedTrainOptions, TrainOptions } from "./options.ts"
+import { resolveWarmStart } from "./warm-starts.ts"
 import type { RolloutSettings } from "./rollout.ts"
 
 export interface TrainSetup {
@@ -38,6 +39,8 @@ export interface TrainSetup {
   readonly rollout: RolloutSettings
   /** The plugins whose contributions this run uses, for config.json. */
   readonly plugins: ReadonlyArray<PluginRecord>
+  /** The shipped warm start the run starts from (undefined: fresh, SFT or --init). */
+  readonly warmStart: WarmStart | undefined
 }
 
 /** The encoded (JSON) form of a decoded value: decoding it again gives the same value. */
@@ -94,6 +97,15 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       formatPenalty: opts.formatPenalty,
       ...(opts.instanceSplit ? { instanceSplit: seedCache() } : {})
     }
+    const train = { ...encoded(TrainOptions, decoded), maxTurns, maxTokens: opts.maxTokens, ...(scorerEntry ? { scorer: scorerEntry.fullId } : {}) }
+    const ws = yield* resolveWarmStart(registry.list("warmstarts"), {
+      env: env.fullId,
+      envOptions: encoded(spec.options, envOptions),
+      policy: policyE.fullId,
+      policyOptions: encoded(policyE.value.options, policyOptions),
+      train
+    })
+    const wsPlugin = ws ? registry.list("warmstarts").find((e) => e.value === ws)?.plugin : undefined
     const resolved: RunConfig = {
       ...config,
       env: env.fullId,
@@ -104,9 +116,9 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       filterOptions: encoded(filterE.value.options, filterOptions),
       policy: policyE.fullId,
       policyOptions: encoded(policyE.value.options, policyOptions),
-      train: { ...encoded(TrainOptions, decoded), maxTurns, maxTokens: opts.maxTokens, ...(scorerEntry ? { scorer: scorerEntry.fullId } : {}) }
+      train: { ...train, warmStart: ws ? warmStartRef(ws) : "none" }
     }
-    const used = new Set([env.plugin, algoE.plugin, filterE.plugin, policyE.plugin, ...(scorerEntry ? [scorerEntry.plugin] : [])])
+    const used = new Set([env.plugin, algoE.plugin, filterE.plugin, policyE.plugin, ...(scorerEntry ? [scorerEntry.plugin] : []), ...(wsPlugin ? [wsPlugin] : [])])
     const plugins = registry.data.plugins.filter((p: Plugin) => used.has(p.name)).map((p: Plugin) => ({ name: p.name, version: p.version, hash: pluginHash(p) }))
     return {
       config: resolved,
@@ -123,6 +135,7 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       scorerSpec: scorerEntry?.value,
       scorerOptions,
       rollout,
-      plugins
+      plugins,
+      warmStart: ws
     }
   })

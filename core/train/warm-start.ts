@@ -1,17 +1,19 @@
 /**
- * The policy at the start of RL: fresh, from a checkpoint (`init`), or after an SFT warm start on
+ * The policy at the start of RL: fresh, a shipped warm start (core/train/warm-starts.ts), from a
+ * checkpoint (`init`), or after an SFT warm start on
  * the env teacher's turns (`sftSteps`), cached under <out>/.sft-cache/ by the hash of its inputs
  * so that the runs of a sweep that share a warm start train it once. The SFT goes through the
  * policy's own `sft` (TrainablePolicy contract): the trainer knows no policy's internals.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs"
 import { join } from "node:path"
-import type { TrainablePolicy } from "../contracts/index.ts"
+import { type TrainablePolicy, warmStartRef } from "../contracts/index.ts"
 import { UsageError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
 import { writeFileAtomic } from "../results/atomic.ts"
 import type { TrainSetup } from "./setup.ts"
 import { collectTeacherTurns } from "./teacher-turns.ts"
+import { checkWarmStartFile } from "./warm-starts.ts"
 
 /** What the SFT warm start reported (kept next to its cache entry), logged on the step-0 line. */
 export interface SftReport {
@@ -56,11 +58,17 @@ export const initialPolicy = async (
   const { config, opts } = s
   const vocabulary = s.spec.vocabulary(s.envOptions)
   const sftSeed = opts.sftSeed ?? config.seed
-  const sft = opts.sftSteps > 0 && !init
+  const sft = opts.sftSteps > 0 && !init && !s.warmStart
   const policy = await s.policySpec.make(s.policyOptions, { vocabulary, seed: sft ? sftSeed : config.seed })
   if (!isTrainable(policy)) throw new UsageError({ field: "policy", message: `policy ${config.policy} is not trainable` })
   let report: SftReport | undefined
-  if (init) {
+  if (s.warmStart && !init) {
+    // A shipped warm start, checked against its hash before use.
+    checkWarmStartFile(s.warmStart)
+    await policy.load(s.warmStart.path)
+    report = s.warmStart.report
+    log(`warm start: ${warmStartRef(s.warmStart)}`)
+  } else if (init) {
     if (!existsSync(init)) throw new UsageError({ field: "--init", message: `--init ${init}: file does not exist` })
     try {
       await policy.load(init)

@@ -1,6 +1,8 @@
-/** The "tinylm" plugin: the embedded GPT policy (spec.ts) and its `sft` command. */
+/** The "tinylm" plugin: the embedded GPT policy (spec.ts), its shipped warm starts and its `sft` and `warmstart` commands. */
 import { definePlugin } from "../../core/contracts/index.ts"
 import sft from "./sft-command.ts"
 import { tinylmSpec } from "./spec.ts"
+import { shippedWarmStarts } from "./warm-starts.ts"
+import warmstart from "./warmstart-command.ts"
 
-export default definePlugin({ name: "tinylm", version: "0.1.0", policies: [tinylmSpec], commands: [sft] })
+export default definePlugin({ name: "tinylm", version: "0.1.0", policies: [tinylmSpec], commands: [sft, warmstart], warmstarts: shippedWarmStarts() })

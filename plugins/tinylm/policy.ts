@@ -313,11 +313,11 @@ export class TinyLMPolicy implements TrainablePolicy {
     return { id: "tinylm-snapshot", sample: (p, o, r) => copy.sample(p, o, r), score: (r) => copy.score(r) }
   }
 
-  async save(path: string): Promise<void> {
+  async save(path: string, options: { readonly optimizer?: boolean } = {}): Promise<void> {
     const m = this.model
     const tensors = []
     for (const t of m.tensors) tensors.push({ name: t.name, shape: t.shape, data: m.p[t.name]! })
-    if (m.trainable) {
+    if (m.trainable && options.optimizer !== false) {
       for (const t of m.tensors) tensors.push({ name: `adam_m.${t.name}`, shape: t.shape, data: m.m.subarray(t.offset, t.offset + t.size) })
       for (const t of m.tensors) tensors.push({ name: `adam_v.${t.name}`, shape: t.shape, data: m.v.subarray(t.offset, t.offset + t.size) })
     }

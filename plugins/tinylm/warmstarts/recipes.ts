@@ -1,0 +1,73 @@
+/**
+ * The recipes of the tinylm plugin's shipped warm starts: one per env, each the trainer's own SFT
+ * warm start (core/train/warm-start.ts) on the env teacher's traces, so `train --sft-steps` with
+ * the same settings trains the same checkpoint. `ragen-bench warmstart build <id>` trains one and
+ * writes it and its manifest entry (manifest.json: hash, code version, validation success).
+ *
+ * Teacher action noise ε: 0.5 where the tiny model learns the task well from it and RL keeps room
+ * to improve (DESIGN.md §10: ε = 0 saturates FrozenLake and Sokoban); 0 where the tiny model needs
+ * every clean trace it can get (Countdown's arithmetic, the text envs).
+ */
+export interface WarmStartRecipe {
+  readonly id: string
+  readonly description: string
+  /** Env id and options (`ragen-bench list envs`). */
+  readonly env: string
+  readonly envOptions: Readonly<Record<string, unknown>>
+  readonly policyOptions: Readonly<Record<string, unknown>>
+  /** Trainer options of the SFT (TrainOptions: sftSteps, sftLr, teacherEpsilon, ...). */
+  readonly train: Readonly<Record<string, unknown>>
+}
+
+const SFT = { sftSeed: 1, sftTurns: 16384, sftBatch: 64, sftLr: 2e-3 } as const
+
+export const RECIPES: ReadonlyArray<WarmStartRecipe> = [
+  {
+    id: "frozenlake-tiny",
+    description: "FrozenLake 4×4 (deterministic), tiny preset, 2,000 SFT steps at ε = 0.5",
+    env: "frozenlake",
+    envOptions: {},
+    policyOptions: { preset: "tiny" },
+    train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0.5 }
+  },
+  {
+    id: "sokoban-tiny",
+    description: "Sokoban 6×6, one box, tiny preset, 2,000 SFT steps at ε = 0.5",
+    env: "sokoban",
+    envOptions: {},
+    policyOptions: { preset: "tiny" },
+    train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0.5 }
+  },
+  {
+    id: "countdown-tiny",
+    description: "Countdown, tiny preset, 2,000 SFT steps at ε = 0",
+    env: "countdown",
+    envOptions: {},
+    policyOptions: { preset: "tiny" },
+    train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0 }
+  },
+  {
+    id: "metamathqa-tiny",
+    description: "MetaMathQA (generated), tiny preset, 2,000 SFT steps at ε = 0",
+    env: "metamathqa",
+    envOptions: {},
+    policyOptions: { preset: "tiny" },
+    train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0 }
+  },
+  {
+    id: "searchqa-tiny",
+    description: "SearchQA (generated corpus), tiny preset, 2,000 SFT steps at ε = 0",
+    env: "searchqa",
+    envOptions: {},
+    policyOptions: { preset: "tiny" },
+    train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0 }
+  },
+  {
+    id: "webshop-tiny",
+    description: "WebShop (generated catalogue), tiny preset, 2,000 SFT steps at ε = 0",
+    env: "webshop",
+    envOptions: {},
+    policyOptions: { preset: "tiny" },
+    train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0 }
+  }
+]

@@ -1,0 +1,90 @@
+/**
+ * Shipped warm starts (issue 17): every manifest entry's file matches its hash, every recipe is
+ * built, each recipe's first SFT steps reproduce bit for bit on the JS kernels (any CPU), and runs
+ * name a warm start by id and hash: `auto` picks the one trained for the run, a changed hash is refused.
+ */
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { builtinPlugins } from "../../builtins.ts"
+import { sha256Hex } from "../../core/hash.ts"
+import { Registry } from "../../core/registry.ts"
+import { resolveSetup } from "../../core/train/setup.ts"
+import { checkWarmStartFile } from "../../core/train/warm-starts.ts"
+import { readManifest, toWarmStart, WARMSTART_DIR } from "../../plugins/tinylm/warm-starts.ts"
+import { prefixHash } from "../../plugins/tinylm/warmstart-command.ts"
+import { RECIPES } from "../../plugins/tinylm/warmstarts/recipes.ts"
+
+const manifest = readManifest()
+const setup = (raw: Record<string, unknown>) => Effect.runPromise(resolveSetup(raw).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+const setupError = (raw: Record<string, unknown>) =>
+  Effect.runPromise(
+    resolveSetup(raw).pipe(
+      Effect.flip,
+      Effect.map((e) => e.message),
+      Effect.provide(Registry.layerFrom(builtinPlugins))
+    )
+  )
+
+describe("shipped warm starts: files", () => {
+  test("every recipe is built, and every file matches its manifest hash (a few MB in all)", () => {
+    expect(manifest.warmstarts.map((e) => e.id).sort()).toEqual(RECIPES.map((r) => r.id).sort())
+    let total = 0
+    for (const e of manifest.warmstarts) {
+      const bytes = readFileSync(join(WARMSTART_DIR, e.file))
+      expect(sha256Hex(bytes)).toBe(e.sha256)
+      expect(bytes.length).toBe(e.bytes)
+      total += bytes.length
+    }
+    expect(total).toBeLessThan(8 * 1024 * 1024)
+  })
+
+  test("a file that does not match its hash is refused before use", () => {
+    const e = manifest.warmstarts[0]!
+    const dir = mkdtempSync(join(tmpdir(), "ragen-ws-"))
+    const path = join(dir, e.file)
+    copyFileSync(join(WARMSTART_DIR, e.file), path)
+    const w = { ...toWarmStart(e), path }
+    expect(() => checkWarmStartFile(w)).not.toThrow()
+    const bytes = readFileSync(path)
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1
+    writeFileSync(path, bytes)
+    expect(() => checkWarmStartFile(w)).toThrow(/SHA-256/)
+  })
+})
+
+describe("shipped warm starts: the recipe's first steps reproduce (JS kernels)", () => {
+  for (const r of RECIPES) {
+    test(r.id, async () => {
+      const e = manifest.warmstarts.find((x) => x.id === r.id)
+      expect(e).toBeDefined()
+      expect(e!.prefix.kernels).toBe("js")
+      expect(await Effect.runPromise(prefixHash(r).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))).toBe(e!.prefix.sha256)
+    }, 120_000)
+  }
+})
+
+describe("shipped warm starts: runs name them by id and hash", () => {
+  const fl = manifest.warmstarts.find((e) => e.id === "frozenlake-tiny")!
+  const ref = `frozenlake-tiny@${fl.sha256.slice(0, 12)}`
+  test("auto picks the env's warm start and records id@hash; sftSteps, init and none start otherwise", async () => {
+    expect((await setup({ env: "frozenlake" })).config.train.warmStart).toBe(ref)
+    expect((await setup({ env: "frozenlake", train: { sftSteps: 10 } })).config.train.warmStart).toBe("none")
+    expect((await setup({ env: "frozenlake", train: { warmStart: "none" } })).config.train.warmStart).toBe("none")
+    // Another prompt shape or env options: the shipped one does not fit, so auto starts fresh.
+    expect((await setup({ env: "frozenlake", train: { context: "full" } })).config.train.warmStart).toBe("none")
+    expect((await setup({ env: "frozenlake", envOptions: { size: 6 } })).config.train.warmStart).toBe("none")
+    // Kernel backends do not change what a checkpoint is.
+    expect((await setup({ env: "frozenlake", policyOptions: { kernels: "js" } })).config.train.warmStart).toBe(ref)
+    expect((await setup({ env: "frozenlake", train: { warmStart: ref } })).warmStart?.sha256).toBe(fl.sha256)
+  })
+
+  test("a hash that is not the shipped file's, an unknown id, another env, or two starts are refused by name", async () => {
+    expect(await setupError({ env: "frozenlake", train: { warmStart: "frozenlake-tiny@000000000000" } })).toMatch(/shipped checkpoint changed/)
+    expect(await setupError({ env: "frozenlake", train: { warmStart: "frozen-tiny" } })).toMatch(/unknown warm start "frozen-tiny"; known: .*frozenlake-tiny/)
+    expect(await setupError({ env: "sokoban", train: { warmStart: "frozenlake-tiny" } })).toMatch(/trained for envs\/frozenlake-v1/)
+    expect(await setupError({ env: "frozenlake", train: { warmStart: "frozenlake-tiny", sftSteps: 10 } })).toMatch(/two starts/)
+  })
+})
