@@ -11,12 +11,21 @@ import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInte
 import { checkLevel, checkResamples } from "./check.ts"
 import { type AggregateInterval, checkTasks, stratifiedResample, type Tasks } from "./iqm.ts"
 
+/** Up to this many pairs the statistic counts pairs directly (faster inside a bootstrap than sorting). */
+const DIRECT_PAIRS = 256
+
 /**
- * P(X > Y) + ½·P(X = Y) over all pairs of one task's runs, from the rank-sum form of Mann–Whitney
- * U (average ranks for ties): U_x = R_x − n_x(n_x + 1)/2, divided by n_x·n_y.
+ * P(X > Y) + ½·P(X = Y) over all pairs of one task's runs: counted pair by pair for small samples,
+ * else from the rank-sum form of Mann–Whitney U (average ranks for ties): U_x = R_x − n_x(n_x + 1)/2,
+ * divided by n_x·n_y.
  */
 export const mannWhitneyProbability = (x: ReadonlyArray<number>, y: ReadonlyArray<number>): number => {
   checkTasks([x, y], "mannWhitneyProbability")
+  if (x.length * y.length <= DIRECT_PAIRS) {
+    let u = 0
+    for (const a of x) for (const b of y) u += a > b ? 1 : a === b ? 0.5 : 0
+    return u / (x.length * y.length)
+  }
   const all = [...x.map((v) => ({ v, fromX: true })), ...y.map((v) => ({ v, fromX: false }))].sort((a, b) => a.v - b.v)
   let rankSumX = 0
   for (let i = 0; i < all.length; ) {

@@ -56,14 +56,21 @@ export const pairBySeed = (a: ReadonlyArray<SeedScore>, b: ReadonlyArray<SeedSco
   }
 }
 
+/**
+ * Resample means this close to 0 count as 0: differences of success rates carry float noise
+ * (0.3 − 0.2 = 0.09999999999999998), which must not decide on which side of zero a mean of +0.1
+ * and −0.1 falls.
+ */
+export const ZERO_TOLERANCE = 1e-12
+
 /** Two-sided p-value of "the mean is 0" from a bootstrap distribution of the mean (see the header). */
 export const bootstrapPValue = (stats: ArrayLike<number>): number => {
   checkSample(stats, "bootstrapPValue")
   let below = 0
   let above = 0
   for (let i = 0; i < stats.length; i++) {
-    if (stats[i]! <= 0) below++
-    if (stats[i]! >= 0) above++
+    if (stats[i]! <= ZERO_TOLERANCE) below++
+    if (stats[i]! >= -ZERO_TOLERANCE) above++
   }
   return Math.min(1, (2 * (1 + Math.min(below, above))) / (stats.length + 1))
 }

@@ -1,9 +1,34 @@
 /** Number formatting shared by the Markdown and HTML renderers. */
-import type { Stat } from "./schema.ts"
+import type { Aggregate, Estimate, Paired } from "./schema.ts"
 
 /** Success rates as percent with one decimal, as the paper's tables print them. */
 export const pct = (x: number): string => (100 * x).toFixed(1)
 
-export const fmtStat = (s: Stat): string => `${pct(s.mean)}${s.se !== null ? ` ± ${pct(s.se)}` : ""} (n=${s.n})`
+/** A signed percent: "+2.5", "-1.0", "+0.0" (never "-0.0"). */
+export const signedPct = (x: number): string => {
+  const t = pct(x)
+  return t.startsWith("-") ? (t === "-0.0" ? "+0.0" : t) : `+${t}`
+}
 
-export const fmtDelta = (s: Stat): string => `${s.mean >= 0 ? "+" : ""}${pct(s.mean)}${s.se !== null ? ` ± ${pct(s.se)}` : ""}`
+/** "85.0 [80.0, 90.0] (n=2)"; without an interval (one seed) "85.0 (n=1)". */
+export const fmtEstimate = (e: Estimate): string => `${pct(e.mean)}${e.lo !== null && e.hi !== null ? ` [${pct(e.lo)}, ${pct(e.hi)}]` : ""} (n=${e.n})`
+
+/** "+25.0 [+10.0, +40.0]"; one pair: "+25.0". */
+export const fmtPaired = (d: Paired): string => `${signedPct(d.mean)}${d.lo !== null && d.hi !== null ? ` [${signedPct(d.lo)}, ${signedPct(d.hi)}]` : ""}`
+
+/** Pairs and unpaired seeds: "n=4" or "n=3, 1 unpaired". */
+export const fmtPairs = (d: Paired): string => `n=${d.n}${d.unpaired ? `, ${d.unpaired} unpaired` : ""}`
+
+/** An interval's coverage: "95%", "98.33%". */
+export const fmtLevel = (level: number): string => `${Number((100 * level).toPrecision(4))}%`
+
+export const fmtP = (p: number | null): string => (p === null ? "—" : p < 0.001 ? "<0.001" : p.toFixed(3))
+
+/** An aggregate of success-like scores in percent: "62.3 [55.0, 70.1]". */
+export const fmtAggregatePct = (a: Aggregate | null): string => (a === null ? "—" : `${pct(a.value)}${a.lo !== null && a.hi !== null ? ` [${pct(a.lo)}, ${pct(a.hi)}]` : ""}`)
+
+/** A probability: "0.75 [0.50, 1.00]". */
+export const fmtProbability = (a: Aggregate | null): string => (a === null ? "—" : `${a.value.toFixed(2)}${a.lo !== null && a.hi !== null ? ` [${a.lo.toFixed(2)}, ${a.hi.toFixed(2)}]` : ""}`)
+
+/** Counts: 950, 12.3k, 1.25M; "—" when not logged. */
+export const fmtCount = (x: number | null): string => (x === null ? "—" : x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e4 ? `${(x / 1e3).toFixed(1)}k` : String(Number(x.toFixed(1))))

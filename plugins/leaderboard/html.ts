@@ -6,8 +6,9 @@
  */
 import { createHash } from "node:crypto"
 import { esc } from "./escape.ts"
-import { fmtDelta, fmtStat, pct } from "./format.ts"
-import type { Leaderboard } from "./schema.ts"
+import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
+import { legendItems } from "./legend.ts"
+import type { Cell, Leaderboard, Paired } from "./schema.ts"
 import { lineChart } from "./svg.ts"
 
 /** Sort a table by a clicked header: numbers by data-sort, text otherwise; click again to flip. */
@@ -50,8 +51,25 @@ th{background:#f3f3f3;cursor:pointer;user-select:none}th[aria-sort=ascending]::a
 td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;background:#eaf6ea}.pos{color:#11661d}.neg{color:#a11}
 .charts{display:flex;flex-wrap:wrap;gap:.5rem}.chart .ct{font-size:12px;font-weight:600}.chart .tick,.chart .lg{font-size:10px;fill:#333}
 .chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#999}.note{color:#666;font-size:12px}code{font-size:12px}
-.ok{color:#11661d}.bad{color:#a11}
+.ok{color:#11661d}.bad{color:#a11}.sep{color:#11661d;font-weight:700}.ref{color:#666;font-style:italic}tr.noise-floor td{background:#f7f7fb}
+dl.legend dt{font-weight:600;margin-top:.4rem}dl.legend dd{margin:0 0 0 1.2rem;max-width:60rem}.wide{overflow-x:auto}
 `.trim()
+
+/** A Δ with its interval, coloured by sign, with the separated mark. */
+const deltaHtml = (d: Paired, mark = true): string => {
+  const sign = d.mean > 0 ? "pos" : d.mean < 0 ? "neg" : ""
+  return `<span class="${sign}">${esc(fmtPaired(d))}</span>${mark && d.separated ? ' <span class="sep" title="separated (Holm)">✓</span>' : ""}`
+}
+
+const pairedCells = (d: Paired | null): string =>
+  d === null
+    ? '<td class="num" data-sort="">–</td><td class="num" data-sort="">–</td>'
+    : `${numCell(d.mean, `${deltaHtml(d, false)} <span class="note">(${esc(fmtPairs(d))})</span>`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
+
+const sepCell = (d: Paired | null): string =>
+  d === null ? "<td>–</td>" : !d.inFamily ? '<td class="ref" title="a reference or one pair: not tested">ref.</td>' : d.separated ? '<td class="sep">✓</td>' : "<td></td>"
+
+const budgetCells = (c: Cell): string => [c.budget.envSteps, c.budget.tokens, c.budget.rollouts, c.budget.optimizerSteps].map((v) => numCell(v, fmtCount(v))).join("")
 
 const numCell = (value: number | null, text: string, cls = ""): string => `<td class="num${cls ? " " + cls : ""}"${value === null ? ' data-sort=""' : ` data-sort="${value}"`}>${text}</td>`
 
@@ -73,10 +91,10 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   h.push("<h1>ragen-bench leaderboard</h1>")
   const complete = lb.entries.filter((e) => e.status === "complete").length
   h.push(
-    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: peak <code>${esc(lb.metric)}</code> over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns show the delta against <code>none</code> in the same row; the best entry of each row is highlighted. Click a column header to sort.</p>`
+    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: <code>${esc(lb.metric)}</code> in %, each run scored by its peak (the paper's report) and by the mean of its last 3 evaluations. Means over seeds with [95% bootstrap intervals]; Δ is the paired per-seed difference against <code>none</code> in the same row, its interval at the Holm level; <span class="sep">✓</span> separated after Holm over the page. The best peak of each row is highlighted. The <a href="#legend-h">legend</a> says what each number is. Click a column header to sort.</p>`
   )
 
-  h.push('<h2 id="results-h">Results</h2>')
+  h.push('<h2 id="results-h">Results (peak)</h2>')
   h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (peak)</th>')
   for (const f of others) h.push(`<th>${esc(f)} (Δ)</th>`)
   h.push("</tr></thead><tbody>")
@@ -89,26 +107,67 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
         continue
       }
       const best = c.best ? "best" : ""
-      if (f === "none" || !c.delta) h.push(numCell(c.stat.mean, `${esc(fmtStat(c.stat))}${c.best ? " ★" : ""}`, best))
-      else {
-        const sign = c.delta.mean > 0 ? "pos" : c.delta.mean < 0 ? "neg" : ""
-        h.push(numCell(c.delta.mean, `<span class="${sign}">${esc(fmtDelta(c.delta))}</span> <span class="note">(n=${c.delta.n}; ${pct(c.stat.mean)})</span>${c.best ? " ★" : ""}`, best))
-      }
+      if (c.kind === "baseline" || !c.delta) h.push(numCell(c.peak.mean, `${esc(fmtEstimate(c.peak))}${c.best ? " ★" : ""}`, best))
+      else h.push(numCell(c.delta.mean, `${deltaHtml(c.delta)} <span class="note">(${esc(fmtPairs(c.delta))}; ${pct(c.peak.mean)})</span>${c.best ? " ★" : ""}`, best))
     }
     h.push("</tr>")
   }
   h.push("</tbody></table>")
 
+  h.push('<h2 id="cells-h">Cells</h2>')
+  h.push(
+    '<p class="note">Every cell: both scores with their 95% intervals, the paired Δ against <code>none</code> per score (interval at the level shown, p and Holm-adjusted p), the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run).</p>'
+  )
+  h.push(
+    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>peak (%)</th><th>last-3 (%)</th><th>Δ peak</th><th>level</th><th>p (Holm)</th><th>sep.</th><th>Δ last-3</th><th>level</th><th>sep.</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
+  )
+  for (const r of lb.rows) {
+    for (const c of r.cells) {
+      const d = c.delta
+      const l = c.deltaLast3
+      h.push(
+        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}"><td>${esc(r.env)}</td><td>${esc(r.algo)}</td><td>${esc(r.setting) || "–"}</td><td>${esc(c.filter)}</td>${numCell(
+          c.peak.mean,
+          esc(fmtEstimate(c.peak)),
+          c.best ? "best" : ""
+        )}${numCell(c.last3?.mean ?? null, c.last3 ? esc(fmtEstimate(c.last3)) : "–")}${pairedCells(d)}${numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")}${sepCell(d)}${pairedCells(l)}${sepCell(l)}${numCell(
+          d?.seedsNeeded ?? null,
+          d?.seedsNeeded != null ? String(d.seedsNeeded) : "–"
+        )}${budgetCells(c)}</tr>`
+      )
+    }
+  }
+  h.push("</tbody></table></div>")
+
+  if ((lb.across ?? []).length) {
+    h.push('<h2 id="across-h">Across envs (per algorithm)</h2>')
+    h.push(
+      '<p class="note">Interquartile mean of normalized scores and the probability of improvement over <code>none</code>, over the rows of each algorithm, with 95% stratified-bootstrap intervals.</p>'
+    )
+    h.push(
+      '<table id="across" class="sortable"><thead><tr><th>algo</th><th>filter</th><th>envs</th><th>IQM peak (%)</th><th>IQM last-3 (%)</th><th>P(&gt; none) peak</th><th>P(&gt; none) last-3</th></tr></thead><tbody>'
+    )
+    for (const a of lb.across) {
+      h.push(
+        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}"><td>${esc(a.algo)}</td><td>${esc(a.filter)}</td><td>${a.envs.map(esc).join(", ")}</td>${numCell(a.iqmPeak.value, esc(fmtAggregatePct(a.iqmPeak)))}${numCell(
+          a.iqmLast3?.value ?? null,
+          esc(fmtAggregatePct(a.iqmLast3))
+        )}${numCell(a.improvementPeak?.value ?? null, esc(fmtProbability(a.improvementPeak)))}${numCell(a.improvementLast3?.value ?? null, esc(fmtProbability(a.improvementLast3)))}</tr>`
+      )
+    }
+    h.push("</tbody></table>")
+  }
+
   h.push('<h2 id="ranking-h">Filter ranking</h2>')
   h.push(
-    '<p class="note">Mean rank of each filter across rows (1 = best peak success in the row; ties share ranks), its mean delta against <code>none</code>, the rows it appears in and the rows it wins.</p>'
+    '<p class="note">Mean rank of each filter across rows (1 = best peak success in the row; ties share ranks; the noise floor is not ranked), its mean paired Δ against <code>none</code>, the rows it appears in and the rows it wins.</p>'
   )
   h.push('<table id="ranking" class="sortable"><thead><tr><th>filter</th><th>mean rank</th><th>mean Δ (%)</th><th>rows</th><th>wins</th></tr></thead><tbody>')
   for (const e of lb.ranking) {
     h.push(
       `<tr data-filter="${esc(e.filter)}"><td>${esc(e.filter)}</td>${numCell(e.meanRank, e.meanRank.toFixed(2))}${numCell(
         e.meanDelta,
-        e.meanDelta === null ? "–" : `${e.meanDelta >= 0 ? "+" : ""}${pct(e.meanDelta)}`
+        e.meanDelta === null ? "–" : signedPct(e.meanDelta)
       )}${numCell(e.rows, String(e.rows))}${numCell(e.wins, String(e.wins))}</tr>`
     )
   }
@@ -128,7 +187,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
 
   h.push('<h2 id="runs-h">Runs</h2>')
   h.push(
-    '<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>config hash</th><th>code version</th><th>runtime</th><th>verified</th><th>files</th></tr></thead><tbody>'
+    '<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>last-3 (%)</th><th>rollouts</th><th>opt. steps</th><th>config hash</th><th>code version</th><th>runtime</th><th>verified</th><th>files</th></tr></thead><tbody>'
   )
   for (const e of lb.entries) {
     const v = e.verified === null ? "–" : e.verified ? '<span class="ok">✓ verified</span>' : '<span class="bad">✗ mismatch</span>'
@@ -137,7 +196,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
       `<tr><td><code>${esc(e.runId)}</code></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${numCell(
         e.peak,
         e.peak === null ? "–" : pct(e.peak)
-      )}<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td><td>${v}</td><td>${files}</td></tr>`
+      )}${numCell(e.last3, e.last3 === null ? "–" : pct(e.last3))}${numCell(e.budget.rollouts, fmtCount(e.budget.rollouts))}${numCell(e.budget.optimizerSteps, fmtCount(e.budget.optimizerSteps))}<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td><td>${v}</td><td>${files}</td></tr>`
     )
   }
   h.push("</tbody></table>")
@@ -147,6 +206,9 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     for (const p of lb.problems) h.push(`<li><code>${esc(p.path)}</code>: ${esc(p.message)}</li>`)
     h.push("</ul>")
   }
+  h.push('<h2 id="legend-h">Legend</h2><dl class="legend" id="legend">')
+  for (const item of legendItems(lb)) h.push(`<dt>${esc(item.term)}</dt><dd>${esc(item.text)}</dd>`)
+  h.push("</dl>")
   if (extra) h.push(extra)
   h.push(`<script>${SORT_JS}</script></body></html>`)
   return h.join("\n") + "\n"

@@ -1,6 +1,7 @@
 /** leaderboard.md: the paper-style table, the filter ranking and the problems, for terminals. */
-import { fmtDelta, fmtStat } from "./format.ts"
-import type { Leaderboard } from "./schema.ts"
+import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
+import { legendItems } from "./legend.ts"
+import type { Leaderboard, Paired } from "./schema.ts"
 
 /**
  * Text from result files as inert Markdown: pipes and newlines cannot break a table, and
@@ -22,26 +23,67 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   const out: string[] = []
   out.push("# ragen-bench leaderboard", "")
   out.push(
-    `Metric: peak \`${lb.metric}\` over each run's evaluations, in %; mean ± standard error over seeds (n). Filter columns: delta against \`none\` in the same row. **Bold**: best in the row.`,
+    `Metric: \`${md(lb.metric)}\` in %, each run scored by its peak (the paper's report) and by the mean of its last 3 evaluations. Means over seeds with [95% bootstrap intervals]; Δ: paired per-seed difference against \`none\` in the same row, its interval at the Holm level; ✓ separated after Holm over the page. **Bold**: best peak in the row. The legend at the end says what each number is.`,
     ""
   )
   const others = lb.filters.filter((f) => f !== "none")
-  out.push("## Results", "")
+  out.push("## Results (peak)", "")
   out.push(`| env | algo | setting | none | ${others.map(md).join(" | ")} |`)
   out.push(`|---|---|---|---|${others.map(() => "---|").join("")}`)
   for (const r of lb.rows) {
     const cell = (f: string): string => {
       const c = r.cells.find((x) => x.filter === f)
       if (!c) return "–"
-      const text = f === "none" ? fmtStat(c.stat) : c.delta ? `${fmtDelta(c.delta)} (n=${c.delta.n})` : fmtStat(c.stat)
+      const text = c.kind === "baseline" || !c.delta ? fmtEstimate(c.peak) : `${fmtPaired(c.delta)}${c.delta.separated ? " ✓" : ""} (${fmtPairs(c.delta)})`
       return c.best ? `**${text}**` : text
     }
     out.push(`| ${md(r.env)} | ${md(r.algo)} | ${md(r.setting) || "–"} | ${cell("none")} | ${others.map(cell).join(" | ")} |`)
   }
+  out.push("", "## Cells", "")
+  out.push("| env | algo | setting | filter | peak | last-3 | Δ peak vs none | level | p (Holm) | sep. | Δ last-3 vs none | level | sep. | seeds for ±5 | env steps | tokens | rollouts | opt. steps |")
+  out.push(`|${"---|".repeat(18)}`)
+  const sep = (d: Paired | null): string => (d === null ? "–" : !d.inFamily ? "ref." : d.separated ? "✓" : "")
+  for (const r of lb.rows) {
+    for (const c of r.cells) {
+      const d = c.delta
+      const l = c.deltaLast3
+      out.push(
+        `| ${[
+          md(r.env),
+          md(r.algo),
+          md(r.setting) || "–",
+          md(c.filter),
+          fmtEstimate(c.peak),
+          c.last3 ? fmtEstimate(c.last3) : "–",
+          d ? `${fmtPaired(d)} (${fmtPairs(d)})` : "–",
+          d && d.lo !== null ? fmtLevel(d.level) : "–",
+          d ? `${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}` : "–",
+          sep(d),
+          l ? `${fmtPaired(l)} (${fmtPairs(l)})` : "–",
+          l && l.lo !== null ? fmtLevel(l.level) : "–",
+          sep(l),
+          d?.seedsNeeded != null ? String(d.seedsNeeded) : "–",
+          fmtCount(c.budget.envSteps),
+          fmtCount(c.budget.tokens),
+          fmtCount(c.budget.rollouts),
+          fmtCount(c.budget.optimizerSteps)
+        ].join(" | ")} |`
+      )
+    }
+  }
+  if ((lb.across ?? []).length) {
+    out.push("", "## Across envs (per algorithm)", "")
+    out.push("| algo | filter | envs | IQM peak | IQM last-3 | P(> none) peak | P(> none) last-3 |", `|${"---|".repeat(7)}`)
+    for (const a of lb.across) {
+      out.push(
+        `| ${md(a.algo)} | ${md(a.filter)} | ${a.envs.map(md).join(", ")} | ${fmtAggregatePct(a.iqmPeak)} | ${fmtAggregatePct(a.iqmLast3)} | ${fmtProbability(a.improvementPeak)} | ${fmtProbability(a.improvementLast3)} |`
+      )
+    }
+  }
   out.push("", "## Filter ranking", "")
   out.push("| filter | mean rank | mean delta | rows | wins |", "|---|---|---|---|---|")
   for (const e of lb.ranking) {
-    out.push(`| ${md(e.filter)} | ${e.meanRank.toFixed(2)} | ${e.meanDelta === null ? "–" : `${e.meanDelta >= 0 ? "+" : ""}${(100 * e.meanDelta).toFixed(1)}`} | ${e.rows} | ${e.wins} |`)
+    out.push(`| ${md(e.filter)} | ${e.meanRank.toFixed(2)} | ${e.meanDelta === null ? "–" : signedPct(e.meanDelta)} | ${e.rows} | ${e.wins} |`)
   }
   const failed = lb.entries.filter((e) => e.status !== "complete")
   if (failed.length) {
@@ -56,5 +98,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   if (verified.length) {
     out.push("", `Verified by re-running: ${verified.filter((e) => e.verified).length} of ${verified.length} checked runs matched exactly.`)
   }
+  out.push("", "## Legend", "")
+  for (const item of legendItems(lb)) out.push(`- **${md(item.term)}**: ${md(item.text)}`)
   return out.join("\n") + "\n"
 }

@@ -14,16 +14,34 @@ export interface FakeRun {
   algo?: string
   status?: "complete" | "failed"
   metrics?: boolean
+  /** train.samplingStream (absent: the config has none, as runs written before it existed). */
+  samplingStream?: number
+  /** Budget metrics logged at steps 1..4, per step (absent: not logged, as older runs). */
+  budget?: { envSteps: number; tokens: number; rollouts: number; optimizerSteps: number }
 }
 
 export const writeRuns = (dir: string, runs: ReadonlyArray<FakeRun>): string[] =>
   runs.map((r) => {
-    const c = decodeSync(RunConfig, { env: r.env, algo: r.algo ?? "grpo", filter: r.filter, filterOptions: r.filterOptions ?? {}, seed: r.seed, steps: 4 })
+    const c = decodeSync(RunConfig, {
+      env: r.env,
+      algo: r.algo ?? "grpo",
+      filter: r.filter,
+      filterOptions: r.filterOptions ?? {},
+      seed: r.seed,
+      steps: 4,
+      ...(r.samplingStream !== undefined ? { train: { samplingStream: r.samplingStream } } : {})
+    })
     if (!c.ok) throw new Error(c.message)
     const run = openRun(dir, c.value)
     for (let s = 0; s <= 4; s++) {
       const line: Record<string, number | null> = { step: s, "val/success@0.5": s === 4 ? r.peak : (r.peak * s) / 4, "train/entropy": 1 - s / 10 }
       if (r.metrics !== false) line["filter/kept_ratio"] = r.filter === "none" ? 1 : 0.5
+      if (r.budget && s > 0) {
+        line["budget/env_steps"] = r.budget.envSteps
+        line["budget/tokens"] = r.budget.tokens
+        line["budget/rollouts"] = r.budget.rollouts
+        line["train/optimizer_steps"] = r.budget.optimizerSteps
+      }
       run.appendMetrics(line)
     }
     run.writeSummary({
@@ -38,7 +56,10 @@ export const writeRuns = (dir: string, runs: ReadonlyArray<FakeRun>): string[] =
     return run.dir
   })
 
-/** Two envs, three filters, two seeds, with known peaks. */
+/**
+ * Two envs, three filters, two seeds, with known peaks. Each run's curve is peak·s/4 at steps
+ * 0..4, so its peak is the last value and its last-3 mean is (2 + 3 + 4)/12·peak = 0.75·peak.
+ */
 export const standardRuns: FakeRun[] = [
   { env: "frozenlake", filter: "none", seed: 1, peak: 0.5 },
   { env: "frozenlake", filter: "none", seed: 2, peak: 0.7 },

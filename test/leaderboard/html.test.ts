@@ -37,6 +37,23 @@ describe("leaderboard page (happy-dom)", () => {
     expect(doc.querySelectorAll("#results tbody tr").length).toBe(3)
     expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p (Δ)"]))
     expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(5)
+    // One line per cell: frozenlake and sokoban 3 each, the markup env 3 (none and two configurations of one filter).
+    expect(doc.querySelectorAll("#cells tbody tr").length).toBe(9)
+    expect([...doc.querySelectorAll("#cells thead th")].map((t: any) => t.textContent)).toEqual(
+      expect.arrayContaining(["peak (%)", "last-3 (%)", "Δ peak", "level", "p (Holm)", "sep.", "Δ last-3", "seeds for ±5", "env steps", "tokens", "rollouts", "opt. steps"])
+    )
+    // Across envs: one line per (algo, filter) — grpo: none, random, top-p and the markup env's two filters.
+    expect(doc.querySelectorAll("#across tbody tr").length).toBe(5)
+    expect([...doc.querySelectorAll("#legend dt")].map((t: any) => t.textContent)).toEqual([
+      "peak, last-3",
+      "Δ vs none",
+      "separated ✓",
+      "none′ (noise floor)",
+      "seeds for ±5",
+      "IQM",
+      "P(> none)",
+      "budget"
+    ])
     expect(doc.querySelectorAll("#runs tbody tr").length).toBe(16)
     expect(html).not.toMatch(/<(link|img|script)[^>]+(src|href)=["']?https?:/i)
     expect(doc.querySelectorAll("script[src], link[rel=stylesheet]").length).toBe(0)
@@ -59,6 +76,29 @@ describe("leaderboard page (happy-dom)", () => {
     expect([...doc.querySelectorAll("#ranking tbody tr td:first-child")].map((t: any) => t.textContent)).toContain(`x"><img src=x onerror=alert(3)>(p=${XSS})`)
     const failed = [...doc.querySelectorAll("#runs tbody td[title]")].map((t: any) => t.getAttribute("title"))
     expect(failed).toContain("<img src=x onerror=alert(2)>")
+  })
+
+  test("the cells table shows each statistic: intervals, the Holm level, separated marks, seeds needed and budgets", () => {
+    const { window } = page()
+    const doc = window.document
+    const row = (env: string, filter: string) => [...doc.querySelectorAll("#cells tbody tr")].find((r: any) => r.cells[0].textContent === env && r.cells[3].textContent === filter) as any
+    const cells = (r: any) => [...r.cells].map((c: any) => c.textContent.trim())
+    // frozenlake top-p: peaks 0.8, 0.9 against none's 0.5, 0.7 (test/leaderboard/build.test.ts works these out by hand).
+    const t = cells(row("frozenlake", "top-p"))
+    expect(t[4]).toBe("85.0 [80.0, 90.0] (n=2)")
+    expect(t[6]).toContain("+25.0 [+20.0, +30.0]")
+    expect(t[9]).toBe("✓")
+    expect(t[13]).toBe("16")
+    expect(t.slice(14)).toEqual(["—", "—", "—", "—"])
+    // sokoban top-p: deltas −0.1, +0.1: not separated, read at 95%.
+    const s = cells(row("sokoban", "top-p"))
+    expect(s[7]).toBe("95%")
+    expect(s[9]).toBe("")
+    // A cell with one pair: a mean, no interval, a reference mark instead of a test.
+    const one = cells(row(XSS, `x"><img src=x onerror=alert(3)>(p=1)`))
+    expect(one[6]).toContain("+10.0")
+    expect(one[6]).not.toContain("[")
+    expect(one[9]).toBe("ref.")
   })
 
   test("clicking a column header sorts the rows, clicking again reverses", async () => {

@@ -65,6 +65,8 @@ describe("paired differences against a baseline", () => {
     expect(exactP([0.1, 0.2, 0.05, -0.02])).toBeCloseTo(0.0390625, 12)
     // All differences zero: every resample mean is 0, p = 1.
     expect(bootstrapPValue(new Float64Array(100))).toBe(1)
+    // Float noise around 0 counts as 0: means of ±1e-17 are ties with 0 (p = 1, not about ½).
+    expect(bootstrapPValue(Float64Array.from([-0.1, -1e-17, -1e-17, 1e-17, 0.1]))).toBe(1)
     // All resample means positive: p = 2·(1 + 0)/(B + 1), never 0.
     expect(bootstrapPValue(new Float64Array(99).fill(0.1))).toBeCloseTo(0.02, 12)
   })
