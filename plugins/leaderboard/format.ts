@@ -10,14 +10,17 @@ export const signedPct = (x: number): string => {
   return t.startsWith("-") ? (t === "-0.0" ? "+0.0" : t) : `+${t}`
 }
 
-/** "85.0 [80.0, 90.0] (n=2)"; without an interval (one seed) "85.0 (n=1)". */
-export const fmtEstimate = (e: Estimate): string => `${pct(e.mean)}${e.lo !== null && e.hi !== null ? ` [${pct(e.lo)}, ${pct(e.hi)}]` : ""} (n=${e.n})`
+/** "85.0 [80.0, 90.0] (n=2)"; without an interval (one seed) "85.0 (n=1)"; `withN` false drops the n. */
+export const fmtEstimate = (e: Estimate, withN = true): string => `${pct(e.mean)}${e.lo !== null && e.hi !== null ? ` [${pct(e.lo)}, ${pct(e.hi)}]` : ""}${withN ? ` (n=${e.n})` : ""}`
 
 /** "+25.0 [+10.0, +40.0]"; one pair: "+25.0". */
 export const fmtPaired = (d: Paired): string => `${signedPct(d.mean)}${d.lo !== null && d.hi !== null ? ` [${signedPct(d.lo)}, ${signedPct(d.hi)}]` : ""}`
 
 /** Pairs and unpaired seeds: "n=4" or "n=3, 1 unpaired". */
 export const fmtPairs = (d: Paired): string => `n=${d.n}${d.unpaired ? `, ${d.unpaired} unpaired` : ""}`
+
+/** The pairs column: "4" or "3 (+1 unpaired)". */
+export const fmtPairCount = (d: Paired | null): string => (d === null ? "–" : `${d.n}${d.unpaired ? ` (+${d.unpaired} unpaired)` : ""}`)
 
 /** An interval's coverage: "95%", "98.33%". */
 export const fmtLevel = (level: number): string => `${Number((100 * level).toPrecision(4))}%`

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto"
 import { esc } from "./escape.ts"
-import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
+import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Cell, Leaderboard, Paired } from "./schema.ts"
 import { lineChart } from "./svg.ts"
@@ -44,7 +44,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 `.trim()
 
 const CSS = `
-body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1200px;padding:0 1rem;color:#111}
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1400px;padding:0 1rem;color:#111}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -52,6 +52,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;
 .charts{display:flex;flex-wrap:wrap;gap:.5rem}.chart .ct{font-size:12px;font-weight:600}.chart .tick,.chart .lg{font-size:10px;fill:#333}
 .chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#999}.note{color:#666;font-size:12px}code{font-size:12px}
 .ok{color:#11661d}.bad{color:#a11}.sep{color:#11661d;font-weight:700}.ref{color:#666;font-style:italic}tr.noise-floor td{background:#f7f7fb}
+#cells{font-size:12px}#cells td.num{white-space:nowrap}#cells td,#cells th{padding:.2rem .35rem}
 dl.legend dt{font-weight:600;margin-top:.4rem}dl.legend dd{margin:0 0 0 1.2rem;max-width:60rem}.wide{overflow-x:auto}
 `.trim()
 
@@ -61,10 +62,11 @@ const deltaHtml = (d: Paired, mark = true): string => {
   return `<span class="${sign}">${esc(fmtPaired(d))}</span>${mark && d.separated ? ' <span class="sep" title="separated (Holm)">✓</span>' : ""}`
 }
 
-const pairedCells = (d: Paired | null): string =>
+/** Δ and its level; its pairs are noted only when they differ from `pairs` (the peak comparison's). */
+const pairedCells = (d: Paired | null, pairs?: number): string =>
   d === null
     ? '<td class="num" data-sort="">–</td><td class="num" data-sort="">–</td>'
-    : `${numCell(d.mean, `${deltaHtml(d, false)} <span class="note">(${esc(fmtPairs(d))})</span>`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
+    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
 
 const sepCell = (d: Paired | null): string =>
   d === null ? "<td>–</td>" : !d.inFamily ? '<td class="ref" title="a reference or one pair: not tested">ref.</td>' : d.separated ? '<td class="sep">✓</td>' : "<td></td>"
@@ -119,18 +121,18 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     '<p class="note">Every cell: both scores with their 95% intervals, the paired Δ against <code>none</code> per score (interval at the level shown, p and Holm-adjusted p), the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run).</p>'
   )
   h.push(
-    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>peak (%)</th><th>last-3 (%)</th><th>Δ peak</th><th>level</th><th>p (Holm)</th><th>sep.</th><th>Δ last-3</th><th>level</th><th>sep.</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
+    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>seeds</th><th>peak (%)</th><th>last-3 (%)</th><th>pairs</th><th>Δ peak</th><th>level</th><th>p (Holm)</th><th>sep.</th><th>Δ last-3</th><th>level</th><th>sep.</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
   )
   for (const r of lb.rows) {
     for (const c of r.cells) {
       const d = c.delta
       const l = c.deltaLast3
       h.push(
-        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}"><td>${esc(r.env)}</td><td>${esc(r.algo)}</td><td>${esc(r.setting) || "–"}</td><td>${esc(c.filter)}</td>${numCell(
+        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}"><td>${esc(r.env)}</td><td>${esc(r.algo)}</td><td>${esc(r.setting) || "–"}</td><td>${esc(c.filter)}</td>${numCell(c.peak.n, String(c.peak.n))}${numCell(
           c.peak.mean,
-          esc(fmtEstimate(c.peak)),
+          esc(fmtEstimate(c.peak, false)),
           c.best ? "best" : ""
-        )}${numCell(c.last3?.mean ?? null, c.last3 ? esc(fmtEstimate(c.last3)) : "–")}${pairedCells(d)}${numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")}${sepCell(d)}${pairedCells(l)}${sepCell(l)}${numCell(
+        )}${numCell(c.last3?.mean ?? null, c.last3 ? esc(fmtEstimate(c.last3, c.last3.n !== c.peak.n)) : "–")}${numCell(d?.n ?? null, esc(fmtPairCount(d)))}${pairedCells(d)}${numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")}${sepCell(d)}${pairedCells(l, d?.n)}${sepCell(l)}${numCell(
           d?.seedsNeeded ?? null,
           d?.seedsNeeded != null ? String(d.seedsNeeded) : "–"
         )}${budgetCells(c)}</tr>`

@@ -1,5 +1,5 @@
 /** leaderboard.md: the paper-style table, the filter ranking and the problems, for terminals. */
-import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
+import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Leaderboard, Paired } from "./schema.ts"
 
@@ -40,8 +40,10 @@ export const renderMarkdown = (lb: Leaderboard): string => {
     out.push(`| ${md(r.env)} | ${md(r.algo)} | ${md(r.setting) || "–"} | ${cell("none")} | ${others.map(cell).join(" | ")} |`)
   }
   out.push("", "## Cells", "")
-  out.push("| env | algo | setting | filter | peak | last-3 | Δ peak vs none | level | p (Holm) | sep. | Δ last-3 vs none | level | sep. | seeds for ±5 | env steps | tokens | rollouts | opt. steps |")
-  out.push(`|${"---|".repeat(18)}`)
+  out.push(
+    "| env | algo | setting | filter | seeds | peak | last-3 | pairs | Δ peak vs none | level | p (Holm) | sep. | Δ last-3 vs none | level | sep. | seeds for ±5 | env steps | tokens | rollouts | opt. steps |"
+  )
+  out.push(`|${"---|".repeat(20)}`)
   const sep = (d: Paired | null): string => (d === null ? "–" : !d.inFamily ? "ref." : d.separated ? "✓" : "")
   for (const r of lb.rows) {
     for (const c of r.cells) {
@@ -53,13 +55,15 @@ export const renderMarkdown = (lb: Leaderboard): string => {
           md(r.algo),
           md(r.setting) || "–",
           md(c.filter),
-          fmtEstimate(c.peak),
-          c.last3 ? fmtEstimate(c.last3) : "–",
-          d ? `${fmtPaired(d)} (${fmtPairs(d)})` : "–",
+          String(c.peak.n),
+          fmtEstimate(c.peak, false),
+          c.last3 ? fmtEstimate(c.last3, c.last3.n !== c.peak.n) : "–",
+          fmtPairCount(d),
+          d ? fmtPaired(d) : "–",
           d && d.lo !== null ? fmtLevel(d.level) : "–",
           d ? `${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}` : "–",
           sep(d),
-          l ? `${fmtPaired(l)} (${fmtPairs(l)})` : "–",
+          l ? `${fmtPaired(l)}${l.n !== d?.n ? ` (${fmtPairs(l)})` : ""}` : "–",
           l && l.lo !== null ? fmtLevel(l.level) : "–",
           sep(l),
           d?.seedsNeeded != null ? String(d.seedsNeeded) : "–",

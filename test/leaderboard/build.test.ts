@@ -270,7 +270,9 @@ describe("leaderboard build", () => {
     const md = readFileSync(w.files.md, "utf8")
     expect(md).toContain("| frozenlake | grpo | – | 60.0 [50.0, 70.0] (n=2) | -10.0 [-10.0, -10.0] ✓ (n=2) | **+25.0 [+20.0, +30.0] ✓ (n=2)** |")
     // The per-cell table and the legend carry every statistic.
-    expect(md).toContain("| frozenlake | grpo | – | top-p | 85.0 [80.0, 90.0] (n=2) | 63.7 [60.0, 67.5] (n=2) | +25.0 [+20.0, +30.0] (n=2) | 98.33% | <0.001 (<0.001) | ✓ |")
+    expect(md).toContain(
+      "| frozenlake | grpo | – | top-p | 2 | 85.0 [80.0, 90.0] | 63.7 [60.0, 67.5] | 2 | +25.0 [+20.0, +30.0] | 98.33% | <0.001 (<0.001) | ✓ | +18.8 [+15.0, +22.5] | 98.33% | ✓ | 16 | — | — | — | — |"
+    )
     expect(md).toContain("| grpo | top-p | frozenlake, sokoban | 55.0 [")
     for (const term of ["**peak, last-3**", "**separated ✓**", "**none′ \\(noise floor\\)**", "**seeds for ±5**", "**IQM**", "**P\\(&gt; none\\)**", "**budget**"]) expect(md).toContain(term)
     expect(md).toContain("## Runs not complete")
