@@ -32,7 +32,9 @@ export interface MeanInterval {
   readonly note?: string
 }
 
+/** The plain mean; empty or non-finite input is an error. */
 export const sampleMean = (xs: ArrayLike<number>): number => {
+  checkSample(xs, "sampleMean")
   let s = 0
   for (let i = 0; i < xs.length; i++) s += xs[i]!
   return s / xs.length
