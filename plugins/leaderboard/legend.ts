@@ -1,4 +1,5 @@
 /** What each statistic on the page means, in plain text (each renderer escapes it). */
+import { DEFAULT_RESAMPLES } from "../../core/statistics/bootstrap.ts"
 import type { Leaderboard } from "./schema.ts"
 
 export interface LegendItem {
@@ -12,7 +13,7 @@ export const legendItems = (lb: Leaderboard): LegendItem[] => {
   return [
     {
       term: "peak, last-3",
-      text: `A run's score two ways from its ${lb.metric} curve: peak = the highest evaluation (as the paper reports it); last-3 = the mean of its last 3 evaluations (the end of training; the peak of many noisy evaluations is biased upward). Shown in %: the mean over seeds, [its 95% percentile-bootstrap interval] (10 000 seeded resamples), and n seeds; one seed has no interval.`
+      text: `A run's score two ways from its ${lb.metric} curve: peak = the highest evaluation (as the paper reports it); last-3 = the mean of its last 3 evaluations (the end of training; the peak of many noisy evaluations is biased upward). Shown in %: the mean over seeds, [its 95% percentile-bootstrap interval] (${DEFAULT_RESAMPLES} seeded resamples), and n seeds; one seed has no interval.`
     },
     {
       term: "Δ vs none",
@@ -20,7 +21,7 @@ export const legendItems = (lb: Leaderboard): LegendItem[] => {
     },
     {
       term: "separated ✓",
-      text: `Holm's step-down correction over every comparison on the page (${family.peak} on peak, ${family.last3} on last-3, each score its own family) rejects "no difference" at family-wise α = ${family.alpha}. Each Δ interval is read at its Holm level 1 − α/(m − k) (the level column), so ✓ is the same as "this interval excludes 0". p is the two-sided bootstrap p, p(Holm) the adjusted one. With few seeds a bootstrap interval is narrower than it should be (it cannot reach beyond the differences seen): read it with the seeds column.`
+      text: `Holm's step-down correction over every comparison on the page (${family.peak} on peak, ${family.last3} on last-3, each score its own family) rejects "no difference" at family-wise α = ${family.alpha}. Each Δ interval is read at its Holm level 1 − α/(m − k) (the level column; k = its rank by p), so a ✓ interval always excludes 0 (one without ✓ may too, when Holm stopped at a comparison ranked before it). p is the two-sided bootstrap p, p(Holm) the adjusted one. With few seeds a bootstrap interval is narrower than it should be (it cannot reach beyond the differences seen): read it with the seeds column.`
     },
     {
       term: "none′ (noise floor)",

@@ -126,6 +126,25 @@ describe("paired differences against a baseline", () => {
     expect(pairedComparisons(family)).toEqual(r)
   })
 
+  test("property: a separated comparison's Holm-level interval always excludes 0", () => {
+    // Random families of 2–8 comparisons of 2–8 pairs, some shifted away from 0 (an argument from the
+    // definitions: p ≤ α' means fewer than (B − 1)·α'/2 resample means are ≤ 0, so the α'/2 quantile is > 0).
+    const rng = new Rng(21)
+    let separated = 0
+    for (let f = 0; f < 40; f++) {
+      const family = Array.from({ length: 2 + rng.int(7) }, (_, i) => {
+        const shift = rng.bool(0.5) ? 0.1 * (rng.bool() ? 1 : -1) : 0
+        return { deltas: Array.from({ length: 2 + rng.int(7) }, () => shift + 0.05 * rng.normal()), seed: `${f}:${i}` }
+      })
+      for (const r of pairedComparisons(family, { resamples: 2000 })) {
+        if (!r.separated) continue
+        separated++
+        expect(r.lo! > 0 || r.hi! < 0).toBe(true)
+      }
+    }
+    expect(separated).toBeGreaterThan(10)
+  })
+
   test("degenerate: all differences equal → zero-width interval; NaN and empty rejected", () => {
     const [same] = pairedComparisons([{ deltas: [0.1, 0.1, 0.1], seed: 1 }])
     expect(same!.lo).toBeCloseTo(0.1, 12)
