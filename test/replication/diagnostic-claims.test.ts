@@ -1,0 +1,118 @@
+import { describe, expect, test } from "bun:test"
+import { c2MiPredictsSuccess, c3RetrievalFallsEntropyHolds, c7TaskGradientGrowsWithRv, factSeesCollapseEarlier } from "../../benchmarks/replication/diagnostic-claims.ts"
+import { type Fake, jitter, NONE, numbersIn, PAPER_TOP_P, rising, views } from "./fixtures.ts"
+
+const MI = "mi/first_turn/mi_est"
+const RET = "mi/first_turn/retrieval_acc"
+const ENT = "train/entropy"
+
+/** A curve logged from step 10 on (MI diagnostics start after step 0), linear from a to b. */
+const diag = (a: number, b: number): Array<number | null> => [null, a, a + (b - a) / 3, a + (2 * (b - a)) / 3, b]
+
+describe("C2: MI proxies predict final success better than entropy (Fig. 8)", () => {
+  /** 12 runs of one setting; run i's final success rises with i; `good` proxy orders like success, `bad` is shuffled. */
+  const runs = (mi: "orders" | "shuffled", entropy: "orders" | "shuffled", count = 12): Fake[] => {
+    const shuffled = [5, 11, 0, 8, 3, 9, 1, 6, 10, 2, 7, 4]
+    return Array.from({ length: count }, (_, i) => {
+      const early = (how: "orders" | "shuffled") => (how === "orders" ? i : shuffled[i]!)
+      return {
+        ...(i % 2 ? NONE : PAPER_TOP_P),
+        seed: Math.floor(i / 2) + 1,
+        success: rising(0.2 + 0.05 * i),
+        curves: { [MI]: diag(0.5 + 0.1 * early(mi), 1), [RET]: diag(0.3 + 0.05 * early(mi), 1), [ENT]: diag(1 + 0.1 * early(entropy), 1) }
+      }
+    })
+  }
+  test("MI ranks the runs as their success, entropy does not: reproduced; ρ(MI-Est) = 1", () => {
+    const r = c2MiPredictsSuccess(views(runs("orders", "shuffled")))
+    expect(r.verdict.kind).toBe("reproduced")
+    expect(numbersIn(r.numbers[0]!)[0]).toBe(1)
+    expect(r.n).toBe("12 runs over 1 setting")
+  })
+  test("entropy ranks them, MI does not: not reproduced", () => {
+    expect(c2MiPredictsSuccess(views(runs("shuffled", "orders"))).verdict.kind).toBe("not reproduced")
+  })
+  test("3 runs: inconclusive at n = 3; 2 runs per setting: not run", () => {
+    expect(c2MiPredictsSuccess(views(runs("orders", "shuffled", 3))).verdict).toMatchObject({ kind: "inconclusive", n: 3 })
+    expect(c2MiPredictsSuccess(views(runs("orders", "shuffled", 2))).verdict.kind).toBe("not run")
+  })
+})
+
+describe("C3: without filtering, retrieval falls while entropy holds or rises (Fig. 5)", () => {
+  const runs = (retrieval: [number, number], entropy: [number, number], seeds = [1, 2, 3, 4], filter = NONE): Fake[] =>
+    seeds.map((seed) => ({
+      ...filter,
+      seed,
+      success: rising(0.5),
+      curves: {
+        [RET]: diag(retrieval[0] + jitter(seed, 1, 0.02), retrieval[1] + jitter(seed, 2, 0.02)),
+        [MI]: diag(1.5, 1.2),
+        [ENT]: diag(entropy[0] + jitter(seed, 3, 0.02), entropy[1] + jitter(seed, 4, 0.02))
+      }
+    }))
+  test("retrieval 1.0 → 0.7 while entropy 1.0 → 1.3: reproduced, Δ retrieval ≈ −0.3", () => {
+    const r = c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1, 1.3])))
+    expect(r.verdict.kind).toBe("reproduced")
+    expect(numbersIn(r.numbers[0]!)[0]!).toBeCloseTo(-0.3, 1)
+    // Entropy flat (its interval across 0) still counts as "holds".
+    expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1, 1]))).verdict.kind).toBe("reproduced")
+  })
+  test("retrieval rises: not reproduced; retrieval falls with entropy falling too: not reproduced", () => {
+    expect(c3RetrievalFallsEntropyHolds(views(runs([0.7, 1], [1, 1.3]))).verdict.kind).toBe("not reproduced")
+    expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1.3, 0.8]))).verdict.kind).toBe("not reproduced")
+  })
+  test("two runs: inconclusive at n = 2; only top-p runs: not run", () => {
+    expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1, 1.3], [1, 2]))).verdict).toMatchObject({ kind: "inconclusive", n: 2 })
+    expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1, 1.3], [1, 2, 3], PAPER_TOP_P))).verdict.kind).toBe("not run")
+  })
+})
+
+describe("C7: the task gradient grows with the RV bucket, the regularizer's stays flat (Fig. 3)", () => {
+  const runs = (task: (k: number) => number, seeds = [1, 2, 3, 4], every = 10): Fake[] =>
+    seeds.map((seed) => {
+      const curves: Record<string, Array<number | null>> = {}
+      for (let k = 1; k <= 6; k++) {
+        curves[`grad/task_q${k}`] = diag(task(k) + jitter(seed, k, 0.01), task(k))
+        // Flat with noise: the regularizer's norm does not follow the bucket.
+        curves[`grad/entropy_q${k}`] = diag(0.05 + jitter(seed, k + 20, 0.01), 0.05 + jitter(seed, k + 30, 0.01))
+      }
+      return { ...NONE, seed, train: { gradDecompEvery: every }, success: rising(0.5), curves }
+    })
+  test("task norm rising with the bucket, entropy flat: reproduced, ρ(task) = 1", () => {
+    const r = c7TaskGradientGrowsWithRv(views(runs((k) => 0.1 * k)))
+    expect(r.verdict.kind).toBe("reproduced")
+    expect(numbersIn(r.numbers[0]!)[0]).toBe(1)
+  })
+  test("task norm falling with the bucket: not reproduced", () => {
+    expect(c7TaskGradientGrowsWithRv(views(runs((k) => 1 - 0.1 * k))).verdict.kind).toBe("not reproduced")
+  })
+  test("two runs: inconclusive at n = 2; gradient decomposition off: not run", () => {
+    expect(c7TaskGradientGrowsWithRv(views(runs((k) => 0.1 * k, [1, 2]))).verdict).toMatchObject({ kind: "inconclusive", n: 2 })
+    expect(c7TaskGradientGrowsWithRv(views(runs((k) => 0.1 * k, [1, 2, 3], 0))).verdict.kind).toBe("not run")
+  })
+})
+
+describe("F1: fact accuracy sees the collapse earlier than Retrieval-Acc", () => {
+  const FACT = "val/fact_accuracy@0.5"
+  /** Fact accuracy falls (by 30%) at step factAt, retrieval at retAt (null: never). */
+  const runs = (factAt: number | null, retAt: number | null, seeds = [1, 2, 3, 4]): Fake[] =>
+    seeds.map((seed) => {
+      const curve = (at: number | null, base: number) => [0, 10, 20, 30, 40].map((s) => (s === 0 ? null : at !== null && s >= at ? base * 0.7 : base))
+      return { ...NONE, seed, success: rising(0.5), curves: { [FACT]: [0.99, ...curve(factAt, 0.99).slice(1)], [RET]: curve(retAt, 1) } }
+    })
+  test("fact accuracy falls at step 20, retrieval at 40: reproduced, difference 20 steps", () => {
+    const r = factSeesCollapseEarlier(views(runs(20, 40)))
+    expect(r.verdict.kind).toBe("reproduced")
+    expect(numbersIn(r.numbers[0]!)[0]).toBe(20)
+    // Retrieval never falls: censored one evaluation after the last (50), still "fact first".
+    expect(factSeesCollapseEarlier(views(runs(20, null))).verdict.kind).toBe("reproduced")
+  })
+  test("retrieval falls first: not reproduced", () => {
+    expect(factSeesCollapseEarlier(views(runs(40, 20))).verdict.kind).toBe("not reproduced")
+  })
+  test("two runs: inconclusive at n = 2; neither falls: inconclusive with no runs; no no-filter runs: not run", () => {
+    expect(factSeesCollapseEarlier(views(runs(20, 40, [1, 2]))).verdict).toMatchObject({ kind: "inconclusive", n: 2 })
+    expect(factSeesCollapseEarlier(views(runs(null, null))).verdict).toMatchObject({ kind: "inconclusive", n: 0 })
+    expect(factSeesCollapseEarlier(views(runs(20, 40).map((f) => ({ ...f, ...PAPER_TOP_P })))).verdict.kind).toBe("not run")
+  })
+})
