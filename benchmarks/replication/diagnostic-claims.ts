@@ -4,7 +4,7 @@
  * evaluation steps (runs.ts evalCurve), the same in run folders and compact records.
  */
 import { Rng } from "../../core/rng.ts"
-import { percentileInterval } from "../../core/statistics/bootstrap.ts"
+import { DEFAULT_RESAMPLES, percentileInterval } from "../../core/statistics/bootstrap.ts"
 import { spearman } from "../../core/statistics/spearman.ts"
 import type { CurvePoint } from "../../core/statistics/scores.ts"
 import { combineAll, MI_METRIC } from "./filter-claims.ts"
@@ -70,7 +70,7 @@ export const c2MiPredictsSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
     claim: "MI proxies predict final success better than entropy does",
     paper: "Fig. 8",
     presets: [preset("standard"), preset("standard-extended"), preset("table4")],
-    method: `Every run (any filter) with MI diagnostics at an evaluation step: each proxy (${MI_METRIC}, ${RETRIEVAL_METRIC}, ${ENTROPY_METRIC}) at the first evaluation step after step 1 where all three are logged, against the run's final success (mean of its last 3 evaluations of val/success@0.5). Spearman's ρ within each setting (runs that differ only in filter and seed, at least ${MIN_STRATUM_RUNS} runs; so that env difficulty does not masquerade as prediction), averaged over settings weighted by runs; intervals from a bootstrap of runs within settings. The contrast |ρ(MI proxy)| − |ρ(entropy)| is resampled on the same runs; its two intervals (one per MI proxy) are read at 97.5% (Bonferroni over the two). Reproduced when an MI proxy's contrast lies above 0 and none lies below.`
+    method: `Every run (any filter) with MI diagnostics at an evaluation step: each proxy (${MI_METRIC}, ${RETRIEVAL_METRIC}, ${ENTROPY_METRIC}) at the first evaluation step after step 1 where all three are logged, against the run's final success (mean of its last 3 evaluations of val/success@0.5). Spearman's ρ within each setting (runs that differ only in filter and seed, at least ${MIN_STRATUM_RUNS} runs; so that env difficulty does not masquerade as prediction), averaged over settings weighted by runs (a ρ that is undefined because a side is constant counts as 0); intervals from a bootstrap of runs within settings. The contrast |ρ(MI proxy)| − |ρ(entropy)| is resampled on the same runs; its two intervals (one per MI proxy) are read at 97.5% (Bonferroni over the two). Reproduced when an MI proxy's contrast lies above 0 and none lies below.`
   }
   const recs = all.filter(eligible).flatMap((v) => {
     const e = earlyProxies(v)
@@ -81,7 +81,7 @@ export const c2MiPredictsSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
   const recStrata = strata.map((s) => s.map((r) => r.rec))
   const n = recStrata.reduce((a, s) => a + s.length, 0)
   // One bootstrap for every statistic, so the contrasts are paired.
-  const B = 10_000
+  const B = DEFAULT_RESAMPLES
   const rng = new Rng("C2")
   const dists = [0, 1, 2, 3, 4].map(() => new Float64Array(B))
   for (let b = 0; b < B; b++) {
@@ -366,7 +366,7 @@ export const factSeesCollapseEarlier = (all: ReadonlyArray<RunView>): ClaimRow =
   const later = recs.filter((r) => r.d < 0).length
   return {
     ...base,
-    n: `${recs.length} runs (${neither} more where neither fell)`,
+    n: `${recs.length} runs; ${neither} more where neither fell`,
     numbers: [
       `Retrieval-Acc fall step − fact-accuracy fall step ${fmtInterval(d, { digits: 1 })} steps`,
       `fact accuracy first in ${earlier}, Retrieval-Acc first in ${later}, same step in ${recs.length - earlier - later}`

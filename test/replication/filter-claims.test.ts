@@ -97,7 +97,7 @@ describe("C4: success and MI fall from Q1 to Q4 (Table 6)", () => {
     const r = c4QuartilesDecline(views(runs(0.05, 0.2)))
     expect(r.verdict.kind).toBe("reproduced")
     expect(r.numbers[0]).toMatch(/^Q1 − Q4 peak \+0\.1[45]\d/)
-    expect(r.numbers[1]).toMatch(/^Q1 − Q4 final MI \+0\.(59\d|60\d)/)
+    expect(r.numbers[2]).toMatch(/^Q1 − Q4 final MI \+0\.(59\d|60\d)/)
   })
   test("success rises from Q1 to Q4: not reproduced; MI rising alone: not reproduced", () => {
     expect(c4QuartilesDecline(views(runs(-0.05, 0.2))).verdict.kind).toBe("not reproduced")
