@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildReport, parseArgs } from "../../benchmarks/replication.ts"
@@ -104,5 +104,19 @@ describe("the replication report", () => {
     expect(parseArgs([join(root, "nope")])).toMatchObject({ error: expect.stringMatching(/does not exist/) })
     expect(parseArgs([empty, "--out"])).toMatchObject({ error: expect.stringMatching(/--out needs a file/) })
     expect(parseArgs([empty, "--outt", "x"])).toMatchObject({ error: expect.stringMatching(/unknown option --outt/) })
+  })
+
+  test("the script: a mistake exits 2 with one line; a folder writes the document", () => {
+    const bun = process.execPath
+    const script = join(import.meta.dir, "..", "..", "benchmarks", "replication.ts")
+    const bad = Bun.spawnSync([bun, script, join(root, "nope")], { stderr: "pipe", stdout: "pipe" })
+    expect(bad.exitCode).toBe(2)
+    const err = bad.stderr.toString().trim()
+    expect(err.split("\n")).toHaveLength(1)
+    expect(err).toMatch(/^replication: folder .*nope does not exist/)
+    const out = join(root, "doc", "replication.md")
+    const ok = Bun.spawnSync([bun, script, join(root, "empty"), "--out", out], { stderr: "pipe", stdout: "pipe" })
+    expect(ok.exitCode).toBe(0)
+    expect(readFileSync(out, "utf8")).toBe(report([join(root, "empty")]).replace(join(root, "replication.md"), out))
   })
 })
