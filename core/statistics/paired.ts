@@ -140,6 +140,8 @@ export interface FamilyOptions {
   readonly alpha?: number
   readonly resamples?: number
   readonly power?: PowerOptions
+  /** Pairs a comparison needs to join the Holm family (default MIN_PAIRS_TO_SEPARATE). */
+  readonly minPairs?: number
 }
 
 /** Unbiased sd, shifted by the first value (exactly 0 when all values are equal; no cancellation for large values). */
@@ -154,6 +156,9 @@ const unbiasedSd = (xs: ReadonlyArray<number>): number => {
   return Math.sqrt(Math.max(0, (s2 - (s * s) / xs.length) / (xs.length - 1)))
 }
 
+/** Pairs (seeds) a comparison needs to join the Holm family and possibly be marked separated. */
+export const MIN_PAIRS_TO_SEPARATE = 4
+
 /**
  * Every comparison of a page at once: bootstrap each one's mean difference, Holm over those in
  * the family with at least two pairs, and read each interval at its Holm level. A comparison with
@@ -164,12 +169,15 @@ export const pairedComparisons = (comparisons: ReadonlyArray<Comparison>, option
   checkLevel(alpha, "pairedComparisons: alpha")
   const resamples = options.resamples ?? DEFAULT_RESAMPLES
   checkResamples(resamples, "pairedComparisons")
+  const minPairs = Math.max(2, options.minPairs ?? MIN_PAIRS_TO_SEPARATE)
   const dists = comparisons.map((c, i) => {
     checkSample(c.deltas, `pairedComparisons: comparison ${i}`)
     return c.deltas.length >= 2 ? bootstrapMeans(c.deltas, resamples, new Rng(c.seed)) : null
   })
   const ps = dists.map((d) => (d ? bootstrapPValue(d) : null))
-  const members = comparisons.map((c, i) => ((c.inFamily ?? true) && ps[i] !== null ? i : -1)).filter((i) => i >= 0)
+  // Too few pairs for the percentile bootstrap to mean anything: two or three same-sign deltas
+  // give p = 2/(B+1) whatever their spread. Such a comparison is shown but can never be "separated".
+  const members = comparisons.map((c, i) => ((c.inFamily ?? true) && ps[i] !== null && c.deltas.length >= minPairs ? i : -1)).filter((i) => i >= 0)
   const tested = holm(
     members.map((i) => ps[i]!),
     alpha

@@ -90,6 +90,8 @@ export interface BuildInput {
   /** Where the site is written: run links are relative to it. */
   readonly siteDir: string
   readonly sources: ReadonlyArray<string>
+  /** Pairs a comparison needs before it can be marked separated (default core/statistics MIN_PAIRS_TO_SEPARATE). */
+  readonly minPairs?: number
 }
 
 const r6 = (x: number): number => Math.round(x * 1e6) / 1e6
@@ -192,16 +194,21 @@ const rowKeyOf = (file: RunRead["config"]): string => {
   return canonicalJson({ config: rest, semantics: file.semantics })
 }
 
-/** The config without train.samplingStream: the stream tells cells apart, not rows. */
+/**
+ * The config without train.samplingStream (the stream tells cells apart, not rows) and without
+ * policyOptions.kernels (runs on different kernel backends are statistically equivalent and pool;
+ * exact re-runs need the same backend, which config.json's runtime records).
+ */
 const withoutStream = (c: RunRead["config"]["config"]): RunRead["config"]["config"] => {
-  if (!c.train || !("samplingStream" in c.train)) return c
+  const { kernels: _k, ...policyOptions } = (c.policyOptions ?? {}) as Record<string, unknown>
+  if (!c.train || !("samplingStream" in c.train)) return { ...c, policyOptions }
   const { samplingStream: _ss, ...train } = c.train as Record<string, unknown>
-  return { ...c, train }
+  return { ...c, policyOptions, train }
 }
 
 /** The cell's identity: the resolved config (seed aside) and the semantics version its runs share. */
 const cellHashOf = (file: RunRead["config"]): string => {
-  const { seed: _s, ...rest } = file.config
+  const { seed: _s, ...rest } = withoutStream(file.config)
   return contentHash({ config: rest, semantics: file.semantics })
 }
 
@@ -533,7 +540,7 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
   const familySize = [peakFamily, last3Family].map((family) => {
     const results = pairedComparisons(
       family.map((f) => f.comparison),
-      { alpha: ALPHA }
+      { alpha: ALPHA, ...(input.minPairs !== undefined ? { minPairs: input.minPairs } : {}) }
     )
     family.forEach((f, i) => f.set(pairedOf(results[i]!, f.unpaired)))
     return results.filter((r) => r.inFamily).length

@@ -4,6 +4,7 @@
  * Security Policy allows only this page's own script (by hash), so markup smuggled into a
  * result file could not run even if an escape were missed.
  */
+import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
 import { createHash } from "node:crypto"
 import { esc } from "./escape.ts"
 import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
@@ -69,7 +70,15 @@ const pairedCells = (d: Paired | null, pairs?: number): string =>
     : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
 
 const sepCell = (d: Paired | null): string =>
-  d === null ? "<td>–</td>" : !d.inFamily ? '<td class="ref" title="a reference or one pair: not tested">ref.</td>' : d.separated ? '<td class="sep">✓</td>' : "<td></td>"
+  d === null
+    ? "<td>–</td>"
+    : !d.inFamily
+      ? d.n < MIN_PAIRS_TO_SEPARATE
+        ? `<td class="ref" title="fewer than ${MIN_PAIRS_TO_SEPARATE} pairs: not tested">n&lt;${MIN_PAIRS_TO_SEPARATE}</td>`
+        : '<td class="ref" title="a reference: not tested">ref.</td>'
+      : d.separated
+        ? '<td class="sep">✓</td>'
+        : "<td></td>"
 
 const budgetCells = (c: Cell): string => [c.budget.envSteps, c.budget.tokens, c.budget.rollouts, c.budget.optimizerSteps].map((v) => numCell(v, fmtCount(v))).join("")
 
@@ -95,6 +104,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   h.push(
     `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: <code>${esc(lb.metric)}</code> in %, each run scored by its peak (the paper's report) and by the mean of its last 3 evaluations. Means over seeds with [95% bootstrap intervals]; Δ is the paired per-seed difference against <code>none</code> in the same row, its interval at the Holm level; <span class="sep">✓</span> separated after Holm over the page. The best peak of each row is highlighted. The <a href="#legend-h">legend</a> says what each number is. Click a column header to sort.</p>`
   )
+  h.push('<p><a href="episodes/index.html">Episodes</a>: the validation episodes each run kept, step by step (samples.jsonl), to watch reasoning turn into a template.</p>')
 
   h.push('<h2 id="results-h">Results (peak)</h2>')
   h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (peak)</th>')

@@ -1,4 +1,5 @@
 /** leaderboard.md: the paper-style table, the filter ranking and the problems, for terminals. */
+import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
 import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Leaderboard, Paired } from "./schema.ts"
@@ -44,7 +45,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
     "| env | algo | setting | filter | seeds | peak | last-3 | pairs | Δ peak vs none | level | p (Holm) | sep. | Δ last-3 vs none | level | sep. | seeds for ±5 | env steps | tokens | rollouts | opt. steps |"
   )
   out.push(`|${"---|".repeat(20)}`)
-  const sep = (d: Paired | null): string => (d === null ? "–" : !d.inFamily ? "ref." : d.separated ? "✓" : "")
+  const sep = (d: Paired | null): string => (d === null ? "–" : !d.inFamily ? (d.n < MIN_PAIRS_TO_SEPARATE ? `n<${MIN_PAIRS_TO_SEPARATE}` : "ref.") : d.separated ? "✓" : "")
   for (const r of lb.rows) {
     for (const c of r.cells) {
       const d = c.delta

@@ -12,7 +12,9 @@ import { niceTicks } from "../../plugins/leaderboard/svg.ts"
 import { tempDir } from "../sweep/helpers.ts"
 import { corrupt, standardRuns, writeRuns } from "./fixtures.ts"
 
-const build = (dir: string, site = join(dir, "..", "site")) => Effect.runSync(Effect.map(collectRuns([dir], site), (c) => buildLeaderboard({ ...c, siteDir: site })))
+// The fixtures have two seeds per cell; minPairs 2 lets them exercise Holm (the default, 4, is tested below).
+const build = (dir: string, site = join(dir, "..", "site"), minPairs: number | null = 2) =>
+  Effect.runSync(Effect.map(collectRuns([dir], site), (c) => buildLeaderboard({ ...c, siteDir: site, ...(minPairs !== null ? { minPairs } : {}) })))
 
 describe("leaderboard build", () => {
   test("average ranks; env names and normalizers", () => {
@@ -263,9 +265,9 @@ describe("leaderboard build", () => {
     const dir = join(base, "results")
     writeRuns(dir, [...standardRuns, { env: "sokoban", filter: "top-k", seed: 1, peak: 0.3, status: "failed" }])
     const site = join(base, "site")
-    const w = Effect.runSync(writeSite([dir], site))
+    const w = Effect.runSync(writeSite([dir], site, undefined, { minPairs: 2 }))
     const json = readFileSync(w.files.json, "utf8")
-    Effect.runSync(writeSite([dir], site))
+    Effect.runSync(writeSite([dir], site, undefined, { minPairs: 2 }))
     expect(readFileSync(w.files.json, "utf8")).toBe(json)
     const md = readFileSync(w.files.md, "utf8")
     expect(md).toContain("| frozenlake | grpo | – | 60.0 [50.0, 70.0] (n=2) | -10.0 [-10.0, -10.0] ✓ (n=2) | **+25.0 [+20.0, +30.0] ✓ (n=2)** |")
@@ -283,5 +285,19 @@ describe("leaderboard build", () => {
   test("nice ticks", () => {
     expect(niceTicks(0, 1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1])
     expect(niceTicks(0, 47)).toEqual([0, 10, 20, 30, 40])
+  })
+})
+
+describe("leaderboard build: the default minimum of pairs", () => {
+  test("with fewer than 4 pairs a comparison is shown but never separated (two same-sign deltas give bootstrap p ≈ 0)", () => {
+    const dir = join(tempDir("lb"), "results")
+    writeRuns(dir, standardRuns)
+    const lb = build(dir, join(dir, "..", "site"), null)
+    expect(lb.family).toEqual({ peak: 0, last3: 0, alpha: 0.05 })
+    const topp = lb.rows[0]!.cells.find((c) => c.filter === "top-p")!.delta!
+    expect(topp.n).toBe(2)
+    expect(topp.p).toBe(0.0002)
+    expect(topp.separated).toBe(false)
+    expect(topp.inFamily).toBe(false)
   })
 })

@@ -21,7 +21,7 @@ const page = (): { html: string; window: Window } => {
     { env: XSS, filter: `x"><img src=x onerror=alert(3)>`, filterOptions: { p: 1 }, seed: 1, peak: 0.4 },
     { env: "sokoban", filter: "top-k", seed: 3, peak: 0.1, status: "failed" }
   ])
-  const w = Effect.runSync(writeSite([dir], join(base, "site")))
+  const w = Effect.runSync(writeSite([dir], join(base, "site"), undefined, { minPairs: 2 }))
   const html = readFileSync(w.files.html, "utf8")
   const window = new Window({ url: "file:///site/index.html", settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } as any })
   window.document.write(html)
@@ -95,11 +95,11 @@ describe("leaderboard page (happy-dom)", () => {
     const s = cells(row("sokoban", "top-p"))
     expect(s[9]).toBe("95%")
     expect(s[11]).toBe("")
-    // A cell with one pair: a mean, no interval, a reference mark instead of a test.
+    // A cell with one pair: a mean, no interval, "n<4" (too few pairs to test) instead of a test.
     const one = cells(row(XSS, `x"><img src=x onerror=alert(3)>(p=1)`))
     expect(one[7]).toBe("1")
     expect(one[8]).toBe("+10.0")
-    expect(one[11]).toBe("ref.")
+    expect(one[11]).toBe("n<4")
   })
 
   test("clicking a column header sorts the rows, clicking again reverses", async () => {
