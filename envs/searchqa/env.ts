@@ -236,7 +236,10 @@ export const searchQASpec: EnvSpec<SearchQAOptions> = {
   options: SearchQAOptions,
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
-  markov: false,
+  // Each observation repeats the question and shows the last search's passages, so the current
+  // observation is enough to act on (a 2-hop answer is in the second search's passage); Markov
+  // prompts fit the tiny policy's 128-token context, history and instructions do not.
+  markov: true,
   make: (options) => new SearchQAEnv(options),
   vocabulary: (o) =>
     vocabularyOf(
