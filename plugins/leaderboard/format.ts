@@ -35,3 +35,6 @@ export const fmtProbability = (a: Aggregate | null): string => (a === null ? "�
 
 /** Counts: 950, 12.3k, 1.25M; "—" when not logged. */
 export const fmtCount = (x: number | null): string => (x === null ? "—" : x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e4 ? `${(x / 1e3).toFixed(1)}k` : String(Number(x.toFixed(1))))
+
+/** A registry id as a table shows it: "envs/sokoban-v1" → "sokoban-v1" (the full id is in the JSON). */
+export const shortId = (id: string): string => id.replace(/^[A-Za-z0-9_.-]+\//, "")

@@ -7,7 +7,7 @@
 import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
 import { createHash } from "node:crypto"
 import { esc } from "./escape.ts"
-import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
+import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Cell, Leaderboard, Paired } from "./schema.ts"
 import { lineChart } from "./svg.ts"
@@ -111,7 +111,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   for (const f of others) h.push(`<th>${esc(f)} (Δ)</th>`)
   h.push("</tr></thead><tbody>")
   for (const r of lb.rows) {
-    h.push(`<tr data-row="${esc(r.key)}"><td>${esc(r.env)}</td><td>${esc(r.algo)}</td><td>${esc(r.setting) || "–"}</td>`)
+    h.push(`<tr data-row="${esc(r.key)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td>`)
     for (const f of ["none", ...others]) {
       const c = r.cells.find((x) => x.filter === f)
       if (!c) {
@@ -138,7 +138,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
       const d = c.delta
       const l = c.deltaLast3
       h.push(
-        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}"><td>${esc(r.env)}</td><td>${esc(r.algo)}</td><td>${esc(r.setting) || "–"}</td><td>${esc(c.filter)}</td>${numCell(c.peak.n, String(c.peak.n))}${numCell(
+        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td><td>${esc(c.filter)}</td>${numCell(c.peak.n, String(c.peak.n))}${numCell(
           c.peak.mean,
           esc(fmtEstimate(c.peak, false)),
           c.best ? "best" : ""
@@ -161,7 +161,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     )
     for (const a of lb.across) {
       h.push(
-        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}"><td>${esc(a.algo)}</td><td>${esc(a.filter)}</td><td>${a.envs.map(esc).join(", ")}</td>${numCell(a.iqmPeak.value, esc(fmtAggregatePct(a.iqmPeak)))}${numCell(
+        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}"><td>${esc(shortId(a.algo))}</td><td>${esc(a.filter)}</td><td>${a.envs.map((e) => esc(shortId(e))).join(", ")}</td>${numCell(a.iqmPeak.value, esc(fmtAggregatePct(a.iqmPeak)))}${numCell(
           a.iqmLast3?.value ?? null,
           esc(fmtAggregatePct(a.iqmLast3))
         )}${numCell(a.improvementPeak?.value ?? null, esc(fmtProbability(a.improvementPeak)))}${numCell(a.improvementLast3?.value ?? null, esc(fmtProbability(a.improvementLast3)))}</tr>`
@@ -205,7 +205,7 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     const v = e.verified === null ? "–" : e.verified ? '<span class="ok">✓ verified</span>' : '<span class="bad">✗ mismatch</span>'
     const files = ["config.json", "metrics.jsonl", "summary.json"].map((f) => `<a href="${safeHref(`${e.path}/${f}`)}">${f.split(".")[0]}</a>`).join(" ")
     h.push(
-      `<tr><td><code>${esc(e.runId)}</code></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${numCell(
+      `<tr><td><code>${esc(e.runId)}</code></td><td>${esc(shortId(e.env))}</td><td>${esc(shortId(e.algo))}</td><td>${esc(e.filter)}</td>${numCell(e.seed, String(e.seed))}<td title="${esc(e.error ?? "")}">${esc(e.status)}</td>${numCell(
         e.peak,
         e.peak === null ? "–" : pct(e.peak)
       )}${numCell(e.last3, e.last3 === null ? "–" : pct(e.last3))}${numCell(e.budget.rollouts, fmtCount(e.budget.rollouts))}${numCell(e.budget.optimizerSteps, fmtCount(e.budget.optimizerSteps))}<td><code>${esc(e.hash)}</code></td><td>${esc(e.codeVersion)}</td><td>${esc(e.runtime)}</td><td>${v}</td><td>${files}</td></tr>`

@@ -1,6 +1,6 @@
 /** leaderboard.md: the paper-style table, the filter ranking and the problems, for terminals. */
 import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
-import { fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
+import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Leaderboard, Paired } from "./schema.ts"
 
@@ -38,7 +38,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
       const text = c.kind === "baseline" || !c.delta ? fmtEstimate(c.peak) : `${fmtPaired(c.delta)}${c.delta.separated ? " ✓" : ""} (${fmtPairs(c.delta)})`
       return c.best ? `**${text}**` : text
     }
-    out.push(`| ${md(r.env)} | ${md(r.algo)} | ${md(r.setting) || "–"} | ${cell("none")} | ${others.map(cell).join(" | ")} |`)
+    out.push(`| ${md(shortId(r.env))} | ${md(shortId(r.algo))} | ${md(r.setting) || "–"} | ${cell("none")} | ${others.map(cell).join(" | ")} |`)
   }
   out.push("", "## Cells", "")
   out.push(
@@ -52,8 +52,8 @@ export const renderMarkdown = (lb: Leaderboard): string => {
       const l = c.deltaLast3
       out.push(
         `| ${[
-          md(r.env),
-          md(r.algo),
+          md(shortId(r.env)),
+          md(shortId(r.algo)),
           md(r.setting) || "–",
           md(c.filter),
           String(c.peak.n),
@@ -81,7 +81,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
     out.push("| algo | filter | envs | IQM peak | IQM last-3 | P(> none) peak | P(> none) last-3 |", `|${"---|".repeat(7)}`)
     for (const a of lb.across) {
       out.push(
-        `| ${md(a.algo)} | ${md(a.filter)} | ${a.envs.map(md).join(", ")} | ${fmtAggregatePct(a.iqmPeak)} | ${fmtAggregatePct(a.iqmLast3)} | ${fmtProbability(a.improvementPeak)} | ${fmtProbability(a.improvementLast3)} |`
+        `| ${md(shortId(a.algo))} | ${md(a.filter)} | ${a.envs.map((e) => md(shortId(e))).join(", ")} | ${fmtAggregatePct(a.iqmPeak)} | ${fmtAggregatePct(a.iqmLast3)} | ${fmtProbability(a.improvementPeak)} | ${fmtProbability(a.improvementLast3)} |`
       )
     }
   }
