@@ -8,7 +8,7 @@
  *   node_modules/.bin/bun benchmarks/calibrate-estimate.ts results/standard
  */
 import { Effect } from "effect"
-import { estimateRunSeconds, RUN_OVERHEAD_SECONDS } from "../core/sweep/estimate.ts"
+import { estimateRunSeconds } from "../core/sweep/estimate.ts"
 import { collectInputs } from "../plugins/leaderboard/collect.ts"
 
 const dirs = process.argv.slice(2)
@@ -44,7 +44,7 @@ for (const [env, rs] of [...byEnv].sort()) {
     const evals = r.metrics.lines.filter((l) => typeof l["val/success@0.5"] === "number").length
     const temps = Array.isArray(t.valTemperatures) ? t.valTemperatures.length : 2
     const episodes = evals * temps * (t.valSeeds as number)
-    if (episodes > 0) perVal.push(Math.max(0, r.summary!.wallSeconds - stepSum - RUN_OVERHEAD_SECONDS) / episodes)
+    if (episodes > 0) perVal.push(Math.max(0, r.summary!.wallSeconds - stepSum) / episodes)
     e += estimateRunSeconds(c)
     a += r.summary!.wallSeconds
   }

@@ -42,8 +42,8 @@ const lines: string[] = [
   "Success = validation success at T = 0.5 on the fixed validation instances, in %. Step 0 is the shipped warm start (the same weights for every seed; each seed validates it with its own sampling stream).",
   "Rise = per seed, (mean of the last 3 evaluations or peak) − step 0; mean over seeds with a 95% bootstrap interval. Noise floor = the same runs on another sampling stream: last-3 difference to the main stream, per seed.",
   "",
-  "| env | algo | seeds | step 0 | last-3 | rise to last-3 | rise to peak | noise floor (last-3 Δ) | learns | mean curve (step: success) |",
-  "|---|---|---|---|---|---|---|---|---|---|"
+  "| env | algo | lr | seeds | step 0 | last-3 | rise to last-3 | rise to peak | noise floor (last-3 Δ) | learns | mean curve (step: success) |",
+  "|---|---|---|---|---|---|---|---|---|---|---|"
 ]
 const byCell = groupBy(views, (v) => `${v.env}\u0000${v.algo}\u0000${v.group}`)
 for (const [key, vs] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
@@ -68,7 +68,7 @@ for (const [key, vs] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
     return `${s}: ${pct(xs.reduce((a, x) => a + x, 0) / xs.length)}`
   })
   lines.push(
-    `| ${main[0]!.env} | ${main[0]!.algo} | ${main.length} | ${ci(start, `${key}-s0`, false)} | ${ci(last3, `${key}-l3`, false)} | ${ci(riseLast, `${key}-rl`)} | ${ci(risePeak, `${key}-rp`)} | ${floorDelta.length > 0 ? ci(floorDelta, `${key}-f`) : "—"} | ${learns} | ${meanCurve.join(", ")} |`
+    `| ${main[0]!.env} | ${main[0]!.algo} | ${main[0]!.run.config.config.lr} | ${main.length} | ${ci(start, `${key}-s0`, false)} | ${ci(last3, `${key}-l3`, false)} | ${ci(riseLast, `${key}-rl`)} | ${ci(risePeak, `${key}-rp`)} | ${floorDelta.length > 0 ? ci(floorDelta, `${key}-f`) : "—"} | ${learns} | ${meanCurve.join(", ")} |`
   )
 }
 const text = `${lines.join("\n")}\n`

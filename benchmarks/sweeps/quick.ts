@@ -8,13 +8,13 @@
  * seeds-needed column); `standard` is the suite to publish.
  */
 import { defineSweep } from "../../core/sweep/spec.ts"
-import { FROZENLAKE, NONE, PAPER_TOP_P, QUICK_SEEDS, RANDOM_LIKE_PAPER_TOP_P, SOKOBAN, STANDARD } from "./_common.ts"
+import { NONE, PAPER_TOP_P, QUICK_SEEDS, RANDOM_LIKE_PAPER_TOP_P, STANDARD, STANDARD_ENVS } from "./_common.ts"
 
 export default defineSweep({
   name: "quick",
   description: "FrozenLake, Sokoban, Countdown × {none, top-p 0.9 (softmax, include zero), random at its count} × PPO, 4 seeds, noise floor; shipped warm starts",
   axes: {
-    env: [FROZENLAKE, SOKOBAN, "countdown"],
+    env: [STANDARD_ENVS.frozenlake, STANDARD_ENVS.sokoban, STANDARD_ENVS.countdown],
     algo: ["ppo"],
     filter: [NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P],
     seeds: [...QUICK_SEEDS],

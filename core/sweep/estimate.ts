@@ -1,34 +1,41 @@
 /**
  * Cost estimate for `sweep --dry-run` and the ETA before the first step is timed. The figures
- * are seconds measured on the 2-core reference machine with tinylm `tiny`, the WASM kernels and
- * shared-prompt batching, one run per core: the quick preset's run folders from `npm start` on a
- * fresh clone of fd49ca0 (benchmarks/RESULTS.md; FrozenLake and Sokoban measured, the other envs
- * guessed from their episode lengths). A training step at P×G = 64 without diagnostics (rollout +
- * update, scaled linearly with P·G), one MI diagnostics pass, one validation episode, and one SFT
- * step (batch 64), which costs SFT_STEP_PER_STEP of the env's training step (both scale with the
- * env's sequence lengths: FrozenLake 0.18 s, Sokoban 0.38 s per SFT step measured).
- * The SFT warm start is counted once per cache key (env, options, policy, SFT seed), as the
- * trainer caches it. A spec's `secondsPerStep` overrides the step figure. Recalibrate here when
- * the trainer's speed changes.
+ * are seconds measured on the 2-core reference machine with tinylm `tiny` on its native kernels,
+ * one run per core, from the standard suite's run folders (`bun benchmarks/calibrate-estimate.ts
+ * results/standard`, benchmarks/RESULTS.md): the median training step per env at P×G = 64 (scaled
+ * linearly with P·G; diagnostics every 10 steps), a validation episode per env, one MI
+ * diagnostics pass, and an SFT step (batch 64) as a share of the env's training step (FrozenLake:
+ * 2,000 steps in 138 s). An SFT warm start is counted once per cache key (env, options, policy,
+ * SFT seed), as the trainer caches it; shipped warm starts cost nothing. A spec's
+ * `secondsPerStep` overrides the step figure. Recalibrate here when the trainer's speed changes.
  */
 import { canonicalJson } from "../hash.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 
 export const BASE_SECONDS_PER_STEP: Readonly<Record<string, number>> = {
-  frozenlake: 0.5,
-  sokoban: 1.0,
-  countdown: 0.5,
-  metamathqa: 0.3,
-  searchqa: 1.0,
-  webshop: 1.4
+  frozenlake: 0.144,
+  sokoban: 0.26,
+  countdown: 0.154,
+  metamathqa: 0.084,
+  searchqa: 0.223,
+  webshop: 0.331
 }
-const FALLBACK = 1.0
-export const SECONDS_PER_VAL_EPISODE = 0.005
-export const SECONDS_PER_DIAG = 0.6
+/** Seconds per validation episode (one trajectory, up to maxTurns turns). */
+export const SECONDS_PER_VAL_EPISODE_BY_ENV: Readonly<Record<string, number>> = {
+  frozenlake: 0.0011,
+  sokoban: 0.0022,
+  countdown: 0.0012,
+  metamathqa: 0.001,
+  searchqa: 0.0019,
+  webshop: 0.0046
+}
+const FALLBACK = 0.3
+export const SECONDS_PER_VAL_EPISODE = 0.003
+export const SECONDS_PER_DIAG = 0.3
 /** An SFT step's cost as a share of the env's training step (BASE_SECONDS_PER_STEP). */
-export const SFT_STEP_PER_STEP = 0.37
-/** Process start, setup and checkpoints per run. */
-export const RUN_OVERHEAD_SECONDS = 5
+export const SFT_STEP_PER_STEP = 0.48
+/** Setup and checkpoints per run (a sweep's worker processes are started once). */
+export const RUN_OVERHEAD_SECONDS = 0.3
 
 const envKey = (env: string): string => env.replace(/^.*\//, "").replace(/-v\d+$/, "")
 const num = (t: Record<string, unknown>, k: string, d: number): number => (typeof t[k] === "number" ? (t[k] as number) : d)
@@ -48,7 +55,8 @@ export const estimateRunSeconds = (config: RunConfig, secondsPerStep?: number): 
   const temps = Array.isArray(t.valTemperatures) ? t.valTemperatures.length : 2
   const diagEvery = num(t, "diagEvery", 5)
   const diags = diagEvery > 0 ? 1 + Math.floor(config.steps / diagEvery) : 0
-  return RUN_OVERHEAD_SECONDS + perStep * config.steps + evals * temps * num(t, "valSeeds", 256) * SECONDS_PER_VAL_EPISODE + diags * SECONDS_PER_DIAG
+  const perEpisode = SECONDS_PER_VAL_EPISODE_BY_ENV[envKey(config.env)] ?? SECONDS_PER_VAL_EPISODE
+  return RUN_OVERHEAD_SECONDS + perStep * config.steps + evals * temps * num(t, "valSeeds", 256) * perEpisode + diags * SECONDS_PER_DIAG
 }
 
 export const sftSeconds = (config: RunConfig): number => {

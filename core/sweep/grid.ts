@@ -30,6 +30,8 @@ interface Picked {
   readonly id: string
   readonly options: Record<string, unknown>
   readonly label: string
+  /** Config paths set for this choice's runs (env recipes). */
+  readonly set: Record<string, unknown>
 }
 
 const fmtOptions = (o: Record<string, unknown>): string => {
@@ -37,7 +39,11 @@ const fmtOptions = (o: Record<string, unknown>): string => {
   return keys.length === 0 ? "" : `(${keys.map((k) => `${k}=${typeof o[k] === "object" ? canonicalJson(o[k]) : String(o[k])}`).join(",")})`
 }
 
-const pick = (c: Choice): Picked => (typeof c === "string" ? { id: c, options: {}, label: c } : { id: c.id, options: c.options, label: c.label ?? `${c.id}${fmtOptions(c.options)}` })
+const pick = (c: Choice): Picked =>
+  typeof c === "string" ? { id: c, options: {}, label: c, set: {} } : { id: c.id, options: c.options, label: c.label ?? `${c.id}${fmtOptions(c.options)}${fmtOptions(c.set ?? {})}`, set: c.set ?? {} }
+
+/** Config fields a `set` may name directly; any other key is a trainer option (train.<key>). */
+const CONFIG_KEYS = new Set(["lr", "P", "G", "steps", "policy"])
 
 /** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
 const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])
@@ -81,6 +87,10 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       seed,
                       ...((lr ?? f.lr) !== undefined ? { lr: lr ?? f.lr } : {}),
                       train: { ...f.train, ...budgetTrain }
+                    }
+                    for (const [k, v] of Object.entries(env.set)) {
+                      const path = k.split(".")
+                      yield* setPath(raw, TOP.has(path[0]!) || CONFIG_KEYS.has(path[0]!) || path[0] === "train" ? path : ["train", ...path], v, `axes.env "${env.label}" set`)
                     }
                     for (const [k, v] of Object.entries(tv?.set ?? {})) {
                       const path = k.split(".")

@@ -22,8 +22,12 @@ const Options = Schema.Record(Schema.String, Schema.Unknown)
 /** A list that must hold at least one value (an empty axis would make an empty grid). */
 const NonEmpty = <S extends Schema.Top>(s: S) => Schema.Array(s).check(Schema.isMinLength(1))
 
-/** An axis value: a registry id, or an id with options and an optional display label. */
-export const Choice = Schema.Union([Schema.String, Schema.Struct({ id: Schema.String, options: dflt(Options, {}), label: Schema.optional(Schema.String) })])
+/**
+ * An axis value: a registry id, or an id with options, an optional display label and, on the env
+ * axis, `set`: config paths set for that env's runs as `--set` does (its RL recipe: `lr`,
+ * `train.*`, `policyOptions.*`, ...), over `fixed` and the `lr` axis, under a `train` axis variant.
+ */
+export const Choice = Schema.Union([Schema.String, Schema.Struct({ id: Schema.String, options: dflt(Options, {}), label: Schema.optional(Schema.String), set: Schema.optional(Options) })])
 export type Choice = typeof Choice.Type
 
 /** A named set of train-option overrides: one value of the `train` axis (e.g. klCoef 0.01). */

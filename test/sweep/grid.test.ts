@@ -97,3 +97,36 @@ describe("grid expansion", () => {
     expect(estimateSweepSeconds([30, 10, 10, 10], 2)).toBe(30)
   })
 })
+
+describe("per-env recipes and the noise floor", () => {
+  test("an env choice's `set` reaches only that env's runs, over fixed and the lr axis; a typo in it is refused by name", () => {
+    const runs = grid(
+      smallSpec({
+        axes: { env: ["frozenlake", { id: "sokoban", set: { lr: 3e-5, "train.entropyCoef": 0, historyTurns: 3 } }], filter: ["none"], seeds: [1], lr: [1e-3] }
+      })
+    )
+    const fl = runs.find((r) => r.config.env === "envs/frozenlake-v1")!
+    const sk = runs.find((r) => r.config.env === "envs/sokoban-v1")!
+    expect(fl.config.lr).toBe(1e-3)
+    expect(fl.config.train.entropyCoef).toBe(0.001)
+    expect(sk.config.lr).toBe(3e-5)
+    expect(sk.config.train.entropyCoef).toBe(0)
+    expect(sk.config.train.historyTurns).toBe(3)
+    expect(sk.label).toContain("lr=0.00003")
+    const bad = gridExit(smallSpec({ axes: { env: [{ id: "sokoban", set: { entropyCoeff: 0 } }], seeds: [1] } }))
+    expect(Exit.isFailure(bad)).toBe(true)
+    if (Exit.isFailure(bad)) expect(String(Cause.squash(bad.cause))).toMatch(/entropyCoeff.*entropyCoef/s)
+  })
+
+  test("noiseFloor adds, next to each none run only, the same run on sampling stream 1", () => {
+    const runs = grid(smallSpec({ noiseFloor: true }))
+    expect(runs.length).toBe(2 * 2 * 4)
+    const floors = runs.filter((r) => r.config.train.samplingStream === 1)
+    expect(floors.length).toBe(4)
+    for (const f of floors) {
+      expect(f.config.filter).toBe("filters/none")
+      const twin = runs.find((r) => r.config.train.samplingStream === 0 && r.config.filter === "filters/none" && r.config.env === f.config.env && r.config.seed === f.config.seed)!
+      expect({ ...twin.config, train: { ...twin.config.train, samplingStream: 1 } } as unknown).toEqual(f.config as unknown)
+    }
+  })
+})
