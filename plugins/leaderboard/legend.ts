@@ -1,4 +1,5 @@
 /** What each statistic on the page means, in plain text (each renderer escapes it). */
+import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
 import { DEFAULT_RESAMPLES } from "../../core/statistics/bootstrap.ts"
 import type { Leaderboard } from "./schema.ts"
 
@@ -21,7 +22,7 @@ export const legendItems = (lb: Leaderboard): LegendItem[] => {
     },
     {
       term: "separated ✓",
-      text: `Holm's step-down correction over every comparison on the page (${family.peak} on peak, ${family.last3} on last-3, each score its own family) rejects "no difference" at family-wise α = ${family.alpha}. Each Δ interval is read at its Holm level 1 − α/(m − k) (the level column; k = its rank by p), so a ✓ interval always excludes 0 (one without ✓ may too, when Holm stopped at a comparison ranked before it). p is the two-sided bootstrap p, p(Holm) the adjusted one. With few seeds a bootstrap interval is narrower than it should be (it cannot reach beyond the differences seen): read it with the seeds column.`
+      text: `Holm's step-down correction over every comparison on the page (${family.peak} on peak, ${family.last3} on last-3, each score its own family) rejects "no difference" at family-wise α = ${family.alpha}. Each Δ interval is read at its Holm level 1 − α/(m − k) (the level column; k = its rank by p), so a ✓ interval always excludes 0 (one without ✓ may too, when Holm stopped at a comparison ranked before it). p is the two-sided bootstrap p, p(Holm) the adjusted one. With few seeds a bootstrap interval is narrower than it should be (it cannot reach beyond the differences seen): read it with the seeds column and the noise floor. A comparison with fewer than ${MIN_PAIRS_TO_SEPARATE} pairs is not tested (n<${MIN_PAIRS_TO_SEPARATE}).`
     },
     {
       term: "none′ (noise floor)",
