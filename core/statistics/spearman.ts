@@ -11,6 +11,7 @@
  * |ρ(a, y)| − |ρ(b, y)| is resampled on the same pairs for both sides, so the two correlations'
  * shared noise cancels (a paired bootstrap).
  */
+import { averageRanks, spearman as rankCorrelation } from "../diagnostics/spearman.ts"
 import { Rng } from "../rng.ts"
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInterval } from "./bootstrap.ts"
 import { checkLevel, checkResamples, checkSample } from "./check.ts"
@@ -18,45 +19,8 @@ import { checkLevel, checkResamples, checkSample } from "./check.ts"
 /** Fewer pairs than this get no interval: two points always correlate at ±1. */
 export const MIN_PAIRS_FOR_INTERVAL = 3
 
-/** 1-based ranks, ties sharing the average of the ranks they span. */
-export const averageRanks = (xs: ArrayLike<number>): Float64Array => {
-  const n = xs.length
-  const idx = Array.from({ length: n }, (_, i) => i).sort((i, j) => xs[i]! - xs[j]!)
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; ) {
-    let j = i
-    while (j + 1 < n && xs[idx[j + 1]!] === xs[idx[i]!]) j++
-    for (let k = i; k <= j; k++) out[idx[k]!] = (i + j) / 2 + 1
-    i = j + 1
-  }
-  return out
-}
-
-/** Pearson's correlation; null when either side has no spread. */
-const pearson = (x: ArrayLike<number>, y: ArrayLike<number>): number | null => {
-  const n = x.length
-  let mx = 0
-  let my = 0
-  for (let i = 0; i < n; i++) {
-    mx += x[i]!
-    my += y[i]!
-  }
-  mx /= n
-  my /= n
-  let sxy = 0
-  let sxx = 0
-  let syy = 0
-  for (let i = 0; i < n; i++) {
-    const dx = x[i]! - mx
-    const dy = y[i]! - my
-    sxy += dx * dy
-    sxx += dx * dx
-    syy += dy * dy
-  }
-  // Ranks are sums of halves: a zero spread is exactly zero, no tolerance needed.
-  if (sxx === 0 || syy === 0) return null
-  return Math.max(-1, Math.min(1, sxy / Math.sqrt(sxx * syy)))
-}
+/** The ranks and the rank correlation are the diagnostics' (`ragen-bench analyze` uses them too). */
+export { averageRanks }
 
 const checkPairs = (x: ArrayLike<number>, y: ArrayLike<number>, what: string): void => {
   checkSample(x, `${what}: x`)
@@ -67,7 +31,8 @@ const checkPairs = (x: ArrayLike<number>, y: ArrayLike<number>, what: string): v
 /** Spearman's ρ of paired values; null when either side is constant (or there is one pair). */
 export const spearman = (x: ArrayLike<number>, y: ArrayLike<number>): number | null => {
   checkPairs(x, y, "spearman")
-  return pearson(averageRanks(x), averageRanks(y))
+  const rho = rankCorrelation(x, y)
+  return Number.isNaN(rho) ? null : Math.max(-1, Math.min(1, rho))
 }
 
 /** ρ with its bootstrap interval; lo/hi null when ρ is undefined or there are too few pairs. */
