@@ -4,13 +4,12 @@
  * (the leaderboard reads other people's run folders).
  */
 import { Effect } from "effect"
-import { existsSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { FileFormatError } from "../errors.ts"
-import { readRegularFileSync } from "../files.ts"
+import type { FileFormatError } from "../errors.ts"
 import { decodeSync } from "../schema/decode.ts"
 import { SamplesLine } from "../schema/samples.ts"
-import { appendJsonLine, writeFileAtomic } from "./atomic.ts"
+import { appendJsonLine } from "./atomic.ts"
+import { type LineDecoder, readJsonLines, truncateJsonLines } from "./jsonl.ts"
 
 export const SAMPLES_FILE = "samples.jsonl"
 
@@ -25,55 +24,13 @@ export interface SamplesRead {
   readonly tornLastLine?: boolean
 }
 
+const decodeLine: LineDecoder<SamplesLine> = (json) => decodeSync(SamplesLine, json)
+
 /** Read samples.jsonl (absent: no lines); a torn last line is tolerated, anything else malformed fails naming path:line. */
 export const readSamples = (path: string): Effect.Effect<SamplesRead, FileFormatError> =>
-  Effect.suspend((): Effect.Effect<SamplesRead, FileFormatError> => {
-    if (!existsSync(path)) return Effect.succeed({ lines: [] })
-    let text: string
-    try {
-      text = new TextDecoder().decode(readRegularFileSync(path, MAX_SAMPLES_BYTES))
-    } catch (e) {
-      return Effect.fail(new FileFormatError({ path, message: `cannot read ${path}: ${(e as Error).message}` }))
-    }
-    const parts = text.split("\n")
-    const last = parts.pop()! // "" when the file ends with a newline
-    const lines: SamplesLine[] = []
-    for (let i = 0; i < parts.length; i++) {
-      let json: unknown
-      try {
-        json = JSON.parse(parts[i]!)
-      } catch {
-        return Effect.fail(new FileFormatError({ path, message: `${path}:${i + 1}: not valid JSON` }))
-      }
-      const r = decodeSync(SamplesLine, json)
-      if (!r.ok) return Effect.fail(new FileFormatError({ path, message: `${path}:${i + 1}: ${r.message}` }))
-      lines.push(r.value)
-    }
-    return Effect.succeed(last === "" ? { lines } : { lines, tornLastLine: true })
-  })
+  Effect.map(readJsonLines(path, MAX_SAMPLES_BYTES, decodeLine), (r) => (r.tornLastLine === undefined ? { lines: r.lines } : { lines: r.lines, tornLastLine: true }))
 
 /** Keep the lines of evaluations up to step `upTo` (a resumed run writes the later ones again). */
 export const truncateSamples = (runDir: string, upTo: number): void => {
-  const p = join(runDir, SAMPLES_FILE)
-  if (!existsSync(p)) return
-  let text: string
-  try {
-    text = new TextDecoder().decode(readRegularFileSync(p, MAX_SAMPLES_BYTES))
-  } catch {
-    rmSync(p, { recursive: true, force: true }) // not a file we could have written: start the samples over
-    return
-  }
-  const kept: string[] = []
-  for (const l of text.split("\n")) {
-    if (l.trim() === "") continue
-    let json: unknown
-    try {
-      json = JSON.parse(l)
-    } catch {
-      continue // a torn last line from a killed writer
-    }
-    const r = decodeSync(SamplesLine, json)
-    if (r.ok && r.value.step <= upTo) kept.push(l + "\n")
-  }
-  writeFileAtomic(p, kept.join(""))
+  truncateJsonLines(join(runDir, SAMPLES_FILE), MAX_SAMPLES_BYTES, decodeLine, (l) => l.step <= upTo)
 }

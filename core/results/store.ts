@@ -15,6 +15,7 @@ import type { RunConfig } from "../schema/run-config.ts"
 import { type SinkBinding, sinkFanout } from "../metrics/fanout.ts"
 import { appendJsonLine, writeJsonAtomic } from "./atomic.ts"
 import { readRegularFileSync } from "../files.ts"
+import { type LineDecoder, readJsonLines } from "./jsonl.ts"
 
 /** metrics.jsonl larger than this is refused (a 100k-step run writes tens of megabytes). */
 export const MAX_METRICS_BYTES = 1 << 30
@@ -112,40 +113,15 @@ const isPlainMetrics = (v: unknown): v is MetricsLine => {
   return true
 }
 
+/**
+ * One metrics line: the common case checked by hand (a flat object of finite numbers or nulls:
+ * what the MetricsLine schema accepts), at a fraction of the cost, so a 2-million-line file reads
+ * in seconds; anything else goes through the schema for its message.
+ */
+export const decodeMetricsLine: LineDecoder<MetricsLine> = (json) => (isPlainMetrics(json) ? { ok: true, value: json } : decodeSync(MetricsLine, json))
+
 /** Read metrics.jsonl; a torn last line is tolerated and reported, a bad middle line fails. */
-export const readMetrics = (path: string): Effect.Effect<MetricsRead, FileFormatError> =>
-  Effect.suspend((): Effect.Effect<MetricsRead, FileFormatError> => {
-    if (!existsSync(path)) return Effect.succeed({ lines: [] })
-    let text: string
-    try {
-      // A directory, a FIFO or an endless device in place of the file is reported, not read.
-      text = new TextDecoder().decode(readRegularFileSync(path, MAX_METRICS_BYTES))
-    } catch (e) {
-      return Effect.fail(new FileFormatError({ path, message: `cannot read ${path}: ${(e as Error).message}` }))
-    }
-    const parts = text.split("\n")
-    const last = parts.pop()! // "" when the file ends with a newline
-    const lines: MetricsLine[] = []
-    for (let i = 0; i < parts.length; i++) {
-      let json: unknown
-      try {
-        json = JSON.parse(parts[i]!)
-      } catch {
-        return Effect.fail(new FileFormatError({ path, message: `${path}:${i + 1}: not valid JSON` }))
-      }
-      // The common case checked by hand (a flat object of finite numbers or nulls: what the
-      // MetricsLine schema accepts), at a fraction of the cost; anything else goes through the
-      // schema for its message. A 2-million-line file then reads in seconds.
-      if (isPlainMetrics(json)) {
-        lines.push(json)
-        continue
-      }
-      const r = decodeSync(MetricsLine, json)
-      if (!r.ok) return Effect.fail(new FileFormatError({ path, message: `${path}:${i + 1}: ${r.message}` }))
-      lines.push(r.value)
-    }
-    return Effect.succeed(last === "" ? { lines } : { lines, tornLastLine: last })
-  })
+export const readMetrics = (path: string): Effect.Effect<MetricsRead, FileFormatError> => readJsonLines(path, MAX_METRICS_BYTES, decodeMetricsLine)
 
 export interface RunRead {
   readonly dir: string

@@ -6,9 +6,9 @@
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
-import { writeFileAtomic } from "../results/atomic.ts"
+import { truncateJsonLines } from "../results/jsonl.ts"
 import { SAMPLES_FILE, truncateSamples } from "../results/samples.ts"
-import { type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
+import { decodeMetricsLine, MAX_METRICS_BYTES, type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
 import type { ResultsStore } from "../services.ts"
 import { decodeSync } from "../schema/decode.ts"
 import { MetricsLine, RunSummary } from "../schema/results.ts"
@@ -26,24 +26,8 @@ export interface OpenedRun {
 }
 
 /** Keep the metrics lines up to `upTo` (a resumed run rewrites the later ones). */
-const truncateMetrics = (run: RunHandle, upTo: number): MetricsLine[] => {
-  const p = join(run.dir, "metrics.jsonl")
-  if (!existsSync(p)) return []
-  const kept: MetricsLine[] = []
-  for (const l of readFileSync(p, "utf8").split("\n")) {
-    if (l.trim() === "") continue
-    let json: unknown
-    try {
-      json = JSON.parse(l)
-    } catch {
-      continue // a torn last line from a killed writer
-    }
-    const r = decodeSync(MetricsLine, json)
-    if (r.ok && typeof r.value.step === "number" && r.value.step <= upTo) kept.push(r.value)
-  }
-  writeFileAtomic(p, kept.map((x) => JSON.stringify(x) + "\n").join(""))
-  return kept
-}
+const truncateMetrics = (run: RunHandle, upTo: number): MetricsLine[] =>
+  truncateJsonLines(join(run.dir, "metrics.jsonl"), MAX_METRICS_BYTES, decodeMetricsLine, (l) => typeof l.step === "number" && l.step <= upTo)
 
 export const openRunFolder = (store: ResultsStore["Service"], config: RunConfig, o: { resume?: boolean; fresh?: boolean } & OpenRunOptions): OpenedRun => {
   const existing = join(store.root, runIdOf(config).runId)
