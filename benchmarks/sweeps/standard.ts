@@ -5,10 +5,10 @@
  * env, shared by the seeds) and the run seed chooses the training instances, so runs that share a
  * seed are paired. The RL recipe and why: docs/standard-suite.md; wall time: benchmarks/RESULTS.md.
  *
- * PPO runs with the reference's dual clip (c = 3), as the paper's code: at this scale DESIGN.md
- * §10's top-p advantage appears only with the dual clip off (benchmarks/RESULTS.md, issue 14), so
- * this suite is not expected to separate top-p from none; its noise floor and seeds-needed column
- * say what it can detect.
+ * PPO runs with the reference's dual clip (c = 3), as the paper's code. Whether the dual clip hides
+ * §10's top-p advantage at this scale is unsettled (issue 14 found so under semantics 2; under
+ * semantics 3 the s10 presets say the opposite: docs/standard-suite.md); the suite's noise floor
+ * and seeds-needed column say what it can detect.
  */
 import { defineSweep } from "../../core/sweep/spec.ts"
 import { NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P, SIX_ENVS, STANDARD } from "./_common.ts"
