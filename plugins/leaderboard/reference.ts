@@ -25,11 +25,15 @@ export const defaultReference = (): string | undefined => (existsSync(DEFAULT_RE
 
 type ConfigFile = RunRead["config"]
 
-/** The configuration a reference run must share with a user's run: seed, filter and kernel backend aside. */
+/**
+ * The configuration a reference run must share with a user's run: seed, filter, kernel backend
+ * and sampling stream aside (the reference's noise floor, none on another stream, joins as none′).
+ */
 export const comparable = (file: ConfigFile): Record<string, unknown> => {
-  const { seed: _s, filter: _f, filterOptions: _fo, policyOptions, ...rest } = file.config
+  const { seed: _s, filter: _f, filterOptions: _fo, policyOptions, train, ...rest } = file.config
   const { kernels: _k, ...policy } = policyOptions as Record<string, unknown>
-  return { ...rest, policyOptions: policy }
+  const { samplingStream: _ss, ...trainRest } = (train ?? {}) as Record<string, unknown>
+  return { ...rest, policyOptions: policy, train: trainRest }
 }
 
 const keyOf = (file: ConfigFile): string => canonicalJson({ config: comparable(file), semantics: file.semantics })

@@ -7,7 +7,7 @@ import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/schema/run-config.ts"
 import { collectInputs } from "../../plugins/leaderboard/collect.ts"
-import { differences, joinReference } from "../../plugins/leaderboard/reference.ts"
+import { comparable, differences, joinReference } from "../../plugins/leaderboard/reference.ts"
 import { runCli } from "../helpers/cli.ts"
 import { tempDir } from "../sweep/helpers.ts"
 
@@ -135,4 +135,18 @@ describe("a user's runs beside the published reference set", () => {
     expect(alone.code).toBe(0)
     expect(JSON.parse(alone.stdout)).toMatchObject({ runs: 8, rows: 2, filters: ["none", "random"], problems: [] })
   }, 60_000)
+})
+
+describe("what a reference run must share", () => {
+  test("seed, filter, kernel backend and sampling stream aside (the reference's noise floor joins as none′), everything else counts", () => {
+    const file = (over: Record<string, unknown>, train: Record<string, unknown> = {}) => {
+      const r = decodeSync(RunConfig, { env: "envs/frozenlake-v1", policyOptions: { kernels: "native", preset: "tiny" }, ...over, train: { evalEvery: 10, ...train } })
+      if (!r.ok) throw new Error(r.message)
+      return { config: r.value } as unknown as Parameters<typeof comparable>[0]
+    }
+    const mine = comparable(file({ seed: 1, filter: "filters/top-k" }))
+    expect(comparable(file({ seed: 4, filter: "filters/none", policyOptions: { kernels: "js", preset: "tiny" } }, { samplingStream: 1 }))).toEqual(mine)
+    expect(comparable(file({ seed: 1, filter: "filters/top-k", lr: 0.5 }))).not.toEqual(mine)
+    expect(comparable(file({ seed: 1, filter: "filters/top-k" }, { evalEvery: 5 }))).not.toEqual(mine)
+  })
 })
