@@ -244,9 +244,7 @@ export const c7TaskGradientGrowsWithRv = (all: ReadonlyArray<RunView>): ClaimRow
     id: "C7",
     claim: "The task gradient norm grows with the reward-variance bucket while the regularizer's stays flat",
     paper: "Fig. 3",
-    presets: [
-      { name: "fig3", command: "ragen-bench sweep fig3", note: "gradient decomposition every 10 steps (train.gradDecompEvery), Sokoban and FrozenLake, 3 seeds" }
-    ],
+    presets: [{ name: "fig3", command: "ragen-bench sweep fig3", note: "gradient decomposition every 10 steps (train.gradDecompEvery), Sokoban and FrozenLake, 3 seeds" }],
     method:
       "Runs with train.gradDecompEvery > 0: per run and bucket (1 = lowest reward spread … 6 = highest), the mean over evaluation steps of grad/task_q<k>, grad/entropy_q<k> and grad/kl_q<k>; per run Spearman's ρ of bucket index against each norm. Means over runs with 95% bootstrap intervals; the regularizer is the entropy term (the KL term is shown when logged; klCoef is 0 by default). Reproduced when ρ(task) lies above 0 and the contrast ρ(task) − ρ(entropy) lies above 0; not reproduced when either lies below 0."
   }

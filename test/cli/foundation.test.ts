@@ -22,7 +22,14 @@ describe("CLI foundation", () => {
     const j = JSON.parse(r.stdout)
     expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts"])
     // The shipped warm starts, one per env, named by id.
-    expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual(["tinylm/countdown-tiny", "tinylm/frozenlake-tiny", "tinylm/metamathqa-tiny", "tinylm/searchqa-tiny", "tinylm/sokoban-tiny", "tinylm/webshop-tiny"])
+    expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual([
+      "tinylm/countdown-tiny",
+      "tinylm/frozenlake-tiny",
+      "tinylm/metamathqa-tiny",
+      "tinylm/searchqa-tiny",
+      "tinylm/sokoban-tiny",
+      "tinylm/webshop-tiny"
+    ])
   })
 
   test("--plugin registers a plugin from a file", () => {

@@ -19,6 +19,7 @@ import { TrainOptions } from "../../core/train/options.ts"
 import { runTraining } from "../../core/train/run.ts"
 import { resolveSetup } from "../../core/train/setup.ts"
 import { runCli } from "../helpers/cli.ts"
+import { metricsWithoutPerf } from "../helpers/run-metrics.ts"
 import { cfg, testPlugin } from "../train/fixtures.ts"
 
 const plugins: PluginInput[] = [...builtinPlugins, testPlugin]
@@ -127,15 +128,7 @@ describe("train --from", () => {
     const raw = Effect.runSync(readConfigFile(join(a, first.runId, "config.json")))
     const again = await runTraining(raw as any, { outDir: b, ...quiet })
     expect(again.runId).toBe(first.runId)
-    const strip = (dir: string) =>
-      readFileSync(join(dir, first.runId, "metrics.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => {
-          const x = JSON.parse(l)
-          for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-          return x
-        })
+    const strip = (dir: string) => metricsWithoutPerf(join(dir, first.runId))
     expect(strip(b)).toEqual(strip(a))
     // A missing file, or a folder in its place, is one line naming --from.
     const fromError = (path: string) => {

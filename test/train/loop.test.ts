@@ -1,22 +1,15 @@
 import { builtinPlugins } from "../../builtins.ts"
 import { describe, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runTraining } from "../../core/train/run.ts"
+import { metricsWithoutPerf, runStoppedAfter } from "../helpers/run-metrics.ts"
 import { cfg, testPlugin } from "./fixtures.ts"
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-train-"))
 const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
-const metrics = (dir: string) =>
-  readFileSync(join(dir, "metrics.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => {
-      const x = JSON.parse(l)
-      for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-      return x
-    })
+const metrics = metricsWithoutPerf
 
 describe("training loop on a bandit (tabular policy, and the real tinylm)", () => {
   for (const algo of ["grpo", "ppo", "dapo"]) {
@@ -25,10 +18,10 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
       const s = await runTraining(cfg({ algo }), { outDir: out, ...quiet })
       expect(s.status).toBe("complete")
       const lines = metrics(join(out, s.runId))
-      const v0 = lines[0]["val/success@0.5"]
+      const v0 = lines[0]!["val/success@0.5"]
       expect(s.finalValSuccess!).toBeGreaterThan(v0 + 0.3)
       expect(s.finalValSuccess!).toBeGreaterThan(0.8)
-      expect(lines.at(-1)["train/optimizer_steps"]).toBeGreaterThan(0)
+      expect(lines.at(-1)!["train/optimizer_steps"]).toBeGreaterThan(0)
     })
   }
 
@@ -62,15 +55,7 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
     const sb = await runTraining(config, { outDir: b, ...quiet })
     expect(metrics(join(b, sb.runId))).toEqual(metrics(join(a, sa.runId)))
     // Stop after step 6 (checkpointed there by the stop), then resume.
-    const ctl = new AbortController()
-    const stopped = await runTraining(config, {
-      outDir: c,
-      ...quiet,
-      signal: ctl.signal,
-      onProgress: (p) => {
-        if (p.step === 6) ctl.abort()
-      }
-    })
+    const stopped = await runStoppedAfter(config, { outDir: c, ...quiet }, 6)
     expect(stopped.status).toBe("stopped")
     expect(stopped.stepsDone).toBe(6)
     const resumed = await runTraining(config, { outDir: c, ...quiet, resume: true })

@@ -15,20 +15,13 @@ import { EPISODE_MAX_CHARS, FIELD_MAX_CHARS, type SamplesLine } from "../../core
 import type { Trajectory, TurnRecord } from "../../core/train/rollout.ts"
 import { runTraining } from "../../core/train/run.ts"
 import { sampleEpisode, truncateText } from "../../core/train/samples.ts"
+import { metricsWithoutPerf, runStoppedAfter } from "../helpers/run-metrics.ts"
 import { cfg, testPlugin } from "./fixtures.ts"
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-samples-"))
 const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
 
-const metricsOf = (dir: string) =>
-  readFileSync(join(dir, "metrics.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => {
-      const x = JSON.parse(l) as Record<string, unknown>
-      for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-      return x
-    })
+const metricsOf = metricsWithoutPerf
 
 const samplesOf = (dir: string): SamplesLine[] => {
   const r = Effect.runSync(Effect.result(readSamples(join(dir, SAMPLES_FILE))))
@@ -126,15 +119,7 @@ describe("samples.jsonl from training", () => {
       c = tmp()
     const config = cfg({ steps: 8, P: 2, G: 2 }, { valSeeds: 4, evalEvery: 1, checkpointEvery: 4, evalSamples: 2 })
     const full = await runTraining(config, { outDir: a, ...quiet })
-    const ctl = new AbortController()
-    const stopped = await runTraining(config, {
-      outDir: c,
-      ...quiet,
-      signal: ctl.signal,
-      onProgress: (p) => {
-        if (p.step === 6) ctl.abort()
-      }
-    })
+    const stopped = await runStoppedAfter(config, { outDir: c, ...quiet }, 6)
     expect(stopped.status).toBe("stopped")
     const dir = join(c, stopped.runId)
     // As if killed after the evaluation of a later step was appended but before its checkpoint, plus a torn line.

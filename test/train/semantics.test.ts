@@ -13,6 +13,7 @@ import { builtinPlugins } from "../../builtins.ts"
 import { canonicalJson, sha256Hex } from "../../core/hash.ts"
 import { SEMANTICS_VERSION } from "../../core/semantics.ts"
 import { runTraining } from "../../core/train/run.ts"
+import { metricsWithoutPerf } from "../helpers/run-metrics.ts"
 import { cfg, testPlugin } from "./fixtures.ts"
 
 const pins = JSON.parse(readFileSync(join(import.meta.dir, "..", "fixtures", "semantics.json"), "utf8")) as Record<string, Record<string, string>>
@@ -24,14 +25,7 @@ const metricsHash = async (name: string, config: ReturnType<typeof cfg>): Promis
   // The record names the kernels the policy really ran (chosen when it was built, after config.json was first written).
   const notes = JSON.parse(readFileSync(join(out, s.runId, "config.json"), "utf8")).runtime.notes ?? {}
   if (config.policy === "tinylm") expect(notes.kernels).toBe("tinylm:js")
-  const lines = readFileSync(join(out, s.runId, "metrics.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => {
-      const x = JSON.parse(l) as Record<string, unknown>
-      for (const k of Object.keys(x)) if (k.startsWith("perf/")) delete x[k]
-      return x
-    })
+  const lines = metricsWithoutPerf(join(out, s.runId))
   return sha256Hex(canonicalJson(lines)).slice(0, 16)
 }
 

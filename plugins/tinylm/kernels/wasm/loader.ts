@@ -3,7 +3,7 @@
  * instance per WebAssembly.Memory (a model's arena), run through the shared wrappers of ../fast.ts
  * (in place, byte offsets, JS fallback for views outside an attached memory, two-thread splits).
  */
-import { type Attached, type FastBackend, type WasmExports } from "../fast.ts"
+import type { Attached, FastBackend, WasmExports } from "../fast.ts"
 import { kernelsWasmBase64 } from "./module.generated.ts"
 import { kernelPool } from "./pool.ts"
 
