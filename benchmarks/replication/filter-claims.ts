@@ -284,7 +284,9 @@ export const combineAll = (parts: ReadonlyArray<Verdict>): Verdict => {
   if (bad) return bad
   if (parts.every((p) => p.kind === "reproduced")) return { kind: "reproduced", n: Math.min(...parts.map((p) => p.n)), why: parts.map((p) => p.why).join("; ") }
   const open = parts.filter((p) => p.kind === "inconclusive")
-  return { kind: "inconclusive", n: Math.min(...open.map((p) => p.n)), why: open.map((p) => p.why).join("; ") }
+  const thin = open.flatMap((p) => (p.perSetting === undefined ? [] : [p.perSetting]))
+  const verdict: Verdict = { kind: "inconclusive", n: Math.min(...open.map((p) => p.n)), why: open.map((p) => p.why).join("; ") }
+  return thin.length ? { ...verdict, perSetting: Math.min(...thin) } : verdict
 }
 
 // ---------- C6 ----------

@@ -65,7 +65,7 @@ export const renderReport = (input: ReportInput): string => {
     `- Statistics: 95% percentile-bootstrap intervals (${DEFAULT_RESAMPLES.toLocaleString("en-US")} resamples, each stream seeded by a label naming what it resamples, so the document is the same on every run); paired differences by seed within a setting (all resolved options equal but seed and filter); across settings the stratified bootstrap. Curves are read at evaluation steps, so run folders and compact records give the same numbers.`
   )
   out.push(
-    `- Verdict: with at least ${MIN_N} units (seed pairs or runs), an interval that excludes 0 in the claimed direction → **reproduced**; in the other direction → **not reproduced**; otherwise **inconclusive at n**. **not run**: no run in the folders can test the claim. Each claim is tested at 95% on its own (no correction across the rows).`
+    `- Verdict: with at least ${MIN_N} units (seed pairs or runs), and at least ${MIN_N} seeds in every setting where settings are pooled (a percentile interval from two seeds is their range, not a 95% interval), an interval that excludes 0 in the claimed direction → **reproduced**; in the other direction → **not reproduced**; otherwise **inconclusive at n**. **not run**: no run in the folders can test the claim. Each claim is tested at 95% on its own (no correction across the rows).`
   )
   out.push(
     `- Wall time: the sum of \`summary.json\` wallSeconds of the runs a row uses, divided by ${WORKERS} workers (a 2-core machine running two at a time); runs a row does not use (controls, the noise floor) are not counted.`

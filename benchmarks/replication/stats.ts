@@ -3,8 +3,9 @@
  * intervals over runs or seeds, the stratified bootstrap over settings (Agarwal et al. 2021:
  * resample within each stratum, keep every stratum), and the verdict rule.
  *
- * Verdict: at least MIN_N units (pairs, runs) and a 95% interval that excludes 0 in the claimed
- * direction → reproduced; excludes it the other way → not reproduced; otherwise inconclusive at
+ * Verdict: at least MIN_N units (pairs, runs), at least MIN_N in every setting of a stratified
+ * interval (a percentile interval from two values per setting is the range of two numbers, far
+ * narrower than 95%), and a 95% interval that excludes 0 in the claimed direction → reproduced; excludes it the other way → not reproduced; otherwise inconclusive at
  * n. Every bootstrap is seeded by a label naming what it resamples, so the report is the same on
  * every run of the script.
  */
@@ -22,6 +23,8 @@ export interface Interval {
   readonly hi: number | null
   /** Units the interval is over (pairs, runs). */
   readonly n: number
+  /** Stratified intervals: the units of the smallest stratum (setting). */
+  readonly minStratum?: number
   readonly level: number
 }
 
@@ -32,9 +35,11 @@ export interface Verdict {
   readonly n: number
   /** One line: why this verdict. */
   readonly why: string
+  /** Set when the verdict is inconclusive because a setting has fewer than MIN_N seeds. */
+  readonly perSetting?: number
 }
 
-export const verdictText = (v: Verdict): string => (v.kind === "inconclusive" ? `inconclusive at n = ${v.n}` : v.kind)
+export const verdictText = (v: Verdict): string => (v.kind !== "inconclusive" ? v.kind : `inconclusive at n = ${v.n}${v.perSetting !== undefined ? ` (${v.perSetting} seeds in a setting)` : ""}`)
 
 /** Where an interval lies: above 0, below 0, across 0, or nothing to read. */
 export type Side = "above" | "below" | "across" | "none"
@@ -46,6 +51,8 @@ export const decide = (iv: Interval | null, claimed: "above" | "below", what: st
   const n = iv?.n ?? 0
   if (!iv || n === 0) return { kind: "not run", n: 0, why: `no runs for ${what}` }
   if (n < MIN_N) return { kind: "inconclusive", n, why: `${n} < ${MIN_N} units for ${what}` }
+  if (iv.minStratum !== undefined && iv.minStratum < MIN_N)
+    return { kind: "inconclusive", n, why: `a setting has ${iv.minStratum} < ${MIN_N} seeds for ${what} (run more seeds)`, perSetting: iv.minStratum }
   const side = sideOf(iv)
   if (side === claimed) return { kind: "reproduced", n, why: `the interval of ${what} lies ${claimed} 0` }
   if (side === "above" || side === "below") return { kind: "not reproduced", n, why: `the interval of ${what} lies ${side} 0` }
@@ -71,9 +78,10 @@ export const stratifiedMeanInterval = (strata: ReadonlyArray<ReadonlyArray<numbe
   const stat = (t: ReadonlyArray<ReadonlyArray<number>>): number => sampleMean(t.map((s) => sampleMean(s)))
   const value = stat(used)
   const n = used.reduce((a, s) => a + s.length, 0)
-  if (used.every((s) => s.length < 2)) return { value, lo: null, hi: null, n, level }
+  const minStratum = Math.min(...used.map((s) => s.length))
+  if (used.every((s) => s.length < 2)) return { value, lo: null, hi: null, n, minStratum, level }
   const dist = stratifiedBootstrap(used, stat, DEFAULT_RESAMPLES, new Rng(seed))
-  return { value, ...percentileInterval(dist, level), n, level }
+  return { value, ...percentileInterval(dist, level), n, minStratum, level }
 }
 
 /**
@@ -84,12 +92,13 @@ export const stratifiedMeanInterval = (strata: ReadonlyArray<ReadonlyArray<numbe
 export const stratifiedStatistic = <T>(strata: ReadonlyArray<ReadonlyArray<T>>, statistic: (strata: ReadonlyArray<ReadonlyArray<T>>) => number, seed: string, level = DEFAULT_LEVEL): Interval => {
   const value = statistic(strata)
   const n = strata.reduce((a, s) => a + s.length, 0)
-  if (strata.every((s) => s.length < 2)) return { value, lo: null, hi: null, n, level }
+  const minStratum = Math.min(...strata.map((s) => s.length))
+  if (strata.every((s) => s.length < 2)) return { value, lo: null, hi: null, n, minStratum, level }
   const rng = new Rng(seed)
   const dist = new Float64Array(DEFAULT_RESAMPLES)
   for (let b = 0; b < dist.length; b++) dist[b] = statistic(strata.map((s) => s.map(() => s[rng.int(s.length)]!)))
   dist.sort()
-  return { value, ...percentileInterval(dist, level), n, level }
+  return { value, ...percentileInterval(dist, level), n, minStratum, level }
 }
 
 /** Per-seed differences a − b over the seeds both have (pairBySeed; a seed seen twice on a side keeps its mean). */

@@ -23,6 +23,12 @@ export const PAPER = {
 } as const
 
 /**
+ * Seeds of the presets that back a claim in docs/replication.md (table6, table7, fig9): the
+ * replication verdict needs 3 seeds in every setting (benchmarks/replication/stats.ts MIN_N).
+ */
+export const CLAIM_SEEDS = [1, 2, 3] as const
+
+/**
  * The paper-table presets start from the shipped warm starts (`ragen-bench list warmstarts`;
  * train.warmStart auto): one per env, shared by the seeds, so filter comparisons are paired.
  * FrozenLake's and Sokoban's are 2,000 SFT steps at teacher ε = 0.5 (ε = 0 saturates, §10).

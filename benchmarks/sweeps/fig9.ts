@@ -3,7 +3,7 @@
  * (gymnasium's rule: intended move w.p. s, each perpendicular w.p. (1−s)/2).
  */
 import { defineSweep } from "../../core/sweep/spec.ts"
-import { NONE, paperSpec, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
+import { CLAIM_SEEDS, NONE, paperSpec, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
 
 const slips = [0, 0.2, 0.5, 0.8, 1]
 
@@ -13,6 +13,7 @@ export default defineSweep(
     description: "FrozenLake slip 0–100% × {none, top-p 0.9, random}, GRPO",
     axes: {
       env: slips.map((slip) => ({ id: "frozenlake", options: { successRate: 1 - slip }, label: `frozenlake slip=${slip}` })),
+      seeds: CLAIM_SEEDS,
       algo: ["grpo"],
       filter: [NONE, TOP_P, RANDOM_LIKE_TOP_P]
     }

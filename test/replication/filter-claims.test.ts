@@ -47,6 +47,14 @@ describe("C1: top-p raises average success (Table 4)", () => {
     expect(r.verdict).toMatchObject({ kind: "inconclusive", n: 2 })
   })
 
+  test("two settings of two seeds: inconclusive at n = 4 (2 seeds in a setting), though all four favour top-p", () => {
+    const r = c1TopPRaisesSuccess(views(c1Runs(0.2, [1, 2])))
+    expect(r.verdict).toMatchObject({ kind: "inconclusive", n: 4, perSetting: 2 })
+    expect(r.verdict.why).toContain("2 < 3 seeds")
+    // A third seed in each setting decides it.
+    expect(c1TopPRaisesSuccess(views(c1Runs(0.2, [1, 2, 3]))).verdict).toMatchObject({ kind: "reproduced", n: 6 })
+  })
+
   test("no top-p runs: not run; the noise floor and failed runs never count", () => {
     expect(c1TopPRaisesSuccess(views(c1Runs(0.1).filter((f) => f.filter === "filters/none"))).verdict.kind).toBe("not run")
     // The same runs on another sampling stream (the noise floor), or failed: nothing to compare.
