@@ -16,6 +16,9 @@ export default defineSweep(
       seeds: CLAIM_SEEDS,
       algo: ["grpo"],
       filter: [NONE, TOP_P, RANDOM_LIKE_TOP_P]
-    }
+    },
+    // The shipped FrozenLake warm start was trained at slip 0; `auto` fits only the envOptions it
+    // was trained for, so without naming it every slipped run would start from scratch (success 0).
+    fixed: { train: { warmStart: "frozenlake-tiny" } }
   })
 )

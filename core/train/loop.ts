@@ -112,6 +112,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     const store = yield* ResultsStore
     const log = o.onLog ?? ((l: string) => console.error(l))
     const { config, opts } = s
+    if (s.warmStartNotice) log(s.warmStartNotice)
     const t0 = performance.now()
     const opened = yield* attemptSync(() => openRunFolder(store, config, { ...o, plugins: s.plugins }))
     if (opened.complete) return opened.complete

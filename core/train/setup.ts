@@ -41,6 +41,8 @@ export interface TrainSetup {
   readonly plugins: ReadonlyArray<PluginRecord>
   /** The shipped warm start the run starts from (undefined: fresh, SFT or --init). */
   readonly warmStart: WarmStart | undefined
+  /** Set when `auto` found no shipped warm start that fits though the env has some: logged at start. */
+  readonly warmStartNotice: string | undefined
 }
 
 /** The encoded (JSON) form of a decoded value: decoding it again gives the same value. */
@@ -106,6 +108,14 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       train
     })
     const wsPlugin = ws ? registry.list("warmstarts").find((e) => e.value === ws)?.plugin : undefined
+    // `auto` that fits nothing starts from scratch: say so when the env has shipped starts (a
+    // changed env option, such as FrozenLake's slip, is the usual cause), so it is never silent.
+    const sameEnv = registry.list("warmstarts").filter((e) => e.value.env === env.fullId && e.value.policy === policyE.fullId)
+    const auto = String(train.warmStart ?? "auto") === "auto" && !(Number(train.sftSteps ?? 0) > 0) && train.init === undefined
+    const warmStartNotice =
+      !ws && auto && sameEnv.length > 0
+        ? `warm start: none fits these options (shipped for ${env.fullId}: ${sameEnv.map((e) => e.localId).join(", ")}, trained for other env, policy or prompt options); starting from scratch. Name one with --set warmStart=<id>, or train one with --sft-steps N`
+        : undefined
     const resolved: RunConfig = {
       ...config,
       env: env.fullId,
@@ -136,6 +146,7 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       scorerOptions,
       rollout,
       plugins,
-      warmStart: ws
+      warmStart: ws,
+      warmStartNotice
     }
   })
