@@ -24,6 +24,8 @@ export interface GridRun {
   readonly config: RunConfig
   /** Short human label of what varies: "frozenlake grpo top-p(p=0.9) lr=0.001 s1". */
   readonly label: string
+  /** Why this run starts from scratch though its env has shipped warm starts (TrainSetup.warmStartNotice). */
+  readonly notice?: string
 }
 
 interface Picked {
@@ -112,7 +114,7 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       if (model !== undefined) parts.push(model)
                       if (tv) parts.push(tv.label)
                       parts.push(`s${seed}`)
-                      out.push({ runId, hash, config, label: parts.join(" ") })
+                      out.push({ runId, hash, config, label: parts.join(" "), ...(setup.warmStartNotice ? { notice: setup.warmStartNotice } : {}) })
                     }
                   }
                 }

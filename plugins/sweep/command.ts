@@ -70,6 +70,10 @@ export default defineCommand({
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined
       const runs = shard ? shardRuns(grid, shard) : grid
       const shardNote = shard ? ` (shard ${shard.index}/${shard.count}: ${runs.length} of ${grid.length} runs)` : ""
+      // Runs that start from scratch because no shipped warm start fits: said before anything runs.
+      const notices = new Map<string, number>()
+      for (const r of runs) if (r.notice) notices.set(r.notice, (notices.get(r.notice) ?? 0) + 1)
+      for (const [notice, n] of notices) yield* Console.error(`${n} run(s): ${notice}`)
       if (opts.compactTo === true || opts.compactTo === "") return yield* new UsageError({ field: "--compact-to", message: "--compact-to needs a folder: --compact-to compact/" })
       const maxBytes = yield* maxBytesFlag(opts.maxMb)
       const compactor: Compactor | undefined = opts.compactTo !== undefined ? makeCompactor(outDir, String(opts.compactTo), maxBytes) : undefined
