@@ -5,8 +5,8 @@
  *
  * Verdict: at least MIN_N units (pairs, runs), at least MIN_N in every setting of a stratified
  * interval (a percentile interval from two values per setting is the range of two numbers, far
- * narrower than 95%), and a 95% interval that excludes 0 in the claimed direction → reproduced; excludes it the other way → not reproduced; otherwise inconclusive at
- * n. Every bootstrap is seeded by a label naming what it resamples, so the report is the same on
+ * narrower than 95%), and a 95% interval that excludes 0 in the claimed direction → reproduced;
+ * excludes it the other way → not reproduced; otherwise inconclusive at n. Every bootstrap is seeded by a label naming what it resamples, so the report is the same on
  * every run of the script.
  */
 import { Rng } from "../../core/rng.ts"

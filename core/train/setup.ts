@@ -18,7 +18,7 @@ import { decodeInput } from "../schema/decode.ts"
 import type { PluginRecord } from "../schema/results.ts"
 import { RunConfig } from "../schema/run-config.ts"
 import { DEFAULT_MAX_TOKENS, type ResolvedTrainOptions, TrainOptions } from "./options.ts"
-import { resolveWarmStart } from "./warm-starts.ts"
+import { autoMissNotice, resolveWarmStart } from "./warm-starts.ts"
 import type { RolloutSettings } from "./rollout.ts"
 
 export interface TrainSetup {
@@ -100,22 +100,17 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       ...(opts.instanceSplit ? { instanceSplit: seedCache() } : {})
     }
     const train = { ...encoded(TrainOptions, decoded), maxTurns, maxTokens: opts.maxTokens, ...(scorerEntry ? { scorer: scorerEntry.fullId } : {}) }
-    const ws = yield* resolveWarmStart(registry.list("warmstarts"), {
+    const warmStarts = registry.list("warmstarts")
+    const query = {
       env: env.fullId,
       envOptions: encoded(spec.options, envOptions),
       policy: policyE.fullId,
       policyOptions: encoded(policyE.value.options, policyOptions),
       train
-    })
-    const wsPlugin = ws ? registry.list("warmstarts").find((e) => e.value === ws)?.plugin : undefined
-    // `auto` that fits nothing starts from scratch: say so when the env has shipped starts (a
-    // changed env option, such as FrozenLake's slip, is the usual cause), so it is never silent.
-    const sameEnv = registry.list("warmstarts").filter((e) => e.value.env === env.fullId && e.value.policy === policyE.fullId)
-    const auto = String(train.warmStart ?? "auto") === "auto" && !(Number(train.sftSteps ?? 0) > 0) && train.init === undefined
-    const warmStartNotice =
-      !ws && auto && sameEnv.length > 0
-        ? `warm start: none fits these options (shipped for ${env.fullId}: ${sameEnv.map((e) => e.localId).join(", ")}, trained for other env, policy or prompt options); starting from scratch. Name one with --set warmStart=<id>, or train one with --sft-steps N`
-        : undefined
+    }
+    const ws = yield* resolveWarmStart(warmStarts, query)
+    const warmStartNotice = autoMissNotice(warmStarts, query, ws)
+    const wsPlugin = ws ? warmStarts.find((e) => e.value === ws)?.plugin : undefined
     const resolved: RunConfig = {
       ...config,
       env: env.fullId,

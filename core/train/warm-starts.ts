@@ -39,13 +39,29 @@ export const fits = (w: WarmStart, q: WarmStartQuery): boolean =>
   canonicalJson(withoutKernels(w.policyOptions)) === canonicalJson(withoutKernels(q.policyOptions)) &&
   PROMPT_SHAPE.every((k) => canonicalJson(w.recipe[k] ?? null) === canonicalJson(q.train[k] ?? null))
 
+const askedOf = (q: WarmStartQuery): string => String(q.train.warmStart ?? "auto")
+/** The run trains (sftSteps) or loads (init) its own start. */
+const ownStart = (q: WarmStartQuery): boolean => Number(q.train.sftSteps ?? 0) > 0 || q.train.init !== undefined
+
+/**
+ * Why `auto` gave this run no start though its env has shipped ones (a changed env option, such as
+ * FrozenLake's slip, is the usual cause), so that a start from scratch is never silent; undefined
+ * when a start was found or the run asked for none, a named one or its own.
+ */
+export const autoMissNotice = (entries: ReadonlyArray<Entry<"warmstarts">>, q: WarmStartQuery, found: WarmStart | undefined): string | undefined => {
+  if (found || askedOf(q) !== "auto" || ownStart(q)) return undefined
+  const sameEnv = entries.filter((e) => e.value.env === q.env && e.value.policy === q.policy)
+  if (sameEnv.length === 0) return undefined
+  return `warm start: none fits these options (shipped for ${q.env}: ${sameEnv.map((e) => e.localId).join(", ")}, trained for other env, policy or prompt options); starting from scratch. Name one with --set warmStart=<id>, or train one with --sft-steps N`
+}
+
 export const resolveWarmStart = (entries: ReadonlyArray<Entry<"warmstarts">>, q: WarmStartQuery): Effect.Effect<WarmStart | undefined, UsageError> =>
   Effect.gen(function* () {
-    const asked = String(q.train.warmStart ?? "auto")
-    const ownStart = Number(q.train.sftSteps ?? 0) > 0 || q.train.init !== undefined
+    const asked = askedOf(q)
+    const own = ownStart(q)
     if (asked === "none") return undefined
-    if (asked === "auto") return ownStart ? undefined : entries.find((e) => fits(e.value, q))?.value
-    if (ownStart) {
+    if (asked === "auto") return own ? undefined : entries.find((e) => fits(e.value, q))?.value
+    if (own) {
       return yield* new UsageError({ field: "train.warmStart", message: `warmStart ${asked} and ${q.train.init !== undefined ? "init" : "sftSteps"} are two starts; keep one of them` })
     }
     const [id, hash] = asked.split("@") as [string, string | undefined]

@@ -19,11 +19,7 @@ test("no preset run falls through warmStart auto to a start from scratch", async
     const program = Effect.gen(function* () {
       const runs = yield* expandGrid(yield* decodeSpec(mod.default, name))
       expect(runs.length).toBeGreaterThan(0)
-      // The grid's configs are resolved already: auto has become the shipped start's id@hash or "none".
-      for (const r of runs) {
-        const t = r.config.train as { warmStart?: string; sftSteps?: number; init?: string | null }
-        if (t.warmStart === "none" && !(Number(t.sftSteps ?? 0) > 0) && t.init == null) fromScratch.push(`${name}: ${r.label}`)
-      }
+      for (const r of runs) if (r.notice) fromScratch.push(`${name}: ${r.label}`)
     })
     await Effect.runPromise(program.pipe(Effect.provide(Registry.layerFrom([...builtinPlugins]))))
   }

@@ -9,7 +9,6 @@ import { cfg, testPlugin } from "./fixtures.ts"
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-train-"))
 const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
-const metrics = metricsWithoutPerf
 
 describe("training loop on a bandit (tabular policy, and the real tinylm)", () => {
   for (const algo of ["grpo", "ppo", "dapo"]) {
@@ -17,7 +16,7 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
       const out = tmp()
       const s = await runTraining(cfg({ algo }), { outDir: out, ...quiet })
       expect(s.status).toBe("complete")
-      const lines = metrics(join(out, s.runId))
+      const lines = metricsWithoutPerf(join(out, s.runId))
       const v0 = lines[0]!["val/success@0.5"]
       expect(s.finalValSuccess!).toBeGreaterThan(v0 + 0.3)
       expect(s.finalValSuccess!).toBeGreaterThan(0.8)
@@ -37,7 +36,7 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
       )
       const s = await runTraining(config, { outDir: out, ...quiet })
       expect(s.status).toBe("complete")
-      const val = metrics(join(out, s.runId))
+      const val = metricsWithoutPerf(join(out, s.runId))
         .filter((m) => m["val/success@1.0"] !== undefined)
         .map((m) => m["val/success@1.0"] as number)
       console.log(`${algo} + tinylm, val success@1.0 every 10 steps: ${val.map((v) => v.toFixed(2)).join(" ")}`)
@@ -53,19 +52,19 @@ describe("training loop on a bandit (tabular policy, and the real tinylm)", () =
     const config = cfg({ steps: 12 }, { checkpointEvery: 4 })
     const sa = await runTraining(config, { outDir: a, ...quiet })
     const sb = await runTraining(config, { outDir: b, ...quiet })
-    expect(metrics(join(b, sb.runId))).toEqual(metrics(join(a, sa.runId)))
+    expect(metricsWithoutPerf(join(b, sb.runId))).toEqual(metricsWithoutPerf(join(a, sa.runId)))
     // Stop after step 6 (checkpointed there by the stop), then resume.
     const stopped = await runStoppedAfter(config, { outDir: c, ...quiet }, 6)
     expect(stopped.status).toBe("stopped")
     expect(stopped.stepsDone).toBe(6)
     const resumed = await runTraining(config, { outDir: c, ...quiet, resume: true })
     expect(resumed.status).toBe("complete")
-    expect(metrics(join(c, resumed.runId))).toEqual(metrics(join(a, sa.runId)))
+    expect(metricsWithoutPerf(join(c, resumed.runId))).toEqual(metricsWithoutPerf(join(a, sa.runId)))
     expect(resumed.final["val/success@0.5"]).toBe(sa.final["val/success@0.5"])
     // Running the same config again without --resume does not wipe the run: it is an error; --fresh starts over.
     await expect(runTraining(config, { outDir: a, ...quiet })).rejects.toMatchObject({ _tag: "UsageError", field: "--resume" })
     const again = await runTraining(config, { outDir: a, ...quiet, fresh: true })
-    expect(metrics(join(a, again.runId))).toEqual(metrics(join(b, sb.runId)))
+    expect(metricsWithoutPerf(join(a, again.runId))).toEqual(metricsWithoutPerf(join(b, sb.runId)))
   })
 
   test("a stop from a timer (Ctrl-C, a sweep's stop message) is seen between steps: the loop yields to the event loop", async () => {

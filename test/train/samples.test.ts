@@ -21,8 +21,6 @@ import { cfg, testPlugin } from "./fixtures.ts"
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-samples-"))
 const quiet = { plugins: [...builtinPlugins, testPlugin], onLog: () => {} }
 
-const metricsOf = metricsWithoutPerf
-
 const samplesOf = (dir: string): SamplesLine[] => {
   const r = Effect.runSync(Effect.result(readSamples(join(dir, SAMPLES_FILE))))
   if (r._tag === "Failure") throw new Error(r.failure.message)
@@ -66,7 +64,7 @@ describe("samples.jsonl from training", () => {
     const none = await runTraining(cfg({ steps: 4, P: 2, G: 2 }, { valSeeds: 6, evalEvery: 2, evalSamples: 0 }), { outDir: b, ...quiet })
     expect(existsSync(join(a, with4.runId, SAMPLES_FILE))).toBe(true)
     expect(existsSync(join(b, none.runId, SAMPLES_FILE))).toBe(false)
-    expect(metricsOf(join(a, with4.runId))).toEqual(metricsOf(join(b, none.runId)))
+    expect(metricsWithoutPerf(join(a, with4.runId))).toEqual(metricsWithoutPerf(join(b, none.runId)))
   })
 
   // Real envs whose teachers plan (Sokoban searches, FrozenLake plans its path): asking for the
@@ -84,7 +82,7 @@ describe("samples.jsonl from training", () => {
       const withSamples = await run(2)
       if (process.env.SAMPLES_DEBUG) console.log(readFileSync(join(withSamples, SAMPLES_FILE), "utf8"))
       const without = await run(0)
-      expect(metricsOf(withSamples)).toEqual(metricsOf(without))
+      expect(metricsWithoutPerf(withSamples)).toEqual(metricsWithoutPerf(without))
       const lines = samplesOf(withSamples)
       expect(lines.map((l) => l.step)).toEqual([0, 1, 2, 3])
       const facts = lines.flatMap((l) => l.episodes.flatMap((e) => e.turns.map((u) => u.facts)))
@@ -111,7 +109,7 @@ describe("samples.jsonl from training", () => {
     }
     const withSamples = await run(3)
     expect(samplesOf(withSamples).map((l) => l.episodes.length)).toEqual([3, 3, 3])
-    expect(metricsOf(withSamples)).toEqual(metricsOf(await run(0)))
+    expect(metricsWithoutPerf(withSamples)).toEqual(metricsWithoutPerf(await run(0)))
   }, 120_000)
 
   test("a resumed run cuts samples.jsonl back to its checkpoint: the same file as an uninterrupted run", async () => {
