@@ -5,7 +5,7 @@
  * reported, any other bad line an error naming path:line; cut back on resume.
  */
 import { Effect } from "effect"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, lstatSync, rmSync } from "node:fs"
 import { FileFormatError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
 import { writeFileAtomic } from "./atomic.ts"
@@ -18,9 +18,21 @@ export interface JsonLinesRead<T> {
   readonly tornLastLine?: string
 }
 
+const isLink = (path: string): boolean => {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
 export const readJsonLines = <T>(path: string, maxBytes: number, decode: LineDecoder<T>): Effect.Effect<JsonLinesRead<T>, FileFormatError> =>
   Effect.suspend((): Effect.Effect<JsonLinesRead<T>, FileFormatError> => {
-    if (!existsSync(path)) return Effect.succeed({ lines: [] })
+    if (!existsSync(path)) {
+      // Absent is an empty file; a link to nothing is damage, not a run that logged nothing.
+      if (!isLink(path)) return Effect.succeed({ lines: [] })
+      return Effect.fail(new FileFormatError({ path, message: `${path} is a dangling link` }))
+    }
     let text: string
     try {
       // A directory, a FIFO or an endless device in place of the file is reported, not read.

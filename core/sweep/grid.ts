@@ -16,7 +16,7 @@ import type { Registry } from "../registry.ts"
 import { runIdOf } from "../results/store.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import { resolveSetup } from "../train/setup.ts"
-import type { Choice, SweepSpec } from "./spec.ts"
+import { type Choice, DEFAULT_MAX_RUNS, type SweepSpec } from "./spec.ts"
 
 export interface GridRun {
   readonly runId: string
@@ -50,6 +50,29 @@ const CONFIG_KEYS = new Set(["lr", "P", "G", "steps", "policy"])
 /** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
 const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])
 
+/**
+ * The grid's size from the axes' lengths, before any run is resolved: a spec of a few kilobytes
+ * can name 10^9 runs, and expanding them would fill memory silently for minutes.
+ */
+const checkGridSize = (spec: SweepSpec, axes: ReadonlyArray<readonly [string, number]>): Effect.Effect<void, UsageError> => {
+  const none = spec.noiseFloor ? spec.axes.filter.filter((c) => (typeof c === "string" ? c : c.id) === "none").length : 0
+  const [, filters] = axes.find(([k]) => k === "filter")!
+  const count = axes.reduce((n, [, len]) => n * len, 1) * ((filters + none) / filters)
+  // A spec built in code without decoding has no default filled in.
+  const limit = spec.maxRuns ?? DEFAULT_MAX_RUNS
+  if (count <= limit) return Effect.void
+  const product = axes
+    .filter(([, len]) => len > 1)
+    .map(([k, len]) => `${k} ${len}`)
+    .join(" × ")
+  return Effect.fail(
+    new UsageError({
+      field: "maxRuns",
+      message: `sweep ${spec.name}: the grid has ${count} runs (${product}${none ? " + noise floor" : ""}), more than maxRuns ${limit}; shrink an axis, or set "maxRuns" in the spec if you mean to run that many`
+    })
+  )
+}
+
 export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError | UnknownIdError, Registry> =>
   Effect.gen(function* () {
     const a = spec.axes
@@ -61,6 +84,16 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
     const lrs: ReadonlyArray<number | undefined> = a.lr ?? [undefined]
     const models: ReadonlyArray<string | undefined> = a.model ?? [undefined]
     const trains: ReadonlyArray<{ label: string; set: Record<string, unknown> } | undefined> = a.train ?? [undefined]
+    yield* checkGridSize(spec, [
+      ["seeds", a.seeds.length],
+      ["env", envs.length],
+      ["algo", algos.length],
+      ["filter", filters.length],
+      ["PG", pgs.length],
+      ["lr", lrs.length],
+      ["model", models.length],
+      ["train", trains.length]
+    ])
     const budgetTrain: Record<string, unknown> = {}
     if (spec.budget.evalEvery !== undefined) budgetTrain.evalEvery = spec.budget.evalEvery
     if (spec.budget.valSeeds !== undefined) budgetTrain.valSeeds = spec.budget.valSeeds

@@ -61,6 +61,9 @@ export const Fixed = Schema.Struct({
   train: Schema.optional(Options)
 })
 
+/** No shipped suite comes near it; a spec's `maxRuns` raises it. */
+export const DEFAULT_MAX_RUNS = 10_000
+
 export const Budget = Schema.Struct({
   steps: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), 100),
   /** Validation cadence and validation seed count; written into train.evalEvery / train.valSeeds. */
@@ -76,6 +79,8 @@ export const SweepSpec = Schema.Struct({
   budget: dflt(Budget, {}),
   /** Add, next to each `none` run, the same run with train.samplingStream 1: the leaderboard's noise floor. */
   noiseFloor: dflt(Schema.Boolean, false),
+  /** The most runs the grid may have (counted before it is expanded); raise it for a bigger grid on purpose. */
+  maxRuns: dflt(PosInt, DEFAULT_MAX_RUNS),
   /** Seconds per training step for --dry-run's estimate (default: core/sweep/estimate.ts). */
   secondsPerStep: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0)))
 })

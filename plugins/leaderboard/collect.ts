@@ -1,7 +1,8 @@
 /**
  * The leaderboard's inputs: results folders (run folders, read by build.ts collectRuns) and
  * compact folders (`<runId>.json` records, core/results/compact.ts), in any mix. A file that
- * does not decode is a problem naming its path; its run is left out.
+ * does not decode is a problem naming its path; its run is left out, as is a run holding a value
+ * outside its metric's range (ranges.ts).
  */
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
@@ -9,6 +10,7 @@ import { join, relative, resolve } from "node:path"
 import { listCompactFiles, readCompact } from "../../core/results/compact.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import { collectRuns, type RunInput } from "./build.ts"
+import { runRangeProblem } from "./ranges.ts"
 import { type Problem, VerifyFile } from "./schema.ts"
 
 export interface Collected {
@@ -21,10 +23,15 @@ export interface Collected {
 export const collectInputs = (dirs: ReadonlyArray<string>, siteDir: string): Effect.Effect<Collected> =>
   Effect.gen(function* () {
     const base = yield* collectRuns(dirs, siteDir)
-    const runs = [...base.runs]
     const problems = [...base.problems]
-    const seen = new Set(runs.map((r) => r.run.config.runId))
     const rel = (p: string): string => relative(resolve(siteDir), resolve(p)).split("\\").join("/")
+    const inRange = (r: RunInput, where: string, metricsName?: string): boolean => {
+      const why = runRangeProblem(r.run, metricsName)
+      if (why) problems.push({ path: rel(where), message: why })
+      return why === undefined
+    }
+    const runs = base.runs.filter((r) => inRange(r, r.run.dir))
+    const seen = new Set(runs.map((r) => r.run.config.runId))
     for (const root of dirs) {
       const files = listCompactFiles(root)
       if (files.length === 0) continue
@@ -41,6 +48,7 @@ export const collectInputs = (dirs: ReadonlyArray<string>, siteDir: string): Eff
         const id = r.success.config.runId
         if (seen.has(id)) continue
         seen.add(id)
+        if (!inRange({ run: r.success, verified: null }, f, "curves")) continue
         const mark = verified[id]
         runs.push({ run: r.success, verified: mark ? mark.ok : null })
       }

@@ -5,6 +5,7 @@ import { readAgentRuns, verifyNote } from "./agents.ts"
 import { collectInputs } from "./collect.ts"
 import { defaultReference, joinReference } from "./reference.ts"
 import { writeSite } from "./site.ts"
+import { DEFAULT_RERUN_BUDGET } from "./rerun-budget.ts"
 import { verifyRuns } from "./verify.ts"
 import { UsageError } from "../../core/errors.ts"
 import { terminalSafe } from "../../core/text.ts"
@@ -43,7 +44,10 @@ export default defineCommand({
     { flags: "--out <dir>", description: "Site folder to write", default: "site" },
     { flags: "--sample <k>", description: "verify: how many runs to re-run", default: 3 },
     { flags: "--seed <n>", description: "verify: seed of the random choice of runs", default: 1 },
-    { flags: "--allow-external", description: "verify: also re-run configs that read files or reach URLs (only for results you trust)" }
+    { flags: "--allow-external", description: "verify: also re-run configs that read files or reach URLs (only for results you trust)" },
+    { flags: "--max-steps <n>", description: "verify: refuse re-runs of more training steps than this", default: DEFAULT_RERUN_BUDGET.steps },
+    { flags: "--max-pg <n>", description: "verify: refuse re-runs with more trajectories per step (P × G) than this", default: DEFAULT_RERUN_BUDGET.pg },
+    { flags: "--max-tokens <n>", description: "verify: refuse re-runs that may generate more tokens (steps × P × G × turns × tokens per turn) than this", default: DEFAULT_RERUN_BUDGET.tokens }
   ],
   examples: ["ragen-bench leaderboard results/ --out site/", "ragen-bench leaderboard results/ --reference benchmarks/reference/standard/", "ragen-bench leaderboard verify results/ --sample 2"],
   run: (args, opts) =>
@@ -54,6 +58,11 @@ export default defineCommand({
         yield* checkDirs(dirs)
         const sample = yield* numberFlagOr(opts.sample, "--sample", 3, { integer: true, min: 0 })
         const seed = yield* numberFlagOr(opts.seed, "--seed", 1, { integer: true, min: 0 })
+        const budget = {
+          steps: yield* numberFlagOr(opts.maxSteps, "--max-steps", DEFAULT_RERUN_BUDGET.steps, { integer: true, min: 0 }),
+          pg: yield* numberFlagOr(opts.maxPg, "--max-pg", DEFAULT_RERUN_BUDGET.pg, { integer: true, min: 1 }),
+          tokens: yield* numberFlagOr(opts.maxTokens, "--max-tokens", DEFAULT_RERUN_BUDGET.tokens, { min: 0 })
+        }
         const train = yield* Effect.tryPromise({
           try: loadTrainFn,
           catch: (e) => new UsageError({ field: "trainer", message: `cannot load the trainer to re-run runs: ${(e as Error).message}` })
@@ -61,7 +70,7 @@ export default defineCommand({
         const registry = yield* Registry
         let bad = 0
         for (const dir of dirs) {
-          const results = yield* verifyRuns(dir, sample, seed, train, registry.data.plugins, { allowExternal: opts.allowExternal === true })
+          const results = yield* verifyRuns(dir, sample, seed, train, registry.data.plugins, { allowExternal: opts.allowExternal === true, budget })
           for (const r of results) {
             if (!r.ok) bad++
             yield* Console.log(terminalSafe(`${r.ok ? "verified" : r.refused ? "REFUSED " : "MISMATCH"}  ${r.runId}: ${r.detail}`))

@@ -4,7 +4,8 @@ import { writeEpisodePages } from "./episodes.ts"
 import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
 import { join, relative, resolve } from "node:path"
 import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
-import { buildLeaderboard, collectRuns, type RunInput } from "./build.ts"
+import { buildLeaderboard, type RunInput } from "./build.ts"
+import { collectInputs } from "./collect.ts"
 import { renderHtml } from "./html.ts"
 import { renderMarkdown } from "./markdown.ts"
 import type { Leaderboard, Problem } from "./schema.ts"
@@ -14,7 +15,7 @@ export interface SiteWritten {
   readonly files: { readonly json: string; readonly md: string; readonly html: string }
 }
 
-/** `collected`: runs gathered by the caller (compact folders, a joined reference set) instead of collectRuns. */
+/** `collected`: runs gathered by the caller (a joined reference set) instead of collectInputs (run folders and compact records, range-checked). */
 export const writeSite = (
   resultDirs: ReadonlyArray<string>,
   siteDir: string,
@@ -22,7 +23,7 @@ export const writeSite = (
   options: { readonly minPairs?: number } = {}
 ): Effect.Effect<SiteWritten> =>
   Effect.gen(function* () {
-    const { runs, problems, sources } = yield* collected ?? collectRuns(resultDirs, siteDir)
+    const { runs, problems, sources } = yield* collected ?? collectInputs(resultDirs, siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
     const agents: AgentEntry[] = []
     const agentProblems: Array<{ path: string; message: string }> = []

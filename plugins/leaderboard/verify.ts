@@ -18,6 +18,10 @@ import type { PluginInput } from "../../core/contracts/index.ts"
 import type { MetricsLine } from "../../core/schema/results.ts"
 import type { TrainFn } from "../sweep/train-fn.ts"
 import { VerifyFile } from "./schema.ts"
+import { externalInputs } from "../../core/external-inputs.ts"
+import { DEFAULT_RERUN_BUDGET, overBudget, type RerunBudget } from "./rerun-budget.ts"
+
+export { externalInputs }
 
 export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)
 
@@ -27,43 +31,15 @@ export interface VerifyResult {
   readonly runId: string
   readonly ok: boolean
   readonly detail: string
-  /** Not re-run: its config reads files or reaches URLs and external inputs were not allowed. */
+  /** Not re-run: its config reads files or reaches URLs and external inputs were not allowed, or it is over the re-run budget. */
   readonly refused?: boolean
 }
 
 export interface VerifyOptions {
   /** Re-run configs that read files or reach URLs (they come from whoever wrote the results). */
   readonly allowExternal?: boolean
-}
-
-// Option names that name a file, a folder or a server.
-const EXTERNAL_KEY = /(path|file|dir|url|uri|endpoint|host|init|checkpoint|ckpt|dataset|server|retriever)$/i
-const URL_LIKE = /^[a-z][a-z0-9+.-]*:/i
-const PATH_LIKE = /^(\/|\.{1,2}[\\/]|~|[a-z]:[\\/])/i
-
-/**
- * The places in a recorded config that would make a re-run read a file or reach a URL: a value
- * that is a URL or a path, or a non-empty value under a key that names a file or a server
- * (dataPath, retriever.url, server.url, train.init, policyOptions.baseUrl, …). A config from
- * someone else's results is untrusted: `leaderboard verify` re-runs it only when this is empty
- * or `--allow-external` is given (docs/leaderboard.md).
- */
-export const externalInputs = (config: unknown): string[] => {
-  const out: string[] = []
-  const walk = (v: unknown, path: string, key: string): void => {
-    if (out.length >= 10) return
-    if (typeof v === "string") {
-      if (URL_LIKE.test(v) || PATH_LIKE.test(v) || (v !== "" && EXTERNAL_KEY.test(key))) out.push(path)
-    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, key))
-    else if (v && typeof v === "object") {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        if (EXTERNAL_KEY.test(k) && x !== null && typeof x === "object") out.push(path ? `${path}.${k}` : k)
-        else walk(x, path ? `${path}.${k}` : k, k)
-      }
-    }
-  }
-  walk(config, "", "")
-  return out
+  /** The most one re-run may spend (default DEFAULT_RERUN_BUDGET): above it, refused. */
+  readonly budget?: RerunBudget
 }
 
 /** First difference between two metric streams, or "" when equal. */
@@ -135,6 +111,11 @@ export const verifyRuns = (resultsDir: string, sample: number, seed: number, tra
           refused: true,
           detail: `not re-run: its config reads files or reaches URLs (${external.join(", ")}); re-run it only if you trust these results, with --allow-external`
         })
+        continue
+      }
+      const over = overBudget(config, options.budget ?? DEFAULT_RERUN_BUDGET)
+      if (over) {
+        results.push({ runId, ok: false, refused: true, detail: `not re-run: over the re-run budget: ${over}; raise the limit with the flag named if you mean to spend that` })
         continue
       }
       // Backends differ in float summation order: re-run on the recorded one (docs/kernels.md).

@@ -7,6 +7,7 @@
 import { Console, Effect } from "effect"
 import { parse as parseYaml } from "yaml"
 import { UsageError } from "../../errors.ts"
+import { externalInputs } from "../../external-inputs.ts"
 import { type FileReadError, readRegularFileSync, utf8 } from "../../files.ts"
 import { resolveSinks, SinkChoices } from "../../metrics/sinks.ts"
 import { decodeInput, decodeSync } from "../../schema/decode.ts"
@@ -18,6 +19,21 @@ import { defineCommand } from "../command.ts"
 import { Registry } from "../../registry.ts"
 
 const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filterOptions", "policy", "policyOptions", "P", "G", "steps", "seed", "lr", "train"])
+
+/** No run config nests this deep; a deeper document would overflow the stack of every recursive walk after parsing. */
+const MAX_CONFIG_DEPTH = 64
+
+/** Whether a parsed document nests deeper than `max` (iterative: a 100k-deep one must not overflow here either). */
+const nestedDeeperThan = (doc: unknown, max: number): boolean => {
+  const stack: Array<[unknown, number]> = [[doc, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== "object") continue
+    if (depth > max) return true
+    for (const x of Object.values(v)) stack.push([x, depth + 1])
+  }
+  return false
+}
 
 /** A config given with --from: a run's config.json (its resolved `config`) or a bare config, JSON or YAML. */
 export const readConfigFile = (path: string): Effect.Effect<Record<string, any>, UsageError> =>
@@ -41,6 +57,7 @@ export const readConfigFile = (path: string): Effect.Effect<Record<string, any>,
       return yield* new UsageError({ field, message: `--from ${path}: cannot parse it: ${String((e as Error).message).split("\n")[0]}` })
     }
     if (!doc || typeof doc !== "object" || Array.isArray(doc)) return yield* new UsageError({ field, message: `--from ${path}: expected an object (a run config)` })
+    if (nestedDeeperThan(doc, MAX_CONFIG_DEPTH)) return yield* new UsageError({ field, message: `--from ${path}: nested deeper than ${MAX_CONFIG_DEPTH} levels; no run config is` })
     const d = doc as Record<string, any>
     // A run folder's config.json holds the resolved config under `config`.
     return structuredClone("format" in d && d.config && typeof d.config === "object" ? d.config : d) as Record<string, any>
@@ -50,6 +67,14 @@ export const readConfigFile = (path: string): Effect.Effect<Record<string, any>,
 export const configFromFlags = (o: Record<string, any>, filterValueOption: (id: string) => string | undefined) =>
   Effect.gen(function* () {
     const base: Record<string, any> = o.from !== undefined ? yield* readConfigFile(String(o.from)) : {}
+    // A received config runs only what its sender could not make it reach (as `leaderboard verify`).
+    const external = o.from !== undefined && o.allowExternal !== true ? externalInputs(base) : []
+    if (external.length > 0) {
+      return yield* new UsageError({
+        field: "--from",
+        message: `--from ${String(o.from)}: its config reads files or reaches URLs (${external.join(", ")}); run it only if you trust where it came from, with --allow-external`
+      })
+    }
     if (!o.env && base.env === undefined) return yield* new UsageError({ field: "--env", message: "--env is required (e.g. --env frozenlake); see ragen-bench list envs" })
     const cfg: Record<string, any> = { envOptions: {}, algoOptions: {}, filterOptions: {}, policyOptions: {}, train: {}, ...base }
     if (o.env !== undefined) cfg.env = String(o.env)
@@ -113,6 +138,7 @@ export default defineCommand({
     { flags: "--init <checkpoint>", description: "Start from this policy checkpoint" },
     { flags: "--sft-steps <n>", description: "SFT steps on teacher traces first (cached under <out>/.sft-cache)" },
     { flags: "--from <file>", description: "Start from a recorded config (a run's config.json, or a .json/.yaml config); flags override it" },
+    { flags: "--allow-external", description: "With --from: run a config that reads files or reaches URLs (dataPath, init, a server's URL); only one you trust" },
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--resume", description: "Continue the run from its last checkpoint" },
     { flags: "--fresh", description: "Start over, deleting an existing run folder of the same config" },
