@@ -35,18 +35,31 @@ const remember = (path: string, loaded: Loaded): Loaded => {
   return loaded
 }
 
-const parseDataset = (path: string, raw: string): Loaded => {
-  let records: unknown[]
-  const trimmed = raw.trimStart()
+/** JSON.parse or undefined: the parser's message quotes the text, and the text may be a file that is not ours to show. */
+const tryJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   try {
-    records = trimmed.startsWith("[")
-      ? (JSON.parse(raw) as unknown[])
-      : raw
-          .split("\n")
-          .filter((l) => l.trim() !== "")
-          .map((l) => JSON.parse(l))
-  } catch (e) {
-    throw new Error(`metamathqa: ${path} is neither a JSON array nor JSON lines: ${(e as Error).message}`)
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+const parseDataset = (path: string, raw: string): Loaded => {
+  let records: unknown
+  if (raw.trimStart().startsWith("[")) {
+    const r = tryJson(raw)
+    if (!r.ok) throw new Error(`metamathqa: ${path} is neither a JSON array nor JSON lines (not valid JSON)`)
+    records = r.value
+  } else {
+    const lines = raw.split("\n")
+    const out: unknown[] = []
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i]!.trim() === "") continue
+      const r = tryJson(lines[i]!)
+      if (!r.ok) throw new Error(`metamathqa: ${path} is neither a JSON array nor JSON lines (line ${i + 1} is not valid JSON)`)
+      out.push(r.value)
+    }
+    records = out
   }
   if (!Array.isArray(records)) throw new Error(`metamathqa: ${path} is neither a JSON array nor JSON lines`)
   const problems: Problem[] = []

@@ -59,4 +59,38 @@ export const packFile = (name: (typeof RUN_FILES)[number], text: string): JobRes
   gz: gzipSync(Buffer.from(text, "utf8")).toString("base64")
 })
 
-export const unpackFile = (f: JobResult["files"][number]): string => gunzipSync(Buffer.from(f.gz, "base64")).toString("utf8")
+/**
+ * Refused queue data: a file over its size cap (a gzip bomb), a run id that is not a plain
+ * folder name or not the run the coordinator sent. The message is safe to print.
+ */
+export class QueueDataError extends Schema.TaggedError<QueueDataError>()("QueueDataError", { message: Schema.String }) {}
+
+const MiB = 1024 * 1024
+/**
+ * Caps on what one job result may inflate to: a real run's metrics.jsonl is hundreds of kB (a
+ * 100k-step run tens of MB); a 1.4 MB result once inflated to a 1 GiB metrics.jsonl.
+ */
+export const MAX_UNPACKED_FILE_BYTES = 64 * MiB
+export const MAX_UNPACKED_RESULT_BYTES = 128 * MiB
+
+/** One packed file, inflated to at most `maxBytes` (zlib stops there: the bomb is never inflated whole). */
+export const unpackFile = (f: JobResult["files"][number], maxBytes = MAX_UNPACKED_FILE_BYTES): string => {
+  const gz = Buffer.from(f.gz, "base64")
+  try {
+    return gunzipSync(gz, { maxOutputLength: Math.max(1, maxBytes) }).toString("utf8")
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    if (code === "ERR_BUFFER_TOO_LARGE") throw new QueueDataError({ message: `${f.name} inflates to more than ${maxBytes} bytes: refused (the cap on a job's files)` })
+    throw new QueueDataError({ message: `${f.name} is not valid gzip (${code ?? "corrupt"})` })
+  }
+}
+
+/** Every file of a result, inflated within the per-file cap and the cap on their sum. */
+export const unpackFiles = (files: ReadonlyArray<JobResult["files"][number]>): Array<{ name: (typeof RUN_FILES)[number]; text: string }> => {
+  let left = MAX_UNPACKED_RESULT_BYTES
+  return files.map((f) => {
+    const text = unpackFile(f, Math.min(MAX_UNPACKED_FILE_BYTES, left))
+    left -= Buffer.byteLength(text, "utf8")
+    return { name: f.name, text }
+  })
+}

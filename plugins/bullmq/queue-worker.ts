@@ -1,24 +1,31 @@
 /**
  * `ragen-bench worker --queue redis://…`: takes sweep jobs from the queue and runs each in a
  * child process (child-pool.ts) through the local sweep's worker, then returns the run's files
- * with the job's result. Runs go into a work folder on this machine (default: the system temp
- * folder's ragen-bench-worker/), shared by the workers of one machine: a retried run finds the
- * partial folder of an earlier attempt and resumes from it, warm starts are cached once, and a
- * run already complete there (its job was lost with a restarted Redis) is returned at once.
+ * with the job's result. Runs go into the worker's own private work folder (work-dir.ts): a
+ * retried run finds the partial folder of an earlier attempt and resumes from it, and a run
+ * already complete there (its job was lost with a restarted Redis) is returned at once — each
+ * only when the folder's config.json is the job's config.
+ *
+ * A job is a Redis writer's word (docs/cluster.md): one whose config reads files or reaches URLs
+ * on this machine is refused unless the worker was started with --allow-files, and everything
+ * it names is printed without control characters.
  */
 import { UnrecoverableError, Worker, type Job } from "bullmq"
-import { existsSync } from "node:fs"
+import { existsSync, rmSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import type { Plugin } from "../../core/contracts/index.ts"
 import { isComplete, runIdOf } from "../../core/results/store.ts"
+import { externalInputs } from "../../core/external-inputs.ts"
 import { codeVersion } from "../../core/runtime.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
+import { terminalSafe } from "../../core/text.ts"
 import { createChildPool } from "./child-pool.ts"
 import { pluginRef, refusal } from "./compat.ts"
 import { packRunFiles } from "./files.ts"
 import { JobData, type JobProgress, type JobResult, QUEUE_NAME } from "./job.ts"
 import { connectionOptions, type RedisTarget, scrub } from "./url.ts"
+import { folderHoldsConfig } from "./work-dir.ts"
 
 export interface QueueWorkerOptions {
   readonly target: RedisTarget
@@ -30,6 +37,8 @@ export interface QueueWorkerOptions {
   readonly pluginPaths: ReadonlyArray<string>
   readonly configPath?: string
   readonly log: (line: string) => void
+  /** Run jobs whose config reads files or reaches URLs (core/external-inputs.ts): `worker --allow-files`. */
+  readonly allowFiles?: boolean
   /** Extra environment for the child processes (tests select the fake trainer with it). */
   readonly env?: Record<string, string>
 }
@@ -41,7 +50,7 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
   const name = `${hostname()}:${process.pid}`
   const self = { codeVersion: codeVersion(), plugins: opts.plugins.map(pluginRef) }
   const pool = createChildPool({ concurrency: opts.concurrency, pluginPaths: opts.pluginPaths, ...(opts.configPath ? { configPath: opts.configPath } : {}), ...(opts.env ? { env: opts.env } : {}) })
-  const say = (s: string): void => opts.log(scrub(opts.target, s))
+  const say = (s: string): void => opts.log(terminalSafe(scrub(opts.target, s)))
 
   const processor = async (job: Job): Promise<JobResult> => {
     // The code version first: a coordinator on other code may also send data this code cannot decode.
@@ -58,12 +67,17 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
     if (runId !== data.runId) {
       throw new UnrecoverableError(`worker ${name} resolves the run's config to ${runId}, not ${data.runId}: another code version`)
     }
-    const why = refusal(data, self)
+    const external = opts.allowFiles ? [] : externalInputs(data.config)
+    const why =
+      refusal(data, self) ??
+      (external.length > 0 ? `its config reads files or reaches URLs on the worker (${external.join(", ")}); a worker runs such jobs only when started with --allow-files` : undefined)
     if (why) {
       say(`refused ${data.label} [${runId}]: ${why}`)
       throw new UnrecoverableError(`refused by worker ${name}: ${why}`)
     }
     const dir = join(opts.workDir, runId)
+    // A folder of another config (never this worker's doing: the folder is private) is not resumed from.
+    if (existsSync(dir) && !folderHoldsConfig(dir, data.config)) rmSync(dir, { recursive: true, force: true })
     if (isComplete(dir)) {
       say(`done  ${data.label} (already complete here)`)
       return { runId, worker: name, files: packRunFiles(dir) }
@@ -81,8 +95,7 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
     })
     if (outcome.type === "done" && outcome.summary.status === "complete") {
       say(`done  ${data.label}`)
-      // The folder the trainer wrote (its summary names it), as a local sweep leaves it.
-      return { runId: outcome.summary.runId, worker: name, files: packRunFiles(join(opts.workDir, outcome.summary.runId)) }
+      return { runId, worker: name, files: packRunFiles(dir) }
     }
     const error = outcome.type === "done" ? (outcome.summary.error ?? `the run ended ${outcome.summary.status}`) : outcome.error
     say(`FAILED ${data.label}: ${error}`)

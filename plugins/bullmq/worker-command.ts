@@ -6,8 +6,8 @@
  * at once (the runs' jobs stall and are retried by another worker).
  */
 import { Effect } from "effect"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { rmSync } from "node:fs"
+import { resolve } from "node:path"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { UsageError } from "../../core/errors.ts"
@@ -15,6 +15,7 @@ import { Registry } from "../../core/registry.ts"
 import { startQueueWorker } from "./queue-worker.ts"
 import { checkReachable } from "./reach.ts"
 import { parseRedisUrl } from "./url.ts"
+import { checkWorkDir, freshWorkDir } from "./work-dir.ts"
 
 export default defineCommand({
   pattern: "worker",
@@ -22,7 +23,8 @@ export default defineCommand({
   options: [
     { flags: "--queue <url>", description: "redis://[:password@]host:port[/db] or rediss://… (TLS); the password may come from RAGEN_REDIS_PASSWORD" },
     { flags: "--concurrency <n>", description: "Runs at a time, each in its own process", default: 1 },
-    { flags: "--work-dir <dir>", description: "Where runs are written while they run (default: <tmp>/ragen-bench-worker)" },
+    { flags: "--work-dir <dir>", description: "Where runs are written while they run: a folder of this user's that no one else can write (default: a fresh private folder under <tmp>)" },
+    { flags: "--allow-files", description: "Also run jobs whose config reads files or reaches URLs on this machine (dataPath, init, a server's URL): only with a Redis whose every writer you trust" },
     { flags: "--stall-ms <ms>", description: "A worker silent this long is presumed dead and its run retried elsewhere", default: 30000 }
   ],
   examples: ["ragen-bench worker --queue redis://10.0.0.5:6379 --concurrency 2", "RAGEN_REDIS_PASSWORD=… ragen-bench worker --queue rediss://redis.lab:6380/1 --plugin ./my-filter.ts"],
@@ -37,7 +39,10 @@ export default defineCommand({
       if (unreachable) return yield* unreachable
       const concurrency = yield* numberFlagOr(opts.concurrency, "--concurrency", 1, { integer: true, min: 1 })
       const stallMs = yield* numberFlagOr(opts.stallMs, "--stall-ms", 30000, { integer: true, min: 1000 })
-      const workDir = resolve(opts.workDir !== undefined ? String(opts.workDir) : join(tmpdir(), "ragen-bench-worker"))
+      const own = opts.workDir !== undefined && opts.workDir !== true
+      const workDir = own ? resolve(String(opts.workDir)) : freshWorkDir()
+      const notPrivate = checkWorkDir(workDir)
+      if (notPrivate) return yield* new UsageError({ field: "--work-dir", message: `--work-dir ${notPrivate}` })
       const registry = yield* Registry
       yield* Effect.promise(
         () =>
@@ -47,6 +52,7 @@ export default defineCommand({
               concurrency,
               workDir,
               stallMs,
+              allowFiles: opts.allowFiles === true,
               plugins: registry.data.plugins,
               pluginPaths: listFlag(opts.plugin),
               ...(opts.config ? { configPath: String(opts.config) } : {}),
@@ -57,7 +63,11 @@ export default defineCommand({
               signals++
               if (signals > 1) process.exit(130)
               process.stderr.write("finishing the runs in progress, taking no new ones (again to quit now)…\n")
-              void w.close().then(() => resolveDone())
+              // A fresh folder is this process's alone: nothing in it outlives the worker.
+              void w.close().then(() => {
+                if (!own) rmSync(workDir, { recursive: true, force: true })
+                resolveDone()
+              })
             }
             process.on("SIGINT", onSignal)
             process.on("SIGTERM", onSignal)
