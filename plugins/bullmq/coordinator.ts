@@ -89,12 +89,12 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
     if (r.value.runId !== run.runId) return { error: `the job's result names run ${JSON.stringify(r.value.runId.slice(0, 80))}, not ${run.runId}: refused` }
     try {
       writeRunFiles(outDir, run.runId, run.config, r.value.files)
+      const p = join(runFolder(outDir, run.runId), "summary.json")
+      const s = existsSync(p) ? decodeSync(RunSummary, safeJson(readFileSync(p, "utf8"))) : undefined
+      return s?.ok ? { summary: s.value } : { error: "the job's result holds no valid summary.json" }
     } catch (e) {
       return { error: (e as { _tag?: string })._tag === "QueueDataError" ? (e as Error).message : `cannot write the run into ${outDir}: ${(e as Error)?.message ?? e}` }
     }
-    const p = join(runFolder(outDir, run.runId), "summary.json")
-    const s = existsSync(p) ? decodeSync(RunSummary, safeJson(readFileSync(p, "utf8"))) : undefined
-    return s?.ok ? { summary: s.value } : { error: "the job's result holds no valid summary.json" }
   }
 
   /** A collected result as the sweep's event, counted. */
