@@ -306,8 +306,13 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
 
   /** The run a job names, when its run id is the one its config resolves to (else the job is not collected). */
   const runOf = (d: JobData): GridRun | undefined => {
-    const { runId, hash } = runIdOf(d.config)
-    return runId === d.runId && hash === d.hash ? { runId, hash, config: d.config, label: terminalSafe(d.label) } : undefined
+    let id: { runId: string; hash: string }
+    try {
+      id = runIdOf(d.config)
+    } catch {
+      return undefined // a config nested past the stack's depth: no run of ours
+    }
+    return id.runId === d.runId && id.hash === d.hash ? { runId: id.runId, hash: id.hash, config: d.config, label: terminalSafe(d.label) } : undefined
   }
 
   const collect = async (req: Omit<SweepRequest, "runs" | "detach">): Promise<SweepOutcome> => {

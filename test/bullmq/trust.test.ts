@@ -161,8 +161,12 @@ describe.skipIf(!redisAvailable)("a worker's trust in its jobs and its work fold
     expect(job.failedReason).toContain("envOptions.dataPath")
     expect(job.failedReason).toContain("--allow-files")
     expect(job.returnvalue ?? null).toBeNull()
-    // The worker's own lines carry no escape sequence from the job's label.
-    await waitFor("the worker's refusal line", () => w.output().includes("refused"))
+    // A code version with an escape sequence is refused too; the worker's own lines carry none of them.
+    const [other] = await gridOf({ env: ["frozenlake"], seeds: [77] })
+    await queue.add("run", dataOf(other!, { codeVersion: `${ESC}]0;pwned${ESC}\\9.9` }), { jobId: jobIdOf(other!.hash) })
+    expect(await (await settled(jobIdOf(other!.hash))).getState()).toBe("failed")
+    await waitFor("the worker's refusal lines", () => w.output().split("refused").length > 2)
+    expect(w.output()).toContain("pwned")
     expect(w.output().includes(ESC)).toBe(false)
     await stopProc(w)
     // The operator's choice: the same job runs on a worker started with --allow-files.
