@@ -84,7 +84,7 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
 
   const decode = <T>(schema: Parameters<typeof decodeSync<T>>[0], json: unknown, path: string): T => {
     const r = decodeSync(schema, json, { strict: false })
-    if (!r.ok) throw new UsageError({ field: FIELD, message: `${client.server}${path} sent a reply of the wrong shape: ${r.message.slice(0, 300)}` })
+    if (!r.ok) throw new UsageError({ field: FIELD, message: `${client.server}${path} sent a reply of the wrong shape: ${client.safe(r.message, 300)}` })
     return r.value
   }
 
@@ -161,7 +161,7 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
         })
       aligned = alignPromptLogprobs(c.prompt_logprobs, text, boundary)
     }
-    if (!aligned.ok) throw new UsageError({ field: "policyOptions.scoring", message: `${client.server}: ${aligned.message}` })
+    if (!aligned.ok) throw new UsageError({ field: "policyOptions.scoring", message: `${client.server}: ${client.safe(aligned.message, 300)}` })
     const n = aligned.value.logprobs.length
     return { tokens: new Int32Array(n).fill(-1), logprobs: Float32Array.from(aligned.value.logprobs), entropy: new Float32Array(n).fill(NaN) }
   }
@@ -186,7 +186,10 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
       if (!r.ok) return
       const ids = r.value.data.map((m) => m.id)
       if (!ids.includes(o.model)) {
-        throw new UsageError({ field: "policyOptions.model", message: `${client.server} serves ${ids.map((x) => `"${x}"`).join(", ") || "no models"}, not "${o.model}"; pass one of them as --model` })
+        throw new UsageError({
+          field: "policyOptions.model",
+          message: `${client.server} serves ${client.safe(ids.map((x) => `"${x}"`).join(", ") || "no models", 300)}, not "${client.safe(o.model)}"; pass one of them as --model`
+        })
       }
     },
     checkScoring: async () => {
