@@ -12,7 +12,8 @@ import { decodeInput } from "../../core/schema/decode.ts"
 import type { TinyLMPolicy } from "../tinylm/policy.ts"
 import { makeTinyLM, TinyLMOptions } from "../tinylm/spec.ts"
 import { userPromise } from "./effect.ts"
-import { DEFAULT_MAX_BODY, startServe, TinyLMServer } from "./serve.ts"
+import { DEFAULT_MAX_BODY, TinyLMServer } from "./serve.ts"
+import { startServe } from "./serve-http.ts"
 
 export default defineCommand({
   pattern: "serve",

@@ -13,10 +13,9 @@
  * sends per prompt, so one prompt sampled in-process with `new Rng(seed)` gives the same
  * completion; without a seed the server's own Rng is used. Texts must fit the model's context
  * (a longer one is a 400: the server cannot tell where a prompt ends, so it does not truncate).
- * Bodies are JSON of at most maxBodyBytes (413 beyond). Bound to 127.0.0.1 unless told otherwise.
+ * The HTTP layer (limits, web-page protection, the queue) is serve-http.ts.
  */
 import { Schema } from "effect"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { TinyLMPolicy } from "../tinylm/policy.ts"
@@ -36,7 +35,7 @@ export interface Reply {
   readonly body: unknown
 }
 
-const err = (status: number, message: string, type = "invalid_request_error"): Reply => ({ status, body: { error: { message, type, code: status } } })
+export const err = (status: number, message: string, type = "invalid_request_error"): Reply => ({ status, body: { error: { message, type, code: status } } })
 
 const Stop = Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Array(Schema.String)])))
 const Sampling = {
@@ -252,61 +251,3 @@ export class TinyLMServer {
     return { status: 200, body: { object: "list", data: [{ id: this.options.model, object: "model", owned_by: "ragen-bench" }] } }
   }
 }
-
-const readBody = (req: IncomingMessage, limit: number): Promise<string | "too-large"> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let over = false
-    req.on("data", (c: Buffer) => {
-      size += c.length
-      if (size > limit) over = true
-      else if (!over) chunks.push(c)
-    })
-    req.on("end", () => resolve(over ? "too-large" : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-export const route = async (srv: TinyLMServer, req: IncomingMessage): Promise<Reply> => {
-  const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "")
-  const method = req.method ?? "GET"
-  if (path === "/v1/models") return method === "GET" ? srv.models() : err(405, "use GET /v1/models")
-  const post = path === "/v1/completions" ? "completions" : path === "/v1/chat/completions" ? "chat" : undefined
-  if (!post) return err(404, `no route ${method} ${path}; routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions`, "not_found_error")
-  if (method !== "POST") return err(405, `use POST ${path}`)
-  const raw = await readBody(req, srv.options.maxBodyBytes ?? DEFAULT_MAX_BODY)
-  if (raw === "too-large") return err(413, `request body over ${srv.options.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes`)
-  let json: unknown
-  try {
-    json = JSON.parse(raw)
-  } catch {
-    return err(400, "request body is not JSON")
-  }
-  return post === "completions" ? srv.completions(json) : srv.chat(json)
-}
-
-const send = (res: ServerResponse, r: Reply): void => {
-  const text = JSON.stringify(r.body)
-  res.writeHead(r.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-  res.end(text)
-}
-
-/** Start listening; resolves with the server and its base URL (…/v1). Requests run one at a time (the model is not re-entrant). */
-export const startServe = (srv: TinyLMServer, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string }> =>
-  new Promise((resolve, reject) => {
-    let queue: Promise<unknown> = Promise.resolve()
-    const server = createServer((req, res) => {
-      queue = queue.then(() =>
-        route(srv, req).then(
-          (r) => send(res, r),
-          (e) => send(res, err(500, String((e as Error)?.message ?? e), "server_error"))
-        )
-      )
-    })
-    server.once("error", reject)
-    server.listen(port, host, () => {
-      const a = server.address()
-      const p = typeof a === "object" && a ? a.port : port
-      resolve({ server, url: `http://${host.includes(":") ? `[${host}]` : host}:${p}/v1` })
-    })
-  })
