@@ -20,11 +20,16 @@ import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { TinyLMPolicy } from "../tinylm/policy.ts"
 import { splitText, type Tokenizer } from "../tinylm/tokenizer.ts"
+import type { PromptStyle } from "./wire.ts"
 
 export const DEFAULT_MAX_BODY = 1 << 20
 
 export interface ServeOptions {
   readonly model: string
+  /** What the model is, shown as /v1/models' `root` (e.g. "frozenlake-tiny@1d9d5391105c"). */
+  readonly root?: string
+  /** How the model's trainer rendered prompts (wire.ts PromptStyle), for clients' `--instructions auto`. */
+  readonly promptStyle?: PromptStyle
   readonly maxBodyBytes?: number
   /** Seed of the server's Rng (requests without a seed). */
   readonly seed?: number
@@ -163,7 +168,7 @@ export class TinyLMServer {
     const maxTokens = b.max_tokens ?? 16
     if (maxTokens > this.ctx - 1) return err(400, `max_tokens ${maxTokens} is over this model's context (${this.ctx} tokens)`)
     const promptTokens = pieces(this.policy.tokenizer, b.prompt).length
-    if (promptTokens > this.ctx - (maxTokens > 0 ? 1 : 0)) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx}`)
+    if (promptTokens > this.ctx - (maxTokens > 0 ? 1 : 0)) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx} (max_model_len)`)
     const want = b.logprobs !== undefined && b.logprobs !== null
     let tokens: string[] = [],
       offsets: number[] = [],
@@ -224,7 +229,7 @@ export class TinyLMServer {
     const maxTokens = b.max_tokens ?? 16
     if (maxTokens < 1 || maxTokens > this.ctx - 1) return err(400, `max_tokens must be in 1..${this.ctx - 1}`)
     const promptTokens = pieces(this.policy.tokenizer, prompt).length
-    if (promptTokens > this.ctx - 1) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx}`)
+    if (promptTokens > this.ctx - 1) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx} (max_model_len)`)
     const g = await this.generate(prompt, b, maxTokens)
     const ps = generatedPieces(this.policy, g.completion.tokens)
     return {
@@ -248,6 +253,8 @@ export class TinyLMServer {
   }
 
   models(): Reply {
-    return { status: 200, body: { object: "list", data: [{ id: this.options.model, object: "model", owned_by: "ragen-bench" }] } }
+    const o = this.options
+    const card = { id: o.model, object: "model", owned_by: "ragen-bench", root: o.root ?? o.model, max_model_len: this.ctx, ...(o.promptStyle ? { prompt_style: o.promptStyle } : {}) }
+    return { status: 200, body: { object: "list", data: [card] } }
   }
 }
