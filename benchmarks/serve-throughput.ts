@@ -98,13 +98,30 @@ try {
         const key = `${roots[k]!.label}/${c}`
         rate.set(key, [...(rate.get(key) ?? []), v])
         cpu.set(key, [...(cpu.get(key) ?? []), cpuMs])
-        console.log(JSON.stringify({ task: `serve completions/s, ${MAX_TOKENS} tokens, ${c} client(s)`, server: roots[k]!.label, rep, perSecond: Number(v.toFixed(1)), serverCpuMsPer: Number(cpuMs.toFixed(2)), runtime: `bun ${Bun.version}` }))
+        console.log(
+          JSON.stringify({
+            task: `serve completions/s, ${MAX_TOKENS} tokens, ${c} client(s)`,
+            server: roots[k]!.label,
+            rep,
+            perSecond: Number(v.toFixed(1)),
+            serverCpuMsPer: Number(cpuMs.toFixed(2)),
+            runtime: `bun ${Bun.version}`
+          })
+        )
       }
     }
   }
   console.log(`\nserve (FrozenLake warm start, ${MAX_TOKENS} tokens per completion, HTTP keep-alive, ${SECONDS} s × ${REPS} reps), median completions/s:`)
   for (const c of [1, 8]) {
-    const line = roots.map((r) => `${r.label} ${median(rate.get(`${r.label}/${c}`)!).toFixed(1)} (reps ${rate.get(`${r.label}/${c}`)!.map((x) => x.toFixed(1)).join(", ")})`).join("; ")
+    const line = roots
+      .map(
+        (r) =>
+          `${r.label} ${median(rate.get(`${r.label}/${c}`)!).toFixed(1)} (reps ${rate
+            .get(`${r.label}/${c}`)!
+            .map((x) => x.toFixed(1))
+            .join(", ")})`
+      )
+      .join("; ")
     const ratio = roots.length > 1 ? `; ratio this/other ${(median(rate.get(`this/${c}`)!) / median(rate.get(`other/${c}`)!)).toFixed(2)}` : ""
     console.log(`  ${c} client(s): ${line}${ratio}`)
     const cline = roots.map((r) => `${r.label} ${median(cpu.get(`${r.label}/${c}`)!).toFixed(2)} ms`).join("; ")
