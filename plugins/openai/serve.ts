@@ -1,7 +1,7 @@
 /**
  * `ragen-bench serve`: the embedded tinylm policy behind the subset of the OpenAI API the
  * remote policy uses, so that plugin is tested end to end against a real HTTP server.
- *   GET  /v1/models
+ *   GET  /v1/models            id, root (what is served), max_model_len, prompt_style (wire.ts)
  *   POST /v1/completions       prompt (one string), max_tokens (0 allowed), temperature, top_p,
  *                              min_p, stop, logprobs, echo, seed, n = 1
  *   POST /v1/chat/completions  messages, the same sampling fields, logprobs (bool)
