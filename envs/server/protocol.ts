@@ -17,6 +17,7 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import type { Env, EnvSpec, StepResult } from "../../core/contracts/index.ts"
 import { makeEnv, type EnvCatalog } from "./catalog.ts"
 import { resolveOperatorOptions, type Resources } from "./operator.ts"
+import { redactOperator } from "./redact.ts"
 import type { SessionStore } from "./sessions.ts"
 
 const Seed = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 32 - 1 }))
@@ -134,8 +135,9 @@ export const handleAsync = async (srv: Server, op: Op, body: unknown): Promise<R
   try {
     return await handleEnvOp(srv, op, body)
   } catch (e) {
-    // A remote backend failing (down, timeout) is not the client's fault: 502, with its message.
-    return { status: 502, body: { error: String((e as Error)?.message ?? e) } }
+    // A remote backend failing (down, timeout) is not the client's fault: 502, with its message
+    // less the operator's URLs and paths.
+    return { status: 502, body: { error: redactOperator(String((e as Error)?.message ?? e), srv.resources) } }
   }
 }
 
@@ -147,7 +149,7 @@ const handleEnvOp = async (srv: Server, op: "create" | "step" | "reset", body: u
       try {
         await load()
       } catch (e) {
-        return { status: 502, body: { error: `an operator resource of this server cannot be loaded: ${(e as Error).message.replace(/\/[^\s:]*\//g, ".../")}` } }
+        return { status: 502, body: { error: `an operator resource of this server cannot be loaded: ${redactOperator(String((e as Error)?.message ?? e), srv.resources)}` } }
       }
     }
     const p = prepareCreate(srv, body, true)

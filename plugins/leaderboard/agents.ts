@@ -47,6 +47,10 @@ export const readAgentRuns = (root: string): Effect.Effect<{ entries: AgentEntry
         problems.push({ path, message: summary.failure.message })
         continue
       }
+      if (summary.success.status === "failed") {
+        problems.push({ path, message: `${path}: the evaluation failed: ${summary.success.error ?? "no reason recorded"}` })
+        continue
+      }
       if (summary.success.runId !== config.success.runId) {
         problems.push({ path, message: `${path}: summary.json is of run ${summary.success.runId}, config.json of ${config.success.runId}` })
         continue

@@ -9,11 +9,12 @@ import type { CommandOption, EnvSpec, Policy, PolicySpec } from "../../core/cont
 import { numberFlag } from "../../core/cli/flags.ts"
 import { listFlag } from "../../core/cli/flags.ts"
 import { FORBIDDEN_KEYS, decodeInput } from "../../core/schema/decode.ts"
-import { type UnknownIdError, UsageError } from "../../core/errors.ts"
+import { type UnknownIdError, type UserError, UsageError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
 import type { RolloutSettings } from "../../core/train/rollout.ts"
 import { DEFAULT_MAX_TOKENS } from "../../core/train/options.ts"
 import { userPromise } from "./effect.ts"
+import type { ServedModel } from "./policy.ts"
 
 export const agentFlags: ReadonlyArray<CommandOption> = [
   { flags: "--env <id>", description: "Env id (e.g. frozenlake, countdown; see ragen-bench list envs)" },
@@ -32,7 +33,11 @@ export const agentFlags: ReadonlyArray<CommandOption> = [
   { flags: "--max-tokens <n>", description: "Tokens per turn (default: the env's, else 64)" },
   { flags: "--max-turns <n>", description: "Turns per episode (default: the env's)" },
   { flags: "--seed <n>", description: "Seed of sampling and of the statistics (default 1)" },
-  { flags: "--instructions <when>", description: "Show the env's task description in prompts: auto (served models yes, tinylm on Markov envs no), always, never" }
+  {
+    flags: "--instructions <when>",
+    description:
+      "Show the env's task description in prompts: auto (as the model's trainer did: tinylm, and models served by ragen-bench serve, leave it out on Markov envs; other served models see it), always, never"
+  }
 ]
 
 const parseValue = (v: string): unknown => {
@@ -67,6 +72,8 @@ export interface AgentSetup {
   /** The options as given (recorded in run files; decoded ones may hold defaults only). */
   readonly policyOptionsRaw: Record<string, unknown>
   readonly seed: number
+  /** --instructions as given (auto: a served model's prompt style decides, see followServed). */
+  readonly instructionsWhen: "auto" | "always" | "never"
   readonly rollout: RolloutSettings
 }
 
@@ -114,12 +121,41 @@ export const resolveAgent = (o: Record<string, any>, defaults: { readonly temper
       policyOptions,
       policyOptionsRaw: raw,
       seed,
+      instructionsWhen: when as AgentSetup["instructionsWhen"],
       rollout: { spec, envOptions, maxTurns, context, historyTurns: 2, instructions, maxTokens, temperature, topP, minP, formatPenalty: -0.1 }
     } satisfies AgentSetup
   })
 
-export const makePolicy = (a: AgentSetup): Effect.Effect<Policy, import("../../core/errors.ts").UserError> =>
-  userPromise(() => a.policySpec.make(a.policyOptions, { vocabulary: a.spec.vocabulary(a.envOptions), seed: a.seed }))
+export const makePolicy = (a: AgentSetup): Effect.Effect<Policy, UserError> => userPromise(() => a.policySpec.make(a.policyOptions, { vocabulary: a.spec.vocabulary(a.envOptions), seed: a.seed }))
+
+/**
+ * With `--instructions auto`, a served model whose server says how its trainer rendered prompts
+ * (`ragen-bench serve`'s prompt_style) gets them rendered the same way, resolved for this env as
+ * the trainer resolves them (core/train/setup.ts): context auto = markov on Markov envs, else
+ * full; instructions auto = shown unless the context is markov.
+ */
+export const followServed = (a: AgentSetup, served: ServedModel): AgentSetup => {
+  const style = served.promptStyle
+  if (a.instructionsWhen !== "auto" || !style) return a
+  const context = style.context === "auto" ? (a.spec.markov ? "markov" : "full") : style.context
+  const show = style.instructions === "always" || (style.instructions === "auto" && context !== "markov")
+  return { ...a, rollout: { ...a.rollout, context, historyTurns: style.historyTurns, instructions: show ? a.spec.instructions(a.envOptions) : undefined } }
+}
+
+/** A prompt over the served model's context (the policy's UsageError on "prompt"): one line that names the flag that helps. */
+export const withPromptHint =
+  (a: AgentSetup) =>
+  <A, R>(e: Effect.Effect<A, UserError, R>): Effect.Effect<A, UserError, R> =>
+    Effect.mapError(e, (err) => {
+      if (err._tag !== "UsageError" || err.field !== "prompt") return err
+      const hint =
+        a.rollout.instructions !== undefined
+          ? "pass --instructions never to leave out the env's task description"
+          : a.rollout.context !== "markov"
+            ? "the prompt carries earlier turns; serve a model with a longer context"
+            : "the prompt is the observation alone; serve a model with a longer context"
+      return new UsageError({ field: "--instructions", message: `${err.message}; ${hint}` })
+    })
 
 /** A remote policy's samples cannot be reproduced bit for bit. */
 export const isRemote = (p: Policy): boolean => (p as { remote?: unknown }).remote === true

@@ -10,7 +10,7 @@ import { Registry } from "../../core/registry.ts"
 import { derive } from "../../core/rng.ts"
 import { decodeInput } from "../../core/schema/decode.ts"
 import { rollout, rolloutStats } from "../../core/train/rollout.ts"
-import { agentFlags, isRemote, makePolicy, resolveAgent } from "./agent-flags.ts"
+import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { type DiagnoseReport, entropyOf, filterOutcomes, groupsOf, miOf, rewardProfile } from "./diagnose.ts"
 import { renderHtml, renderText } from "./diagnose-render.ts"
 import { userPromise } from "./effect.ts"
@@ -36,7 +36,7 @@ export default defineCommand({
   ],
   run: (_args, o) =>
     Effect.gen(function* () {
-      const a = yield* resolveAgent(o, { temperature: 1 })
+      let a = yield* resolveAgent(o, { temperature: 1 })
       const P = yield* numberFlagOr(o.P, "--P", 8, { integer: true, min: 1 })
       const G = yield* numberFlagOr(o.G, "--G", 16, { integer: true, min: 1 })
       const seedStart = yield* numberFlagOr(o.seedStart, "--seed-start", VAL_SEED_START, { integer: true, min: 0 })
@@ -46,14 +46,15 @@ export default defineCommand({
       const policy = yield* makePolicy(a)
       if (isRemote(policy)) {
         const remote = policy as OpenAIPolicy
-        yield* userPromise(() => remote.checkModel())
+        a = followServed(a, yield* userPromise(() => remote.checkModel()))
         // Before any rollout: a server that cannot score prompts fails now, not after the samples.
         if (withMi) yield* userPromise(() => remote.checkScoring())
       }
       const scorerE = withMi ? yield* registry.resolve("scorers", "cpu") : undefined
       const scorer = scorerE ? yield* userPromise(async () => scorerE.value.make(await Effect.runPromise(decodeInput(scorerE.value.options, {}, "scorer")), policy)) : undefined
       const seeds = Array.from({ length: P }, (_, i) => seedStart + i)
-      const batch = yield* userPromise(() => rollout(policy, a.rollout, seeds, G, derive(a.seed, "diagnose", "rollout")))
+      const setup = a
+      const batch = yield* userPromise(() => rollout(policy, setup.rollout, seeds, G, derive(setup.seed, "diagnose", "rollout"))).pipe(withPromptHint(setup))
       const mi = scorer ? yield* userPromise(() => miOf(scorer, batch, a.seed, maxRows)) : { firstTurn: null, trajectory: null, skipped: "--no-mi" }
       const entropy = yield* userPromise(() => entropyOf(policy, batch, a.rollout.temperature))
       const groups = groupsOf(batch)

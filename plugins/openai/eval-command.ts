@@ -6,7 +6,7 @@
 import { Console, Effect } from "effect"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
-import { agentFlags, isRemote, makePolicy, resolveAgent } from "./agent-flags.ts"
+import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { userPromise } from "./effect.ts"
 import { runEval, VAL_SEED_START } from "./eval.ts"
 import type { OpenAIPolicy } from "./policy.ts"
@@ -29,12 +29,13 @@ export default defineCommand({
   ],
   run: (_args, o) =>
     Effect.gen(function* () {
-      const a = yield* resolveAgent(o, { temperature: 0.5 })
+      let a = yield* resolveAgent(o, { temperature: 0.5 })
       const episodes = yield* numberFlagOr(o.episodes, "--episodes", 64, { integer: true, min: 1 })
       const seedStart = yield* numberFlagOr(o.seedStart, "--seed-start", VAL_SEED_START, { integer: true, min: 0 })
       const policy = yield* makePolicy(a)
-      if (isRemote(policy)) yield* userPromise(() => (policy as OpenAIPolicy).checkModel())
-      const r = yield* userPromise(() => runEval(policy, a, episodes, seedStart, String(o.out ?? "results/agents")))
+      if (isRemote(policy)) a = followServed(a, yield* userPromise(() => (policy as OpenAIPolicy).checkModel()))
+      const setup = a
+      const r = yield* userPromise(() => runEval(policy, setup, episodes, seedStart, String(o.out ?? "results/agents"))).pipe(withPromptHint(setup))
       const s = r.summary
       if (o.json) return yield* Console.log(JSON.stringify(s, null, 2))
       yield* Console.log(`${s.agent} on ${s.env}: ${s.episodes} episodes at T=${a.rollout.temperature}`)

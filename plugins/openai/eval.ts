@@ -48,6 +48,27 @@ export const episodeLine = (t: Trajectory, episode: number): Record<string, numb
   }
 }
 
+const NO_INTERVAL = { mean: 0, lo: 0, hi: 0, n: 0 }
+
+/** summary.json of a run that stopped: status "failed", the error's message (one line, 500 characters at most), no numbers (n = 0). */
+export const failedSummary = (runId: string, agent: string, env: string, episodes: number, reproducible: boolean, wallSeconds: number, e: unknown): AgentEvalSummary => ({
+  format: AGENT_EVAL_FORMAT,
+  kind: "agent-eval",
+  runId,
+  status: "failed",
+  agent,
+  env,
+  episodes,
+  success: { ...NO_INTERVAL, method: "wilson-95" },
+  return: { ...NO_INTERVAL, method: "bootstrap-percentile-95" },
+  means: {},
+  reproducible,
+  wallSeconds,
+  error: String((e as Error)?.message ?? e)
+    .replace(/\s+/g, " ")
+    .slice(0, 500)
+})
+
 export interface EvalResult {
   readonly dir: string
   readonly config: AgentEvalConfigFile
@@ -90,7 +111,14 @@ export const runEval = async (policy: Policy, a: AgentSetup, episodes: number, s
   writeJsonAtomic(join(dir, "config.json"), file)
   const t0 = performance.now()
   const seeds = Array.from({ length: episodes }, (_, i) => seedStart + i)
-  const batch = await rollout(policy, a.rollout, seeds, 1, derive(a.seed, "eval"))
+  let batch
+  try {
+    batch = await rollout(policy, a.rollout, seeds, 1, derive(a.seed, "eval"))
+  } catch (e) {
+    // The folder says the run failed and why (the leaderboard lists it as failed), never a bare config.json.
+    writeJsonAtomic(join(dir, "summary.json"), failedSummary(runId, agent, a.envId, episodes, !remote, (performance.now() - t0) / 1000, e))
+    throw e
+  }
   const lines = batch.trajectories.map((t, i) => episodeLine(t, i))
   writeFileAtomic(join(dir, "metrics.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
   const succ = batch.trajectories.filter((t) => t.success).length

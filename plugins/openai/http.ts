@@ -3,8 +3,10 @@
  * timeout per attempt, retries with exponential backoff on 429, 5xx and network failures
  * (Retry-After honoured, capped), a cap on response bytes (the remote is untrusted input),
  * and errors that name the server and the status but never the API key.
- * The key travels only in the Authorization header; any echo of it in a response body is
- * masked before the body reaches an error message.
+ * The key travels only in the Authorization header. A server's words reach an error message
+ * only through `safeText`: JSON escapes undone first (a key sent as `sk\u002d…` is still the
+ * key), every copy of the key masked, and only then cut, so a key straddling the cut cannot
+ * leave its prefix behind.
  */
 import { UsageError } from "../../core/errors.ts"
 import { terminalSafe } from "../../core/text.ts"
@@ -76,6 +78,16 @@ const readCapped = async (res: Response, cap: number): Promise<string | "too-lar
   return new TextDecoder().decode(all)
 }
 
+/** Text with JSON string escapes undone (\uXXXX, \/), so that an escaped key is seen as the key. */
+const unescapeJson = (s: string): string => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\\//g, "/")
+
+/** A server's text as an error may show it: decoded, the key masked, then cut to `max` characters, terminal-safe. */
+export const safeText = (apiKey: string | undefined, s: string, max = Infinity): string => {
+  let t = unescapeJson(s)
+  if (apiKey && apiKey.length > 0) for (const k of new Set([apiKey, encodeURIComponent(apiKey)])) t = t.split(k).join("***")
+  return terminalSafe(t.length > max ? t.slice(0, max) : t)
+}
+
 const retryable = (status: number): boolean => status === 429 || status >= 500
 
 export interface JsonClient {
@@ -83,14 +95,16 @@ export interface JsonClient {
   post(path: string, body: unknown): Promise<unknown>
   get(path: string): Promise<unknown>
   readonly server: string
+  /** A server's text for an error message (safeText with this client's key). */
+  safe(s: string, max?: number): string
 }
 
 export const makeClient = (baseUrl: string, apiKey: string | undefined, limits: HttpLimits, field = "policyOptions.baseUrl"): JsonClient => {
   const server = serverLabel(baseUrl)
   const limiter = new Limiter(limits.concurrency)
-  const mask = (s: string): string => (apiKey && apiKey.length > 0 ? s.split(apiKey).join("***") : s)
+  const safe = (s: string, max?: number): string => safeText(apiKey, s, max)
   const fail = (message: string): never => {
-    throw new UsageError({ field, message: terminalSafe(mask(message)) })
+    throw new UsageError({ field, message: safe(message) })
   }
   const url = (path: string) => `${baseUrl.replace(/\/+$/, "")}${path}`
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" }
@@ -129,14 +143,14 @@ export const makeClient = (baseUrl: string, apiKey: string | undefined, limits: 
           try {
             return JSON.parse(r.text)
           } catch {
-            return fail(`${server}${path} replied status ${r.status} with a body that is not JSON: ${r.text.slice(0, 200)}`)
+            return fail(`${server}${path} replied status ${r.status} with a body that is not JSON: ${safe(r.text, 200)}`)
           }
         }
-        last = `status ${r.status}: ${r.text.slice(0, 300)}`
+        last = `status ${r.status}: ${safe(r.text, 300)}`
         retryAfter = r.retryAfter
         if (!retryable(r.status)) return fail(`${server}${path} replied ${last}`)
       }
       return fail(`${server}${path} failed after ${limits.retries + 1} attempts; last: ${last}`)
     })
-  return { server, post: (path, body) => request("POST", path, body), get: (path) => request("GET", path, undefined) }
+  return { server, safe, post: (path, body) => request("POST", path, body), get: (path) => request("GET", path, undefined) }
 }

@@ -24,7 +24,7 @@ import { alignEcho, alignPromptLogprobs } from "./align.ts"
 import { type JsonClient, makeClient } from "./http.ts"
 import type { OpenAIOptions } from "./options.ts"
 import { chatMessages, renderPrompt, stripThinkOpen } from "./template.ts"
-import { type ChatChoice, ChatResponse, type CompletionChoice, CompletionResponse, type ContentLogprobs, isLegacy, type LegacyLogprobs, ModelsResponse } from "./wire.ts"
+import { type ChatChoice, ChatResponse, type CompletionChoice, CompletionResponse, type ContentLogprobs, isLegacy, type LegacyLogprobs, ModelsResponse, PromptStyle } from "./wire.ts"
 
 const FIELD = "policyOptions.baseUrl"
 
@@ -52,10 +52,27 @@ export interface OpenAIPolicy extends Policy {
   /** Remote: runs cannot be re-run bit for bit. */
   readonly remote: true
   readonly server: string
-  /** Fails (UsageError) when the server does not list the model; silent when it has no /models. */
-  checkModel(): Promise<void>
+  /**
+   * Fails (UsageError) when the server does not list the model; silent when it has no /models.
+   * Returns what the server says of the model: its context (max_model_len) and, from
+   * `ragen-bench serve`, the prompt style its trainer used.
+   */
+  checkModel(): Promise<ServedModel>
   /** Fails (UsageError) when the server cannot return prompt log-probs as configured. */
   checkScoring(): Promise<void>
+}
+
+export interface ServedModel {
+  readonly maxModelLen?: number
+  readonly promptStyle?: PromptStyle
+}
+
+/** A server's "prompt too long" reply (ours, or vLLM's wording), as prompt and context lengths. */
+export const promptTooLong = (message: string): { prompt: number; context: number } | undefined => {
+  const ours = /the prompt is (\d+) tokens; this model's context is (\d+)/.exec(message)
+  if (ours) return { prompt: Number(ours[1]), context: Number(ours[2]) }
+  const vllm = /maximum context length is (\d+) tokens[\s\S]*?\((\d+) in the (?:messages|prompt)/.exec(message)
+  return vllm ? { prompt: Number(vllm[2]), context: Number(vllm[1]) } : undefined
 }
 
 export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, string | undefined>> = process.env): OpenAIPolicy => {
@@ -84,9 +101,17 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
 
   const decode = <T>(schema: Parameters<typeof decodeSync<T>>[0], json: unknown, path: string): T => {
     const r = decodeSync(schema, json, { strict: false })
-    if (!r.ok) throw new UsageError({ field: FIELD, message: `${client.server}${path} sent a reply of the wrong shape: ${r.message.slice(0, 300)}` })
+    if (!r.ok) throw new UsageError({ field: FIELD, message: `${client.server}${path} sent a reply of the wrong shape: ${client.safe(r.message, 300)}` })
     return r.value
   }
+
+  /** POST, with a "prompt too long" reply turned into one UsageError on field "prompt" (agent-flags adds the flag that helps). */
+  const postSample = (path: string, body: unknown): Promise<unknown> =>
+    client.post(path, body).catch((e: unknown) => {
+      const long = e instanceof UsageError ? promptTooLong(e.message) : undefined
+      if (!long) throw e
+      throw new UsageError({ field: "prompt", message: `the prompt is ${long.prompt} tokens, over the context of ${o.model} (${long.context} tokens, max_model_len)` })
+    })
 
   const sampleOne = async (prompt: string, s: SampleOptions, seed: number): Promise<Completion> => {
     const stop = s.stop ?? ANSWER_CLOSE
@@ -106,12 +131,12 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
     let choice: Choice
     let text: string
     if (o.endpoint === "chat") {
-      const r = decode(ChatResponse, await client.post("/chat/completions", { ...common, messages: chatMessages(prompt, o.system), logprobs: true }), "/chat/completions")
+      const r = decode(ChatResponse, await postSample("/chat/completions", { ...common, messages: chatMessages(prompt, o.system), logprobs: true }), "/chat/completions")
       if (r.choices.length !== 1) throw new UsageError({ field: FIELD, message: `${client.server}/chat/completions returned ${r.choices.length} choices for n = 1` })
       choice = r.choices[0]!
       text = stripThinkOpen(choice.message.content ?? "")
     } else {
-      const r = decode(CompletionResponse, await client.post("/completions", { ...common, prompt: renderPrompt(prompt, tpl), logprobs: 1 }), "/completions")
+      const r = decode(CompletionResponse, await postSample("/completions", { ...common, prompt: renderPrompt(prompt, tpl), logprobs: 1 }), "/completions")
       if (r.choices.length !== 1) throw new UsageError({ field: FIELD, message: `${client.server}/completions returned ${r.choices.length} choices for n = 1` })
       choice = r.choices[0]!
       text = choice.text
@@ -161,7 +186,7 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
         })
       aligned = alignPromptLogprobs(c.prompt_logprobs, text, boundary)
     }
-    if (!aligned.ok) throw new UsageError({ field: "policyOptions.scoring", message: `${client.server}: ${aligned.message}` })
+    if (!aligned.ok) throw new UsageError({ field: "policyOptions.scoring", message: `${client.server}: ${client.safe(aligned.message, 300)}` })
     const n = aligned.value.logprobs.length
     return { tokens: new Int32Array(n).fill(-1), logprobs: Float32Array.from(aligned.value.logprobs), entropy: new Float32Array(n).fill(NaN) }
   }
@@ -180,14 +205,20 @@ export const makeOpenAIPolicy = (o: OpenAIOptions, env: Readonly<Record<string, 
       try {
         json = await client.get("/models")
       } catch {
-        return // servers without /models (or a transient failure): the first real request will say
+        return {} // servers without /models (or a transient failure): the first real request will say
       }
       const r = decodeSync(ModelsResponse, json, { strict: false })
-      if (!r.ok) return
+      if (!r.ok) return {}
       const ids = r.value.data.map((m) => m.id)
-      if (!ids.includes(o.model)) {
-        throw new UsageError({ field: "policyOptions.model", message: `${client.server} serves ${ids.map((x) => `"${x}"`).join(", ") || "no models"}, not "${o.model}"; pass one of them as --model` })
+      const card = r.value.data.find((m) => m.id === o.model)
+      if (!card) {
+        throw new UsageError({
+          field: "policyOptions.model",
+          message: `${client.server} serves ${client.safe(ids.map((x) => `"${x}"`).join(", ") || "no models", 300)}, not "${client.safe(o.model)}"; pass one of them as --model`
+        })
       }
+      const style = card.prompt_style === undefined || card.prompt_style === null ? undefined : decodeSync(PromptStyle, card.prompt_style, { strict: false })
+      return { ...(typeof card.max_model_len === "number" ? { maxModelLen: card.max_model_len } : {}), ...(style?.ok ? { promptStyle: style.value } : {}) }
     },
     checkScoring: async () => {
       if (o.scoring === "none")

@@ -1,7 +1,7 @@
 /**
  * `ragen-bench serve`: the embedded tinylm policy behind the subset of the OpenAI API the
  * remote policy uses, so that plugin is tested end to end against a real HTTP server.
- *   GET  /v1/models
+ *   GET  /v1/models            id, root (what is served), max_model_len, prompt_style (wire.ts)
  *   POST /v1/completions       prompt (one string), max_tokens (0 allowed), temperature, top_p,
  *                              min_p, stop, logprobs, echo, seed, n = 1
  *   POST /v1/chat/completions  messages, the same sampling fields, logprobs (bool)
@@ -13,19 +13,23 @@
  * sends per prompt, so one prompt sampled in-process with `new Rng(seed)` gives the same
  * completion; without a seed the server's own Rng is used. Texts must fit the model's context
  * (a longer one is a 400: the server cannot tell where a prompt ends, so it does not truncate).
- * Bodies are JSON of at most maxBodyBytes (413 beyond). Bound to 127.0.0.1 unless told otherwise.
+ * The HTTP layer (limits, web-page protection, the queue) is serve-http.ts.
  */
 import { Schema } from "effect"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { TinyLMPolicy } from "../tinylm/policy.ts"
 import { splitText, type Tokenizer } from "../tinylm/tokenizer.ts"
+import type { PromptStyle } from "./wire.ts"
 
 export const DEFAULT_MAX_BODY = 1 << 20
 
 export interface ServeOptions {
   readonly model: string
+  /** What the model is, shown as /v1/models' `root` (e.g. "frozenlake-tiny@1d9d5391105c"). */
+  readonly root?: string
+  /** How the model's trainer rendered prompts (wire.ts PromptStyle), for clients' `--instructions auto`. */
+  readonly promptStyle?: PromptStyle
   readonly maxBodyBytes?: number
   /** Seed of the server's Rng (requests without a seed). */
   readonly seed?: number
@@ -36,7 +40,7 @@ export interface Reply {
   readonly body: unknown
 }
 
-const err = (status: number, message: string, type = "invalid_request_error"): Reply => ({ status, body: { error: { message, type, code: status } } })
+export const err = (status: number, message: string, type = "invalid_request_error"): Reply => ({ status, body: { error: { message, type, code: status } } })
 
 const Stop = Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Array(Schema.String)])))
 const Sampling = {
@@ -164,7 +168,7 @@ export class TinyLMServer {
     const maxTokens = b.max_tokens ?? 16
     if (maxTokens > this.ctx - 1) return err(400, `max_tokens ${maxTokens} is over this model's context (${this.ctx} tokens)`)
     const promptTokens = pieces(this.policy.tokenizer, b.prompt).length
-    if (promptTokens > this.ctx - (maxTokens > 0 ? 1 : 0)) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx}`)
+    if (promptTokens > this.ctx - (maxTokens > 0 ? 1 : 0)) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx} (max_model_len)`)
     const want = b.logprobs !== undefined && b.logprobs !== null
     let tokens: string[] = [],
       offsets: number[] = [],
@@ -225,7 +229,7 @@ export class TinyLMServer {
     const maxTokens = b.max_tokens ?? 16
     if (maxTokens < 1 || maxTokens > this.ctx - 1) return err(400, `max_tokens must be in 1..${this.ctx - 1}`)
     const promptTokens = pieces(this.policy.tokenizer, prompt).length
-    if (promptTokens > this.ctx - 1) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx}`)
+    if (promptTokens > this.ctx - 1) return err(400, `the prompt is ${promptTokens} tokens; this model's context is ${this.ctx} (max_model_len)`)
     const g = await this.generate(prompt, b, maxTokens)
     const ps = generatedPieces(this.policy, g.completion.tokens)
     return {
@@ -249,64 +253,8 @@ export class TinyLMServer {
   }
 
   models(): Reply {
-    return { status: 200, body: { object: "list", data: [{ id: this.options.model, object: "model", owned_by: "ragen-bench" }] } }
+    const o = this.options
+    const card = { id: o.model, object: "model", owned_by: "ragen-bench", root: o.root ?? o.model, max_model_len: this.ctx, ...(o.promptStyle ? { prompt_style: o.promptStyle } : {}) }
+    return { status: 200, body: { object: "list", data: [card] } }
   }
 }
-
-const readBody = (req: IncomingMessage, limit: number): Promise<string | "too-large"> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let over = false
-    req.on("data", (c: Buffer) => {
-      size += c.length
-      if (size > limit) over = true
-      else if (!over) chunks.push(c)
-    })
-    req.on("end", () => resolve(over ? "too-large" : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-export const route = async (srv: TinyLMServer, req: IncomingMessage): Promise<Reply> => {
-  const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "")
-  const method = req.method ?? "GET"
-  if (path === "/v1/models") return method === "GET" ? srv.models() : err(405, "use GET /v1/models")
-  const post = path === "/v1/completions" ? "completions" : path === "/v1/chat/completions" ? "chat" : undefined
-  if (!post) return err(404, `no route ${method} ${path}; routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions`, "not_found_error")
-  if (method !== "POST") return err(405, `use POST ${path}`)
-  const raw = await readBody(req, srv.options.maxBodyBytes ?? DEFAULT_MAX_BODY)
-  if (raw === "too-large") return err(413, `request body over ${srv.options.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes`)
-  let json: unknown
-  try {
-    json = JSON.parse(raw)
-  } catch {
-    return err(400, "request body is not JSON")
-  }
-  return post === "completions" ? srv.completions(json) : srv.chat(json)
-}
-
-const send = (res: ServerResponse, r: Reply): void => {
-  const text = JSON.stringify(r.body)
-  res.writeHead(r.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-  res.end(text)
-}
-
-/** Start listening; resolves with the server and its base URL (…/v1). Requests run one at a time (the model is not re-entrant). */
-export const startServe = (srv: TinyLMServer, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string }> =>
-  new Promise((resolve, reject) => {
-    let queue: Promise<unknown> = Promise.resolve()
-    const server = createServer((req, res) => {
-      queue = queue.then(() =>
-        route(srv, req).then(
-          (r) => send(res, r),
-          (e) => send(res, err(500, String((e as Error)?.message ?? e), "server_error"))
-        )
-      )
-    })
-    server.once("error", reject)
-    server.listen(port, host, () => {
-      const a = server.address()
-      const p = typeof a === "object" && a ? a.port : port
-      resolve({ server, url: `http://${host.includes(":") ? `[${host}]` : host}:${p}/v1` })
-    })
-  })

@@ -73,8 +73,27 @@ export const ChatChoice = Schema.Struct({
 export const ChatResponse = Schema.Struct({ choices: Schema.Array(ChatChoice), model: Schema.optional(Schema.String) })
 export type ChatResponse = typeof ChatResponse.Type
 
+/**
+ * How the embedded policy's trainer rendered prompts (`ragen-bench serve` sends it in /v1/models):
+ * the trainer options context, historyTurns and instructions, resolved per env as the trainer does.
+ */
+export const PromptStyle = Schema.Struct({
+  context: Schema.Literals(["auto", "markov", "last-k", "full"]),
+  historyTurns: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  instructions: Schema.Literals(["auto", "always", "never"])
+})
+export type PromptStyle = typeof PromptStyle.Type
+
 export const ModelsResponse = Schema.Struct({
-  data: Schema.Array(Schema.Struct({ id: Schema.String }))
+  data: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      /** vLLM's name for the context length in tokens. */
+      max_model_len: Schema.optional(Schema.NullOr(Schema.Int)),
+      /** ragen-bench serve's PromptStyle (decoded on its own: another server's field of that name is ignored). */
+      prompt_style: Schema.optional(Schema.Unknown)
+    })
+  )
 })
 
 export const isLegacy = (l: LegacyLogprobs | ContentLogprobs): l is LegacyLogprobs => "tokens" in l

@@ -1,5 +1,5 @@
 /**
- * Fuzz of the env server (issue 15): every route and every env, a bounded number of random and
+ * Fuzz of the env server (issue 15) and of `serve` (issue 27, at the end): every route and every env, a bounded number of random and
  * adversarial requests (seeded, so a failure replays), over HTTP on a loopback port and over
  * the stdio protocol. Asserted: no 5xx (a backend that is down would be a 502; none is here),
  * the server still answers afterwards, and memory stays bounded.
@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { connect } from "node:net"
 import { Rng } from "../../core/rng.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { TinyLMServer } from "../../plugins/openai/serve.ts"
+import { startServe } from "../../plugins/openai/serve-http.ts"
+import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
 import { startRetrievalServer, type RunningServer } from "../../envs/searchqa/serve.ts"
 import { loadResources } from "../../envs/server/operator.ts"
 import { handleLineAsync } from "../../envs/server/stdio.ts"
@@ -198,4 +203,163 @@ describe("env server fuzz", () => {
     }
     expect(failures).toEqual([])
   }, 120_000)
+})
+
+/**
+ * Fuzz of `ragen-bench serve` (issue 27), on 127.0.0.1 with an untrained tiny model: seeded
+ * random and adversarial requests to every route, partial bodies (finished late, or never),
+ * clients that give up, and floods of held connections, bounded in count and time.
+ * Asserted: nothing hangs (each request raced against a deadline), no 5xx — except 503 in the
+ * flood phases, where it is the designed answer of a full queue and must carry Retry-After, and
+ * where at least one flooding request is still served — the server answers afterwards, and
+ * memory stays bounded.
+ */
+describe("serve fuzz", () => {
+  const SERVE_REQUESTS = 300
+  let serveRun: { server: import("node:http").Server; url: string; port: number }
+
+  beforeAll(async () => {
+    const spec = SPECS.find((s) => s.id.startsWith("frozenlake"))!
+    const o = decodeSync(TinyLMOptions, {})
+    if (!o.ok) throw new Error(o.message)
+    const eo = decodeSync(spec.options, {})
+    if (!eo.ok) throw new Error(eo.message)
+    const policy = await makeTinyLM(o.value, { vocabulary: spec.vocabulary(eo.value), seed: 5 })
+    const { server, url } = await startServe(new TinyLMServer(policy, { model: "tiny" }), 0, "127.0.0.1", { maxQueue: 8, bodyTimeoutMs: 1000, idleTimeoutMs: 3000 })
+    serveRun = { server, url, port: Number(new URL(url).port) }
+  })
+  afterAll(() => {
+    serveRun.server.closeAllConnections?.()
+    serveRun.server.close()
+  })
+
+  const deadline = <T>(ms: number, p: Promise<T>): Promise<T | "hang"> => Promise.race([p, new Promise<"hang">((r) => setTimeout(() => r("hang"), ms))])
+
+  const servedBody = (rng: Rng, chat: boolean): string => {
+    const r = rng.int(10)
+    if (r === 0) return randomString(rng)
+    if (r === 1) return JSON.stringify(randomValue(rng))
+    const text = rng.bool(0.6) ? rng.pick(["Up <think>", "Left Down\n<think>", "", "9".repeat(300), "💥 <think>"]) : randomString(rng).slice(0, 400)
+    const b: Record<string, unknown> = chat
+      ? { messages: rng.bool(0.8) ? [{ role: rng.pick(["user", "system", "tool"]), content: text }] : randomValue(rng) }
+      : { prompt: rng.bool(0.9) ? text : randomValue(rng) }
+    for (const [k, vs] of [
+      ["model", ["tiny", "other", 3]],
+      ["max_tokens", [0, 1, 16, 127, 128, -1, 1e9, 1.5, null]],
+      ["temperature", [0, 0.5, 1, 2, -1, 1e308, null]],
+      ["top_p", [0, 0.5, 1, 1.5]],
+      ["min_p", [0, 0.1, 2]],
+      ["stop", ["</answer>", ["a", "b"], "", null, 3]],
+      ["logprobs", [0, 1, 5, true, null]],
+      ["echo", [true, false, "yes"]],
+      ["seed", [0, 1, -5, 2 ** 53, null]],
+      ["n", [1, 2, null]],
+      ["stream", [false, true]]
+    ] as const)
+      if (rng.bool(0.4)) b[k] = rng.pick(vs as ReadonlyArray<unknown>)
+    if (rng.bool(0.1)) b.extra = randomValue(rng)
+    return JSON.stringify(b)
+  }
+
+  /** A raw connection: sends `first`, then after `waitMs` the rest (or nothing, or closes). */
+  const rawHeld = (port: number, first: string, then: { rest?: string; waitMs: number; close?: boolean }): Promise<string> =>
+    new Promise((resolve) => {
+      let got = ""
+      const s = connect(port, "127.0.0.1", () => {
+        s.write(first)
+        setTimeout(() => {
+          if (then.close) s.destroy()
+          else if (then.rest !== undefined && !s.destroyed) s.write(then.rest)
+        }, then.waitMs)
+      })
+      const t = setTimeout(() => (s.destroy(), resolve(got)), 15_000)
+      s.on("data", (d) => (got += String(d)))
+      s.on("close", () => (clearTimeout(t), resolve(got)))
+      s.on("error", () => {})
+    })
+
+  test(`${SERVE_REQUESTS} random requests, partial bodies, abandoned clients and floods: no hang, no 5xx but the flood's 503, bounded memory`, async () => {
+    const rng = new Rng(20261205)
+    const url = serveRun.url
+    const port = serveRun.port
+    Bun.gc(true)
+    const rss0 = process.memoryUsage().rss
+    const failures: string[] = []
+    const statuses = new Map<number, number>()
+    const note = (status: number | "hang", detail: string, flood = false) => {
+      const s = status === "hang" ? 0 : status
+      statuses.set(s, (statuses.get(s) ?? 0) + 1)
+      if (s === 0 || (s >= 500 && !(flood && s === 503))) failures.push(`${status}: ${detail.slice(0, 300)}`)
+    }
+    for (let i = 0; i < SERVE_REQUESTS; i++) {
+      const kind = rng.int(20)
+      const chat = rng.bool(0.3)
+      const path = chat ? "/chat/completions" : "/completions"
+      const body = servedBody(rng, chat)
+      const head = (len: number, to = path) => `POST /v1${to} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${len}\r\nconnection: close\r\n\r\n`
+      if (kind < 12) {
+        const type = rng.bool(0.9) ? "application/json" : rng.pick(["text/plain", "application/json; charset=utf-8", "", "application/x-www-form-urlencoded"])
+        const r = await deadline(
+          20_000,
+          fetch(url + path, { method: "POST", body, headers: type ? { "content-type": type } : {} }).then(async (x) => (await x.arrayBuffer(), x.status))
+        )
+        note(r, `${path} ${type} ${body}`)
+      } else if (kind < 14) {
+        const p = rng.pick(["/models", "/models/", "/nowhere", "/completions?x=%", "/../etc/passwd", "//", "/chat"])
+        const method = rng.pick(["GET", "DELETE", "PUT", "HEAD", "OPTIONS", "POST"])
+        const r = await deadline(
+          20_000,
+          fetch(url + p, { method, headers: rng.bool(0.3) ? { origin: "http://evil.example.com" } : {} }).then(async (x) => (await x.arrayBuffer(), x.status))
+        )
+        note(r, `${method} ${p}`)
+      } else if (kind < 16) {
+        // A partial body: finished late (within the body time limit, or after it), or never.
+        const cut = rng.int(Math.max(1, body.length))
+        const wait = rng.pick([10, 200, 1500])
+        const reply = await rawHeld(port, head(Buffer.byteLength(body)) + body.slice(0, cut), rng.bool(0.7) ? { rest: body.slice(cut), waitMs: wait } : { waitMs: wait })
+        const s = statusOf(reply)
+        // 0 here means the server closed the connection without a reply: fine only if the body never came whole in time.
+        note(s === 0 && wait > 1000 ? 408 : s, `partial ${cut}/${body.length} wait ${wait}`)
+      } else if (kind < 18) {
+        // A client that gives up: it closes mid-body, or aborts while waiting for the reply.
+        if (rng.bool()) await rawHeld(port, head(Buffer.byteLength(body)) + body.slice(0, 5), { waitMs: 20, close: true })
+        else await fetch(url + path, { method: "POST", body, headers: { "content-type": "application/json" }, signal: AbortSignal.timeout(rng.pick([1, 20, 100])) }).catch(() => undefined)
+        const r = await deadline(
+          20_000,
+          fetch(`${url}/models`).then((x) => x.status)
+        )
+        note(r, "models after an abandoned client")
+      } else if (kind === 18) {
+        // A flood of held connections, released together.
+        const n = 20 + rng.int(30)
+        const good = JSON.stringify({ model: "tiny", prompt: "Up <think>", max_tokens: 8 })
+        const replies = await Promise.all(Array.from({ length: n }, () => rawHeld(port, head(good.length, "/completions") + good.slice(0, 3), { rest: good.slice(3), waitMs: 100 })))
+        let served = 0
+        for (const rp of replies) {
+          const s = statusOf(rp)
+          if (s === 503 && !/\r\nretry-after: [1-9]\d*\r\n/i.test(rp)) failures.push(`503 without Retry-After: ${rp.slice(0, 200)}`)
+          if (s === 200) served++
+          note(s, `flood of ${n}`, true)
+        }
+        if (served === 0) failures.push(`flood of ${n}: none served`)
+      } else {
+        // Raw bytes: malformed request lines, targets and headers.
+        const target = rng.pick(["/v1/completions#frag", "*", "http://x/v1/models", "/%00", "/v1/" + "%41".repeat(3000)])
+        const r = await raw(
+          port,
+          `${rng.pick(["GET", "POST"])} ${target} HTTP/1.1\r\nhost: ${rng.pick(["127.0.0.1", "evil.example.com", ""])}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`
+        )
+        note(statusOf(r.reply) === 0 && r.closed ? 400 : statusOf(r.reply), `raw ${target}`)
+      }
+    }
+    expect(failures).toEqual([])
+    expect((await fetch(`${url}/models`)).status).toBe(200)
+    const ok = await fetch(`${url}/completions`, { method: "POST", body: JSON.stringify({ prompt: "Up <think>", max_tokens: 4 }), headers: { "content-type": "application/json" } })
+    expect(ok.status).toBe(200)
+    Bun.gc(true)
+    expect((process.memoryUsage().rss - rss0) / 2 ** 20).toBeLessThan(256)
+    // The mix reached the model, not only the input checks.
+    expect(statuses.get(200) ?? 0).toBeGreaterThan(SERVE_REQUESTS / 5)
+    expect(statuses.get(400) ?? 0).toBeGreaterThan(SERVE_REQUESTS / 20)
+  }, 180_000)
 })

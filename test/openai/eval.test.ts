@@ -15,7 +15,8 @@ import { resolveAgent } from "../../plugins/openai/agent-flags.ts"
 import { AgentEvalConfigFile, AgentEvalSummary } from "../../core/schema/agent-eval.ts"
 import { runEval } from "../../plugins/openai/eval.ts"
 import { bootstrapMean, wilson } from "../../plugins/openai/intervals.ts"
-import { startServe, TinyLMServer } from "../../plugins/openai/serve.ts"
+import { TinyLMServer } from "../../plugins/openai/serve.ts"
+import { startServe } from "../../plugins/openai/serve-http.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
 import envsPlugin from "../../envs/plugin.ts"
 import { runCli } from "../helpers/cli.ts"
@@ -112,7 +113,23 @@ describe("eval CLI", () => {
     const missing = runCli(["eval", "--env", "frozenlake", "--policy", "openai", "--model", "m"])
     expect(missing.code).toBe(2)
     expect(missing.stderr.trim()).toBe("error: --policy openai needs --base-url, the server root with /v1 (e.g. http://127.0.0.1:8000/v1)")
-    const down = runCli(["eval", "--env", "frozenlake", "--episodes", "1", "--policy", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--policy-option", "retries=0"])
+    const down = runCli([
+      "eval",
+      "--env",
+      "frozenlake",
+      "--episodes",
+      "1",
+      "--policy",
+      "openai",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--model",
+      "m",
+      "--policy-option",
+      "retries=0",
+      "--out",
+      tempDir("openai-eval-down")
+    ])
     expect(down.code).toBe(2)
     expect(down.stderr).toContain("error: http://127.0.0.1:9/v1/completions failed after 1 attempts; last: connection failed")
     expect(down.stderr.trim().split("\n").length).toBe(1)

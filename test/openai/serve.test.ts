@@ -10,7 +10,8 @@ import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { buildPrompt } from "../../core/prompt.ts"
 import envsPlugin from "../../envs/plugin.ts"
-import { startServe, TinyLMServer } from "../../plugins/openai/serve.ts"
+import { TinyLMServer } from "../../plugins/openai/serve.ts"
+import { startServe } from "../../plugins/openai/serve-http.ts"
 import type { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
 import { remotePolicy } from "./fake-server.ts"
@@ -90,7 +91,7 @@ describe("remote policy ↔ serve", () => {
         (e) => String(e.message)
       )
     expect(wrong).toContain(`serves "tiny", not "other"`)
-    const post = (body: unknown) => fetch(`${url}/completions`, { method: "POST", body: JSON.stringify(body) })
+    const post = (body: unknown) => fetch(`${url}/completions`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } })
     expect((await post({ prompt: "x", n: 2 })).status).toBe(400)
     expect((await post({ prompt: "x", model: "nope" })).status).toBe(404)
     expect((await post({ prompt: "x ".repeat(5000) })).status).toBe(413)
