@@ -5,7 +5,7 @@
  *
  * Sources: a `.ts` file default-exporting a spec (or `defineSweep({...})`), `.json`, `.yaml`
  * / `.yml` (parsed with the `yaml` package, then decoded through the same Schema), or the
- * name of a preset in benchmarks/sweeps/ (`quick`, `table4`, …).
+ * name of a preset in plugins/sweep/presets/ (`quick`, `table4`, …).
  */
 import { Cause, Effect, Exit, Schema } from "effect"
 import { existsSync, readdirSync, statSync } from "node:fs"
@@ -112,9 +112,9 @@ export const decodeSpec = (input: unknown, source: string): Effect.Effect<SweepS
   return Effect.fail(new UsageError({ field: "spec", message: `sweep spec ${source} is invalid: ${formatIssues(String(e?.message ?? e))}` }))
 }
 
-export const presetDir = join(projectRoot, "benchmarks", "sweeps")
+export const presetDir = join(projectRoot, "plugins", "sweep", "presets")
 
-/** Preset names: the .ts files of benchmarks/sweeps/ (helper modules start with "_"). */
+/** Preset names: the .ts files of plugins/sweep/presets/ (helper modules start with "_"). */
 export const presetNames = (): string[] =>
   existsSync(presetDir)
     ? readdirSync(presetDir)

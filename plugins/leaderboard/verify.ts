@@ -16,7 +16,7 @@ import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
 import type { MetricsLine } from "../../core/schema/results.ts"
-import type { TrainFn } from "../sweep/train-fn.ts"
+import type { TrainFn } from "../../core/train/entry.ts"
 import { VerifyFile } from "./schema.ts"
 
 export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)

@@ -42,7 +42,7 @@ export default defineCommand({
     "ragen-bench sweep quick",
     "ragen-bench sweep table4 --workers 2 --out results/table4",
     "ragen-bench sweep my-sweep.yaml --dry-run",
-    "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to benchmarks/reference/standard",
+    "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to plugins/leaderboard/reference/standard",
     "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
     "ragen-bench sweep status --queue redis://10.0.0.5:6379"
   ],

@@ -13,7 +13,7 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import { writeFailedSummary } from "./failed.ts"
 import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, ToWorker } from "./protocol.ts"
-import { loadTrainFn, type TrainFn } from "./train-fn.ts"
+import { loadTrainer, type TrainFn } from "../../core/train/entry.ts"
 import { builtinPlugins } from "../../builtins.ts"
 import { loadUserPlugins } from "../../core/config.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
@@ -27,7 +27,7 @@ const main = async (): Promise<void> => {
   let train: TrainFn
   let plugins: PluginInput[] = []
   try {
-    train = await loadTrainFn()
+    train = await loadTrainer()
     const paths = JSON.parse(process.env[PLUGINS_ENV] ?? "[]") as string[]
     plugins = [...builtinPlugins, ...(await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined)))]
   } catch (e) {
