@@ -64,7 +64,7 @@ export default defineCommand({
         }).pipe(Effect.provide(executorLayer(opts.queue, 1)))
       }
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
-      const spec = yield* loadSpec(String(ref))
+      const spec = yield* loadSpec(String(ref), (yield* Registry).data)
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const grid = yield* expandGrid(spec)
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined
