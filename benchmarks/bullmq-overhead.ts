@@ -34,7 +34,7 @@ import { fileURLToPath } from "node:url"
 import { Redis } from "ioredis"
 import type { SweepEvent } from "../core/contracts/index.ts"
 import { flattenPlugins } from "../core/contracts/plugin.ts"
-import { loadUserPlugins } from "../core/config.ts"
+import { BUILTINS_ENV, loadUserPlugins } from "../core/config.ts"
 import { Registry } from "../core/registry.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { expandGrid } from "../core/sweep/grid.ts"
@@ -43,6 +43,7 @@ import { BullmqOptions, bullmqExecutor } from "../plugins/bullmq/executor.ts"
 import { runSweep } from "../plugins/sweep/runner.ts"
 
 process.env.GIT_DIR = join(tmpdir(), "ragen-no-git") // inherited by every process started below
+process.env[BUILTINS_ENV] = fileURLToPath(new URL("../builtins.ts", import.meta.url)) // as cli.ts names it to the sweep workers
 const argv = process.argv.slice(2)
 const arg = (name: string, dflt: string): string => {
   const i = argv.indexOf(name)
