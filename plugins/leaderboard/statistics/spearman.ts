@@ -11,7 +11,7 @@
  * |ρ(a, y)| − |ρ(b, y)| is resampled on the same pairs for both sides, so the two correlations'
  * shared noise cancels (a paired bootstrap).
  */
-import { averageRanks, spearman as rankCorrelation } from "../../../core/diagnostics/spearman.ts"
+import { averageRanks, pick, spearman as rankCorrelation, resamplePairs } from "../../../core/diagnostics/spearman.ts"
 import { Rng } from "../../../core/rng.ts"
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInterval } from "./bootstrap.ts"
 import { checkLevel, checkResamples, checkSample } from "./check.ts"
@@ -19,7 +19,7 @@ import { checkLevel, checkResamples, checkSample } from "./check.ts"
 /** Fewer pairs than this get no interval: two points always correlate at ±1. */
 export const MIN_PAIRS_FOR_INTERVAL = 3
 
-/** The ranks and the rank correlation are the diagnostics' (`ragen-bench analyze` uses them too). */
+/** The ranks, the rank correlation and the resampling loop are the core's (`ragen-bench analyze` uses them too): one implementation. */
 export { averageRanks }
 
 const checkPairs = (x: ArrayLike<number>, y: ArrayLike<number>, what: string): void => {
@@ -47,26 +47,22 @@ export interface CorrelationInterval {
   readonly note?: string
 }
 
-const pick = (xs: ArrayLike<number>, idx: Int32Array): Float64Array => {
-  const out = new Float64Array(idx.length)
-  for (let i = 0; i < idx.length; i++) out[i] = xs[idx[i]!]!
-  return out
-}
-
 /**
- * Bootstrap of a statistic of the pair indices: B resamples of n indices with replacement, the
- * statistic of each (null = undefined, counted as 0), sorted ascending.
+ * Bootstrap of a statistic of the pair indices (core's resamplePairs): an undefined (null)
+ * statistic counts as 0; the distribution comes back sorted ascending.
  */
 const bootstrapIndices = (n: number, statistic: (idx: Int32Array) => number | null, resamples: number, rng: Rng): { dist: Float64Array; degenerate: number } => {
-  const dist = new Float64Array(resamples)
-  const idx = new Int32Array(n)
   let degenerate = 0
-  for (let b = 0; b < resamples; b++) {
-    for (let i = 0; i < n; i++) idx[i] = rng.int(n)
-    const v = statistic(idx)
-    if (v === null) degenerate++
-    dist[b] = v ?? 0
-  }
+  const dist = resamplePairs(
+    n,
+    (idx) => {
+      const v = statistic(idx)
+      if (v === null) degenerate++
+      return v ?? 0
+    },
+    resamples,
+    rng
+  )
   return { dist: dist.sort(), degenerate }
 }
 
