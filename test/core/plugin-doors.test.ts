@@ -64,13 +64,25 @@ const KNOWN: ReadonlyArray<string> = [
 
 describe("doors between plugins", () => {
   test("a plugin imports another plugin only through its public entry (plugin.ts or index.ts)", () => {
-    const doors = [...new Set(arrows(["plugins"]).filter(backDoor).map((a) => `${a.from} → ${a.to}`))].sort()
+    const doors = [
+      ...new Set(
+        arrows(["plugins"])
+          .filter(backDoor)
+          .map((a) => `${a.from} → ${a.to}`)
+      )
+    ].sort()
     expect(doors.filter((d) => !KNOWN.includes(d))).toEqual([])
     expect(KNOWN.filter((d) => !doors.includes(d))).toEqual([])
   })
 
   test("every public entry other plugins import exists", () => {
-    const entries = [...new Set(arrows(["plugins"]).filter((a) => pluginOf(a.to) !== pluginOf(a.from) && isPublicEntry(a.to)).map((a) => a.to))]
+    const entries = [
+      ...new Set(
+        arrows(["plugins"])
+          .filter((a) => pluginOf(a.to) !== pluginOf(a.from) && isPublicEntry(a.to))
+          .map((a) => a.to)
+      )
+    ]
     expect(entries.length).toBeGreaterThan(0)
     for (const e of entries) expect(existsSync(join(root, e))).toBe(true)
   })
