@@ -1,7 +1,8 @@
 /**
  * The built-in plugins, listed explicitly (no import side effects): adding a built-in is adding
- * it here. The CLI (cli.ts), the sweep workers and tests register exactly this list; a user's
- * ragen-bench.config.ts and --plugin files add to it.
+ * it here. The CLI (cli.ts) and tests register exactly this list, and sweep workers load it by
+ * the path cli.ts gives them (RAGEN_BUILTINS; nothing under core/ or plugins/ imports this file);
+ * a user's ragen-bench.config.ts and --plugin files add to it.
  */
 import type { PluginInput } from "./core/contracts/index.ts"
 import algorithms from "./algorithms/plugin.ts"

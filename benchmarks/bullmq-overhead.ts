@@ -23,6 +23,7 @@
  */
 // builtins first: plugins/sweep/runner.ts imported on its own closes an import cycle too early
 import { builtinPlugins } from "../builtins.ts"
+import { fakeTrainEnv } from "../test/helpers/fake-train.ts"
 import { Effect } from "effect"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -33,7 +34,7 @@ import { fileURLToPath } from "node:url"
 import { Redis } from "ioredis"
 import type { SweepEvent } from "../core/contracts/index.ts"
 import { flattenPlugins } from "../core/contracts/plugin.ts"
-import { loadUserPlugins } from "../core/config.ts"
+import { BUILTINS_ENV, loadUserPlugins } from "../core/config.ts"
 import { Registry } from "../core/registry.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { expandGrid } from "../core/sweep/grid.ts"
@@ -42,6 +43,7 @@ import { BullmqOptions, bullmqExecutor } from "../plugins/bullmq/executor.ts"
 import { runSweep } from "../plugins/sweep/runner.ts"
 
 process.env.GIT_DIR = join(tmpdir(), "ragen-no-git") // inherited by every process started below
+process.env[BUILTINS_ENV] = fileURLToPath(new URL("../builtins.ts", import.meta.url)) // as cli.ts names it to the sweep workers
 const argv = process.argv.slice(2)
 const arg = (name: string, dflt: string): string => {
   const i = argv.indexOf(name)
@@ -140,7 +142,7 @@ const writeSpec = (name: string, spec: unknown): string => {
 try {
   if (mode === "overhead") {
     const n = Number(arg("--runs", "40"))
-    const env = { RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: "0" }
+    const env = fakeTrainEnv(0)
     // loaded as --plugin loads it, so that its content hash is known (core/config.ts pluginHash)
     const plugins = flattenPlugins([...builtinPlugins, ...(await Effect.runPromise(loadUserPlugins([fixture], undefined)))])
     const spec = {
@@ -186,7 +188,7 @@ try {
     // --fake-step-ms N: test/fixtures/sweep/tiny.json (12 runs × 21 steps) on the fake trainer sleeping
     // N ms a step — orchestration only, and robust to a busy machine (sleeping needs no CPU)
     const fakeMs = argv.includes("--fake-step-ms") ? arg("--fake-step-ms", "100") : undefined
-    const env: Record<string, string> = fakeMs === undefined ? {} : { RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: fakeMs }
+    const env: Record<string, string> = fakeMs === undefined ? {} : fakeTrainEnv(Number(fakeMs))
     const nRuns = fakeMs === undefined ? 8 : 12
     const spec =
       fakeMs !== undefined

@@ -77,3 +77,18 @@ export const loadUserPlugins = (pluginPaths: ReadonlyArray<string>, configPath: 
     }
     return out
   })
+
+/**
+ * The composition root's built-in plugins module (absolute path; its `builtinPlugins` export lists
+ * them). A process that builds its own registry (a sweep worker) loads the built-ins from this
+ * path, as it loads user plugins from theirs: cli.ts sets it, and nothing under core/ or plugins/
+ * imports builtins.ts.
+ */
+export const BUILTINS_ENV = "RAGEN_BUILTINS"
+
+export const loadBuiltinPlugins = async (path: string | undefined = process.env[BUILTINS_ENV]): Promise<ReadonlyArray<PluginInput>> => {
+  if (!path) throw new Error(`${BUILTINS_ENV} is not set: start sweeps through ragen-bench (cli.ts), which names its built-in plugins there`)
+  const mod = (await import(pathToFileURL(resolve(path)).href)) as { builtinPlugins?: unknown }
+  if (!Array.isArray(mod.builtinPlugins)) throw new Error(`${path} does not export builtinPlugins`)
+  return mod.builtinPlugins as ReadonlyArray<PluginInput>
+}

@@ -5,11 +5,11 @@
  * typed errors naming the plugins involved and listing the known ids.
  */
 import { Context, Effect, Layer } from "effect"
-import type { Algorithm, CommandDef, EnvSpec, ExecutorSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec, SinkSpec, WarmStart } from "./contracts/index.ts"
+import type { Algorithm, CommandDef, EnvSpec, ExecutorSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec, SinkSpec, SweepPreset, WarmStart } from "./contracts/index.ts"
 import { flattenPlugins } from "./contracts/plugin.ts"
 import { DuplicateIdError, UnknownIdError } from "./errors.ts"
 
-export const kinds = ["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts"] as const
+export const kinds = ["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"] as const
 export type Kind = (typeof kinds)[number]
 
 interface KindMap {
@@ -22,6 +22,7 @@ interface KindMap {
   sinks: SinkSpec
   commands: CommandDef
   warmstarts: WarmStart
+  presets: SweepPreset
 }
 
 export interface Entry<K extends Kind> {
@@ -35,8 +36,8 @@ export interface Entry<K extends Kind> {
 /** A command's id is its name, the first word of its pattern ("env" for "env <action> [env]"). */
 export const commandName = (c: CommandDef): string => c.pattern.trim().split(/\s+/)[0]!
 
-const localIdOf = (kind: Kind, x: any): string => (kind === "algorithms" || kind === "filters" ? x.name : kind === "commands" ? commandName(x) : x.id)
-export const descriptionOf = (x: { description: string }): string => x.description.split("\n")[0]!
+const localIdOf = (kind: Kind, x: any): string => (kind === "algorithms" || kind === "filters" || kind === "presets" ? x.name : kind === "commands" ? commandName(x) : x.id)
+export const descriptionOf = (x: { description?: string }): string => (x.description ?? "").split("\n")[0]!
 
 const versionRe = /^(.*)-v(\d+)$/
 
@@ -48,7 +49,7 @@ export interface RegistryData {
 export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect<RegistryData, DuplicateIdError> =>
   Effect.gen(function* () {
     const plugins = flattenPlugins(inputs)
-    const entries = { envs: [], policies: [], algorithms: [], filters: [], scorers: [], executors: [], sinks: [], commands: [], warmstarts: [] } as {
+    const entries = { envs: [], policies: [], algorithms: [], filters: [], scorers: [], executors: [], sinks: [], commands: [], warmstarts: [], presets: [] } as {
       [K in Kind]: Entry<K>[]
     }
     const seenPlugin = new Map<string, Plugin>()
@@ -66,14 +67,15 @@ export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect
         for (const x of (p[kind] ?? []) as ReadonlyArray<any>) {
           const localId = localIdOf(kind, x)
           const fullId = `${p.name}/${localId}`
-          // Commands share one namespace (the CLI's), so a name is unique across plugins.
-          const prev = (entries[kind] as Entry<Kind>[]).find((e) => e.fullId === fullId || (kind === "commands" && e.localId === localId))
-          if (prev && kind === "commands") {
+          // Commands and presets share one namespace each (the CLI's, `sweep <name>`'s), so a name is unique across plugins.
+          const oneNamespace = kind === "commands" || kind === "presets"
+          const prev = (entries[kind] as Entry<Kind>[]).find((e) => e.fullId === fullId || (oneNamespace && e.localId === localId))
+          if (prev && oneNamespace) {
             return yield* new DuplicateIdError({
               kind,
               id: localId,
               plugins: [prev.plugin, p.name],
-              message: `command "${localId}" is contributed by both plugin "${prev.plugin}" and plugin "${p.name}"; remove one of them from ragen-bench.config.ts or --plugin`
+              message: `${singular(kind)} "${localId}" is contributed by both plugin "${prev.plugin}" and plugin "${p.name}"; remove one of them from ragen-bench.config.ts or --plugin`
             })
           }
           if (prev) {

@@ -8,6 +8,7 @@ import type { EnvSpec } from "./env.ts"
 import type { ExecutorSpec } from "./executor.ts"
 import type { Filter } from "./filter.ts"
 import type { PolicySpec } from "./policy.ts"
+import type { SweepPreset } from "./preset.ts"
 import type { ScorerSpec } from "./scorer.ts"
 import type { SinkSpec } from "./sink.ts"
 import type { WarmStart } from "./warm-start.ts"
@@ -28,6 +29,8 @@ export interface Plugin {
   readonly commands?: ReadonlyArray<CommandDef>
   /** Shipped warm-start checkpoints (core/contracts/warm-start.ts). */
   readonly warmstarts?: ReadonlyArray<WarmStart>
+  /** Sweep presets (`ragen-bench sweep <name>`): named specs, one namespace across plugins. */
+  readonly presets?: ReadonlyArray<SweepPreset>
 }
 
 /** Falsy entries are skipped and arrays flattened (presets), as in Rollup/ESLint configs. */

@@ -1,7 +1,9 @@
 /**
  * Spearman rank correlation with average ranks for ties (Pearson correlation of the ranks),
- * and a percentile bootstrap interval over resampled pairs, driven by our seeded Rng.
- * Used by `ragen-bench analyze` (the paper's Fig. 8: MI proxies vs final success).
+ * and a percentile bootstrap interval over resampled pairs, driven by our seeded Rng: the one
+ * implementation, used by `ragen-bench analyze` (the paper's Fig. 8: MI proxies vs final success)
+ * and by the leaderboard's statistics (plugins/leaderboard/statistics/spearman.ts: its intervals
+ * count an undefined resample as 0 instead of leaving it out).
  */
 import { Rng } from "../rng.ts"
 
@@ -58,26 +60,36 @@ export interface BootstrapInterval {
   readonly valid: number
 }
 
-/** Percentile bootstrap (2.5%, 97.5% by default) of Spearman's ρ over resampled pairs. */
+/** The values of `xs` at the indices `idx` (one resample). */
+export const pick = (xs: ArrayLike<number>, idx: ArrayLike<number>): Float64Array => {
+  const out = new Float64Array(idx.length)
+  for (let i = 0; i < idx.length; i++) out[i] = xs[idx[i]!]!
+  return out
+}
+
+/**
+ * The one pair-resampling loop of every Spearman interval (bootstrapSpearman here, and the
+ * leaderboard's spearmanInterval and spearmanContrastInterval): B resamples of the n pair indices
+ * with replacement, drawn from `rng`, and the statistic of each, in draw order (unsorted). What an
+ * undefined statistic counts as is the caller's choice.
+ */
+export const resamplePairs = (n: number, statistic: (idx: Int32Array) => number, resamples: number, rng: Rng): Float64Array => {
+  const out = new Float64Array(resamples)
+  const idx = new Int32Array(n)
+  for (let b = 0; b < resamples; b++) {
+    for (let i = 0; i < n; i++) idx[i] = rng.int(n)
+    out[b] = statistic(idx)
+  }
+  return out
+}
+
+/** Percentile bootstrap (2.5%, 97.5% by default) of Spearman's ρ over resampled pairs; a constant resample is left out. */
 export const bootstrapSpearman = (x: ArrayLike<number>, y: ArrayLike<number>, options: { readonly resamples?: number; readonly seed?: number; readonly level?: number } = {}): BootstrapInterval => {
   const B = options.resamples ?? 1000
   const rng = new Rng(options.seed ?? 12345)
   const level = options.level ?? 0.95
   const n = x.length
-  const stats: number[] = []
-  const xs = new Float64Array(n)
-  const ys = new Float64Array(n)
-  if (n >= 2) {
-    for (let b = 0; b < B; b++) {
-      for (let i = 0; i < n; i++) {
-        const k = rng.int(n)
-        xs[i] = x[k]!
-        ys[i] = y[k]!
-      }
-      const s = spearman(xs, ys)
-      if (!Number.isNaN(s)) stats.push(s)
-    }
-  }
+  const stats = n >= 2 ? Array.from(resamplePairs(n, (idx) => spearman(pick(x, idx), pick(y, idx)), B, rng)).filter((s) => !Number.isNaN(s)) : []
   if (stats.length === 0) return { lo: Number.NaN, hi: Number.NaN, valid: 0 }
   stats.sort((a, b) => a - b)
   const q = (p: number) => {

@@ -1,7 +1,7 @@
 /**
  * Cost estimate for `sweep --dry-run` and the ETA before the first step is timed. The figures
  * are seconds measured on the 2-core reference machine with tinylm `tiny` on its native kernels,
- * one run per core, from the standard suite's run folders (`bun benchmarks/calibrate-estimate.ts
+ * one run per core, from the standard suite's run folders (`bun tools/calibrate-estimate.ts
  * results/standard`, benchmarks/RESULTS.md): the median training step per env at P×G = 64 (scaled
  * linearly with P·G; diagnostics every 10 steps), a validation episode per env, one MI
  * diagnostics pass, and an SFT step (batch 64) as a share of the env's training step (FrozenLake:

@@ -5,16 +5,17 @@
  *
  * Sources: a `.ts` file default-exporting a spec (or `defineSweep({...})`), `.json`, `.yaml`
  * / `.yml` (parsed with the `yaml` package, then decoded through the same Schema), or the
- * name of a preset in benchmarks/sweeps/ (`quick`, `table4`, …).
+ * name of a preset a plugin contributes (the sweep plugin's: plugins/sweep/presets/index.ts).
  */
-import { Cause, Effect, Exit, Schema } from "effect"
-import { existsSync, readdirSync, statSync } from "node:fs"
-import { basename, extname, join, resolve } from "node:path"
+import { Cause, Effect, Exit, Option, Schema } from "effect"
+import { existsSync, statSync } from "node:fs"
+import { basename, extname, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parse as parseYaml } from "yaml"
 import { UsageError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
-import { projectRoot } from "../runtime.ts"
+import { type RegistryData, resolveEntry } from "../registry.ts"
+import { nearest } from "../text.ts"
 import { withDefault as dflt } from "../schema/defaults.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
@@ -117,16 +118,19 @@ export const decodeSpec = (input: unknown, source: string): Effect.Effect<SweepS
   return Effect.fail(new UsageError({ field: "spec", message: `sweep spec ${source} is invalid: ${formatIssues(String(e?.message ?? e))}` }))
 }
 
-export const presetDir = join(projectRoot, "benchmarks", "sweeps")
+/** The preset names of the registry (every plugin's `presets`), sorted. */
+export const presetNames = (data: RegistryData | undefined): string[] => (data?.entries.presets ?? []).map((e) => e.localId).sort()
 
-/** Preset names: the .ts files of benchmarks/sweeps/ (helper modules start with "_"). */
-export const presetNames = (): string[] =>
-  existsSync(presetDir)
-    ? readdirSync(presetDir)
-        .filter((f) => f.endsWith(".ts") && !f.startsWith("_"))
-        .map((f) => f.slice(0, -3))
-        .sort()
-    : []
+/** A name that is no file and no preset: one line with the nearest preset name, or the list of them. */
+const unknownRef = (ref: string, data: RegistryData | undefined): UsageError => {
+  const names = presetNames(data)
+  const near = nearest(ref, names)
+  const hint = near ? `did you mean ${near}? ` : ""
+  return new UsageError({
+    field: "spec",
+    message: `sweep spec "${ref}" is neither a file nor a preset; ${hint}presets: ${names.join(", ") || "(none)"}; or pass a .ts, .json or .yaml file`
+  })
+}
 
 const importDefault = (path: string): Effect.Effect<unknown, UsageError> =>
   Effect.tryPromise({
@@ -146,24 +150,21 @@ const readSpecText = (path: string): Effect.Effect<string, UsageError> =>
     catch: (e) => new UsageError({ field: "spec", message: `cannot read sweep spec: ${(e as Error).message}` })
   })
 
-/** Load a spec from a file path or a preset name. */
-export const loadSpec = (ref: string): Effect.Effect<SweepSpec, UsageError> =>
+/**
+ * Load a spec from a file path, or a preset by name from the registry's presets (a file of that
+ * name wins). The core takes the presets it is given; it scans no folder for them.
+ */
+export const loadSpec = (ref: string, data?: RegistryData): Effect.Effect<SweepSpec, UsageError> =>
   Effect.gen(function* () {
-    const ext = extname(ref).toLowerCase()
-    let path = ref
+    const path = ref
     if (!existsSync(ref)) {
-      const preset = join(presetDir, `${ref}.ts`)
-      if (ext === "" && existsSync(preset)) path = preset
-      else {
-        return yield* new UsageError({
-          field: "spec",
-          message: `sweep spec "${ref}" is neither a file nor a preset; presets: ${presetNames().join(", ") || "(none)"}; or pass a .ts, .json or .yaml file`
-        })
-      }
+      const preset = data && extname(ref) === "" ? yield* Effect.option(resolveEntry(data, "presets", ref)) : Option.none()
+      if (Option.isSome(preset)) return yield* decodeSpec(preset.value.value, `preset ${preset.value.fullId}`)
+      return yield* unknownRef(ref, data)
     }
     const kind = extname(path).toLowerCase()
     if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-      return yield* new UsageError({ field: "spec", message: `sweep spec ${path} is a folder; pass a .ts, .json or .yaml file (or a preset: ${presetNames().join(", ") || "(none)"})` })
+      return yield* new UsageError({ field: "spec", message: `sweep spec ${path} is a folder; pass a .ts, .json or .yaml file (or a preset: ${presetNames(data).join(", ") || "(none)"})` })
     }
     let value: unknown
     if (kind === ".ts" || kind === ".js" || kind === ".mjs") value = yield* importDefault(path)

@@ -10,13 +10,9 @@ import { spawn, type ChildProcess } from "node:child_process"
 import { availableParallelism } from "node:os"
 import { resolve as resolvePath } from "node:path"
 import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
 import { decodeSync } from "../../core/schema/decode.ts"
 import type { RunSummary } from "../../core/schema/results.ts"
-import { FromWorker, type ToWorker } from "../sweep/protocol.ts"
-import { CONFIG_ENV, PLUGINS_ENV } from "../sweep/protocol.ts"
-
-const sweepWorkerPath = fileURLToPath(new URL("../sweep/worker.ts", import.meta.url))
+import { CONFIG_ENV, FromWorker, PLUGINS_ENV, sweepWorkerPath, type ToWorker } from "../sweep/index.ts"
 
 /** argv for a child running a .ts file on this runtime (Deno needs `run -A`), as the local pool's. */
 const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : [file])

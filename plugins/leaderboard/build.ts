@@ -5,7 +5,7 @@
  * (the BALROG lesson, STYLE.md). `buildLeaderboard` itself is pure and deterministic (every
  * bootstrap is seeded by what it describes, so adding a row never changes another's numbers).
  *
- * Statistics (core/statistics; Agarwal et al. 2021 "Deep RL at the Edge of the Statistical
+ * Statistics (plugins/leaderboard/statistics; Agarwal et al. 2021 "Deep RL at the Edge of the Statistical
  * Precipice", with paired comparisons where runs share seeds):
  * - rows: env, algo and every resolved setting except seed, filter and the rollout sampling
  *   stream (train.samplingStream); cells: filter + options (+ stream). `none` with a stream ≠ 0
@@ -27,11 +27,11 @@ import { canonicalJson, contentHash } from "../../core/hash.ts"
 import { readRun, scanRunDirs, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
-import { bootstrapMeanInterval } from "../../core/statistics/bootstrap.ts"
-import { probabilityOfImprovementInterval } from "../../core/statistics/improvement.ts"
-import { type AggregateInterval, iqmInterval } from "../../core/statistics/iqm.ts"
-import { type Comparison, type PairedResult, pairBySeed, pairedComparisons, type SeedScore } from "../../core/statistics/paired.ts"
-import { curveOf, lastMeanScore } from "../../core/statistics/scores.ts"
+import { bootstrapMeanInterval } from "./statistics/bootstrap.ts"
+import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
+import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
+import { type Comparison, type PairedResult, pairBySeed, pairedComparisons, type SeedScore } from "./statistics/paired.ts"
+import { curveOf, lastMeanScore } from "./statistics/scores.ts"
 import {
   type Across,
   type Aggregate,
@@ -90,7 +90,7 @@ export interface BuildInput {
   /** Where the site is written: run links are relative to it. */
   readonly siteDir: string
   readonly sources: ReadonlyArray<string>
-  /** Pairs a comparison needs before it can be marked separated (default core/statistics MIN_PAIRS_TO_SEPARATE). */
+  /** Pairs a comparison needs before it can be marked separated (default plugins/leaderboard/statistics MIN_PAIRS_TO_SEPARATE). */
   readonly minPairs?: number
 }
 
@@ -351,7 +351,7 @@ interface PendingComparison {
 /**
  * Per algorithm, across its rows (each row one task, normally one env): each filter's IQM of
  * normalized per-seed scores and P(filter > none) over the rows both have, with stratified
- * bootstrap intervals (core/statistics/iqm.ts, improvement.ts).
+ * bootstrap intervals (plugins/leaderboard/statistics/iqm.ts, improvement.ts).
  */
 const acrossEnvs = (rows: ReadonlyArray<Row>, filters: ReadonlyArray<string>, cellRuns: ReadonlyMap<string, ReadonlyMap<string, CellAcc>>): Across[] => {
   const out: Across[] = []

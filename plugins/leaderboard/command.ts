@@ -7,9 +7,10 @@ import { defaultReference, joinReference } from "./reference.ts"
 import { writeSite } from "./site.ts"
 import { DEFAULT_RERUN_BUDGET } from "./rerun-budget.ts"
 import { verifyRuns } from "./verify.ts"
+import { replicate } from "./replication/run.ts"
 import { UsageError } from "../../core/errors.ts"
 import { terminalSafe } from "../../core/text.ts"
-import { loadTrainFn } from "../sweep/train-fn.ts"
+import { loadTrainer } from "../../core/train/entry.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { Registry } from "../../core/registry.ts"
@@ -23,7 +24,8 @@ const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError>
 /** The reference folder: the flag's, else the shipped one when present; none when it is one of the inputs. */
 const referenceDir = (flag: unknown, inputs: ReadonlyArray<string>): Effect.Effect<string | undefined, UsageError> => {
   if (flag === "none" || flag === false) return Effect.succeed(undefined)
-  if (flag === true || flag === "") return Effect.fail(new UsageError({ field: "--reference", message: "--reference needs a compact folder (or none): --reference benchmarks/reference/standard/" }))
+  if (flag === true || flag === "")
+    return Effect.fail(new UsageError({ field: "--reference", message: "--reference needs a compact folder (or none): --reference plugins/leaderboard/reference/standard/" }))
   const dir = flag === undefined ? defaultReference() : String(flag)
   if (dir === undefined) return Effect.succeed(undefined)
   if (!existsSync(dir))
@@ -33,15 +35,16 @@ const referenceDir = (flag: unknown, inputs: ReadonlyArray<string>): Effect.Effe
 
 export default defineCommand({
   pattern: "leaderboard [...dirs]",
-  description: "Build the leaderboard (JSON, Markdown, static HTML) from results folders or compact folders; `leaderboard verify <dir>` re-runs a sample",
+  description:
+    "Build the leaderboard (JSON, Markdown, static HTML) from results folders or compact folders; `leaderboard verify <dir>` re-runs a sample; `leaderboard replicate <dir...>` writes the replication report (docs/replication.md)",
   options: [
     {
       flags: "--reference <dir>",
       description:
-        "Compact folder of published runs to set beside yours where the configs agree (seed, filter, kernels aside) — default: benchmarks/reference/standard/ when it exists; `none` for no reference"
+        "Compact folder of published runs to set beside yours where the configs agree (seed, filter, kernels aside) — default: plugins/leaderboard/reference/standard/ when it exists; `none` for no reference"
     },
     { flags: "--json", description: "Print a JSON summary (runs, rows, filters, problems, files) instead of two lines" },
-    { flags: "--out <dir>", description: "Site folder to write", default: "site" },
+    { flags: "--out <path>", description: "Site folder to write (default: site); replicate: the report file (default: docs/replication.md)" },
     { flags: "--sample <k>", description: "verify: how many runs to re-run", default: 3 },
     { flags: "--seed <n>", description: "verify: seed of the random choice of runs", default: 1 },
     { flags: "--allow-external", description: "verify: also re-run configs that read files or reach URLs (only for results you trust)" },
@@ -49,10 +52,16 @@ export default defineCommand({
     { flags: "--max-pg <n>", description: "verify: refuse re-runs with more trajectories per step (P × G) than this", default: DEFAULT_RERUN_BUDGET.pg },
     { flags: "--max-tokens <n>", description: "verify: refuse re-runs that may generate more tokens (steps × P × G × turns × tokens per turn) than this", default: DEFAULT_RERUN_BUDGET.tokens }
   ],
-  examples: ["ragen-bench leaderboard results/ --out site/", "ragen-bench leaderboard results/ --reference benchmarks/reference/standard/", "ragen-bench leaderboard verify results/ --sample 2"],
+  examples: [
+    "ragen-bench leaderboard results/ --out site/",
+    "ragen-bench leaderboard results/ --reference plugins/leaderboard/reference/standard/",
+    "ragen-bench leaderboard verify results/ --sample 2",
+    "ragen-bench leaderboard replicate plugins/leaderboard/reference/standard plugins/leaderboard/reference/fig3 --out docs/replication.md"
+  ],
   run: (args, opts) =>
     Effect.gen(function* () {
       const all = ((args[0] ?? []) as string[]).map(String)
+      if (all[0] === "replicate") return yield* replicate(all.slice(1), opts.out)
       if (all[0] === "verify") {
         const dirs = all.slice(1)
         yield* checkDirs(dirs)
@@ -64,7 +73,7 @@ export default defineCommand({
           tokens: yield* numberFlagOr(opts.maxTokens, "--max-tokens", DEFAULT_RERUN_BUDGET.tokens, { min: 0 })
         }
         const train = yield* Effect.tryPromise({
-          try: loadTrainFn,
+          try: loadTrainer,
           catch: (e) => new UsageError({ field: "trainer", message: `cannot load the trainer to re-run runs: ${(e as Error).message}` })
         })
         const registry = yield* Registry

@@ -71,7 +71,7 @@ export default defineCommand({
     { flags: "--max-mb <n>", description: "compact: refuse when the folder would exceed this many megabytes (10^6 bytes)", default: DEFAULT_COMPACT_FOLDER_BYTES / 1e6 },
     { flags: "--json", description: "Print the outcome as JSON" }
   ],
-  examples: ["ragen-bench results compact results/ --out benchmarks/reference/standard/", "ragen-bench results compact results/shard-1 results/shard-2 --out compact/ --max-mb 2"],
+  examples: ["ragen-bench results compact results/ --out plugins/leaderboard/reference/standard/", "ragen-bench results compact results/shard-1 results/shard-2 --out compact/ --max-mb 2"],
   run: ([action, dirs], opts) =>
     Effect.gen(function* () {
       if (action !== "compact")

@@ -4,7 +4,7 @@
  * Security Policy allows only this page's own script (by hash), so markup smuggled into a
  * result file could not run even if an escape were missed.
  */
-import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
+import { MIN_PAIRS_TO_SEPARATE } from "./statistics/paired.ts"
 import { createHash } from "node:crypto"
 import { esc } from "./escape.ts"
 import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"

@@ -1,6 +1,6 @@
 /** What each statistic on the page means, in plain text (each renderer escapes it). */
-import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
-import { DEFAULT_RESAMPLES } from "../../core/statistics/bootstrap.ts"
+import { MIN_PAIRS_TO_SEPARATE } from "./statistics/paired.ts"
+import { DEFAULT_RESAMPLES } from "./statistics/bootstrap.ts"
 import type { Leaderboard } from "./schema.ts"
 
 export interface LegendItem {

@@ -1,5 +1,5 @@
 /** leaderboard.md: the paper-style table, the filter ranking and the problems, for terminals. */
-import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
+import { MIN_PAIRS_TO_SEPARATE } from "./statistics/paired.ts"
 import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Leaderboard, Paired } from "./schema.ts"

@@ -1,6 +1,6 @@
 /**
  * Joining a published reference result set (a compact folder, by default the shipped
- * benchmarks/reference/standard/) to a user's runs, so that their filter's row stands beside
+ * plugins/leaderboard/reference/standard/) to a user's runs, so that their filter's row stands beside
  * the published baselines without re-running them.
  *
  * A reference run joins when some run of the user's has the same resolved config apart from
@@ -18,7 +18,7 @@ import type { RunRead } from "../../core/results/store.ts"
 import type { RunInput } from "./build.ts"
 
 /** The shipped reference set (relative to this file, not to the working directory). */
-export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL("../../benchmarks/reference/standard/", import.meta.url))
+export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL("./reference/standard/", import.meta.url))
 
 /** The default reference folder when it has been published, else undefined. */
 export const defaultReference = (): string | undefined => (existsSync(DEFAULT_REFERENCE_DIR) ? DEFAULT_REFERENCE_DIR : undefined)

@@ -8,7 +8,7 @@ import { Schema } from "effect"
  * 2: runs pool only under equal resolved configs and semantics version; cells carry their config hash.
  * 3: bootstrap intervals instead of mean ± se; scores two ways (peak, last-3 mean); paired deltas
  * against `none` with Holm; the noise floor; seeds for 80% power; per-run budgets; IQM and
- * probability of improvement across envs (core/statistics).
+ * probability of improvement across envs (plugins/leaderboard/statistics).
  */
 export const LEADERBOARD_VERSION = 3
 
@@ -16,7 +16,7 @@ export const LEADERBOARD_VERSION = 3
 export const Estimate = Schema.Struct({ mean: Schema.Finite, lo: Schema.NullOr(Schema.Finite), hi: Schema.NullOr(Schema.Finite), n: Schema.Int })
 export type Estimate = typeof Estimate.Type
 
-/** A cell's per-seed difference against `none` in its row (core/statistics/paired.ts). */
+/** A cell's per-seed difference against `none` in its row (plugins/leaderboard/statistics/paired.ts). */
 export const Paired = Schema.Struct({
   /** Pairs: seeds both the cell and `none` have. */
   n: Schema.Int,

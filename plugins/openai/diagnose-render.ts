@@ -4,8 +4,7 @@
  * the filters' kept ratios).
  */
 import type { MiProxies } from "../../core/diagnostics/mi.ts"
-import { esc } from "../leaderboard/escape.ts"
-import { lineChart } from "../leaderboard/svg.ts"
+import { esc, lineChart } from "../leaderboard/index.ts"
 import type { DiagnoseReport } from "./diagnose.ts"
 
 const f = (x: number | null | undefined, d = 3): string => (x === null || x === undefined || !Number.isFinite(x) ? "–" : x.toFixed(d))

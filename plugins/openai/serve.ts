@@ -18,8 +18,7 @@
 import { Schema } from "effect"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import type { TinyLMPolicy } from "../tinylm/policy.ts"
-import { splitText, type Tokenizer } from "../tinylm/tokenizer.ts"
+import { splitText, type TinyLMPolicy, type Tokenizer } from "../tinylm/index.ts"
 import type { PromptStyle } from "./wire.ts"
 
 export const DEFAULT_MAX_BODY = 1 << 20

@@ -1,11 +1,10 @@
 import { Console, Effect } from "effect"
 import { resolve } from "node:path"
-import { writeSite } from "../leaderboard/site.ts"
 import { UsageError } from "../../core/errors.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { parseShard, shardRuns } from "../../core/sweep/shard.ts"
-import { maxBytesFlag } from "../leaderboard/compact-command.ts"
+import { maxBytesFlag, writeSite } from "../leaderboard/index.ts"
 import { type Compactor, makeCompactor } from "./compact-to.ts"
 import { createProgress } from "./progress.ts"
 import { defaultWorkers } from "./runner.ts"
@@ -42,7 +41,7 @@ export default defineCommand({
     "ragen-bench sweep quick",
     "ragen-bench sweep table4 --workers 2 --out results/table4",
     "ragen-bench sweep my-sweep.yaml --dry-run",
-    "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to benchmarks/reference/standard",
+    "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to plugins/leaderboard/reference/standard",
     "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
     "ragen-bench sweep status --queue redis://10.0.0.5:6379"
   ],
@@ -64,7 +63,7 @@ export default defineCommand({
         }).pipe(Effect.provide(executorLayer(opts.queue, 1)))
       }
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
-      const spec = yield* loadSpec(String(ref))
+      const spec = yield* loadSpec(String(ref), (yield* Registry).data)
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const grid = yield* expandGrid(spec)
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined

@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { join } from "node:path"
 import { compactRun, writeCompactFiles } from "../../core/results/compact.ts"
 import { isComplete, readRun } from "../../core/results/store.ts"
-import { LEADERBOARD_KEYS } from "../leaderboard/compact-command.ts"
+import { LEADERBOARD_KEYS } from "../leaderboard/index.ts"
 
 export interface Compactor {
   /** Compact the run if its folder holds a complete run; returns a warning when that failed. */

@@ -13,9 +13,8 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import { writeFailedSummary } from "./failed.ts"
 import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, ToWorker } from "./protocol.ts"
-import { loadTrainFn, type TrainFn } from "./train-fn.ts"
-import { builtinPlugins } from "../../builtins.ts"
-import { loadUserPlugins } from "../../core/config.ts"
+import { loadTrainer, type TrainFn } from "../../core/train/entry.ts"
+import { loadBuiltinPlugins, loadUserPlugins } from "../../core/config.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
 
 const send = (msg: FromWorker): void => {
@@ -27,9 +26,9 @@ const main = async (): Promise<void> => {
   let train: TrainFn
   let plugins: PluginInput[] = []
   try {
-    train = await loadTrainFn()
+    train = await loadTrainer()
     const paths = JSON.parse(process.env[PLUGINS_ENV] ?? "[]") as string[]
-    plugins = [...builtinPlugins, ...(await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined)))]
+    plugins = [...(await loadBuiltinPlugins()), ...(await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined)))]
   } catch (e) {
     send({ type: "fatal", error: `cannot load the trainer or the plugins: ${(e as Error)?.message ?? e}` })
     process.exit(1)

@@ -1,6 +1,6 @@
 /**
  * The BullMQ executor end to end: a redis-server of our own, `ragen-bench worker` processes and
- * `ragen-bench sweep --queue`, with the fake trainer (RAGEN_SWEEP_FAKE_TRAIN=1). Every result is
+ * `ragen-bench sweep --queue`, with the fake trainer (test/helpers/fake-train.ts). Every result is
  * compared with a local sweep of the same spec: identical files apart from time/host fields.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -11,10 +11,11 @@ import { pathToFileURL } from "node:url"
 import { root } from "../helpers/cli.ts"
 import { isComplete } from "../../core/results/store.ts"
 import { fixturePlugin, smallSpec, tempDir, writeSpec } from "../sweep/helpers.ts"
+import { fakeTrainEnv } from "../helpers/fake-train.ts"
 import { cli, type Proc, readTree, redisAvailable, type RedisHandle, stableConfig, stableSummary, startCli, startRedis, stopProc, waitFor } from "./helpers.ts"
 
 const QUEUE_NAME = "ragen-bench-sweep"
-const fake = (stepMs: number): Record<string, string> => ({ RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: String(stepMs) })
+const fake = fakeTrainEnv
 
 /** 4 runs of 12 steps. */
 const spec4 = () => smallSpec({ axes: { env: ["frozenlake"], filter: ["none", { id: "top-p", options: { p: 0.9 } }], seeds: [1, 2] } })

@@ -7,12 +7,13 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { join } from "node:path"
 import { fixturePlugin, smallSpec, tempDir, writeSpec } from "../sweep/helpers.ts"
+import { fakeTrainEnv } from "../helpers/fake-train.ts"
 import { cli, type Proc, readTree, redisAvailable, type RedisHandle, selfSignedCert, startCli, startRedis, stopProc } from "./helpers.ts"
 
 // A slash and a plus: the URL carries it percent-encoded; neither form may leak.
 const PASSWORD = "pw/Very+Secret-9431"
 const forms = [PASSWORD, encodeURIComponent(PASSWORD)]
-const fake = { RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: "5" }
+const fake = fakeTrainEnv(5)
 const spec2 = () => smallSpec({ axes: { env: ["frozenlake"], filter: ["none"], seeds: [1, 2] } })
 
 const expectNoPassword = (texts: ReadonlyArray<string>): void => {

@@ -20,12 +20,13 @@ import type { GridRun } from "../../core/sweep/grid.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
 import { loadMetaMathQA } from "../../envs/metamathqa/dataset.ts"
 import { jobIdOf, type JobData, type JobResult, packFile, QUEUE_NAME } from "../../plugins/bullmq/job.ts"
+import { fakeTrainEnv } from "../helpers/fake-train.ts"
 import { tempDir } from "../sweep/helpers.ts"
 import { cli, type Proc, readTree, redisAvailable, type RedisHandle, startCli, startRedis, stopProc, waitFor } from "./helpers.ts"
 
 // As helpers.ts NO_GIT: this process and the CLI's report the package version as the code version.
 process.env.GIT_DIR = join(tmpdir(), "ragen-no-git")
-const fake = { RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: "1" }
+const fake = fakeTrainEnv(1)
 const ESC = "\u001b"
 
 /** Runs resolved as the coordinator resolves them. */

@@ -20,7 +20,9 @@ describe("CLI foundation", () => {
     const r = runCli(["list", "--json"])
     expect(r.code).toBe(0)
     const j = JSON.parse(r.stdout)
-    expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts"])
+    expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"])
+    // The sweep presets, contributed by the sweep plugin (plugins/sweep/presets/index.ts).
+    expect(j.presets.map((p: { id: string }) => p.id)).toContain("sweep/quick")
     // The shipped warm starts, one per env, named by id.
     expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual([
       "tinylm/countdown-tiny",

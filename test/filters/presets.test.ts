@@ -7,8 +7,8 @@ import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinFilters } from "../../algorithms/filters/plugin.ts"
 import { decodeFilterOptions } from "../../core/filters/options.ts"
-import fig6 from "../../benchmarks/sweeps/fig6.ts"
-import table4 from "../../benchmarks/sweeps/table4.ts"
+import fig6 from "../../plugins/sweep/presets/fig6.ts"
+import table4 from "../../plugins/sweep/presets/table4.ts"
 import { apply, groupsOf, keptGroups } from "./helpers.ts"
 
 type Axis = ReadonlyArray<string | { id: string; options?: Record<string, unknown> }>

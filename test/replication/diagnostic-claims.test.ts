@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { c2MiPredictsSuccess, c3RetrievalFallsEntropyHolds, c7TaskGradientGrowsWithRv, factSeesCollapseEarlier } from "../../benchmarks/replication/diagnostic-claims.ts"
+import { c2MiPredictsSuccess, c3RetrievalFallsEntropyHolds, c7TaskGradientGrowsWithRv, factSeesCollapseEarlier } from "../../plugins/leaderboard/replication/diagnostic-claims.ts"
 import { type Fake, jitter, NONE, numbersIn, PAPER_TOP_P, rising, views } from "./fixtures.ts"
 
 const MI = "mi/first_turn/mi_est"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { c1TopPRaisesSuccess, c4QuartilesDecline, c5PromptBeatsTrajectory, c6AdvantageShrinksWithSlip } from "../../benchmarks/replication/filter-claims.ts"
+import { c1TopPRaisesSuccess, c4QuartilesDecline, c5PromptBeatsTrajectory, c6AdvantageShrinksWithSlip } from "../../plugins/leaderboard/replication/filter-claims.ts"
 import { type Fake, jitter, numbersIn, LINEAR_TOP_P, NONE, PAPER_TOP_P, quartile, rising, views, WITHIN_GROUP } from "./fixtures.ts"
 
 const SEEDS = [1, 2, 3, 4]

@@ -4,7 +4,7 @@ import { decodeSync } from "../../core/schema/decode.ts"
 import { RESULTS_FORMAT } from "../../core/schema/results.ts"
 import { RunConfig } from "../../core/schema/run-config.ts"
 import { contentHash } from "../../core/hash.ts"
-import { type RunView, viewOf } from "../../benchmarks/replication/runs.ts"
+import { type RunView, viewOf } from "../../plugins/leaderboard/replication/runs.ts"
 
 export interface Fake {
   env?: string

@@ -3,9 +3,10 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildReport, parseArgs } from "../../benchmarks/replication.ts"
+import { buildReport, parseArgs } from "../../plugins/leaderboard/replication/report.ts"
 import { compactFileName, compactRun, encodeCompact } from "../../core/results/compact.ts"
 import { readRun, scanRunDirs } from "../../core/results/store.ts"
+import { runCli } from "../helpers/cli.ts"
 import { type Fake, jitter, NONE, PAPER_TOP_P, rising, writeRunFolders } from "./fixtures.ts"
 
 const root = mkdtempSync(join(tmpdir(), "ragen-replication-"))
@@ -49,7 +50,7 @@ describe("the replication report", () => {
     mkdirSync(empty)
     const doc = report([empty])
     expect(doc).toContain("no figure is typed by hand")
-    expect(doc).toContain(`node_modules/.bin/bun benchmarks/replication.ts ${empty} --out`)
+    expect(doc).toContain(`node_modules/.bin/bun cli.ts leaderboard replicate ${empty} --out`)
     const v = verdicts(doc)
     expect([...v.keys()]).toEqual(ROW_IDS)
     for (const id of ROW_IDS) expect(v.get(id)).toBe("not run")
@@ -106,17 +107,20 @@ describe("the replication report", () => {
     expect(parseArgs([empty, "--outt", "x"])).toMatchObject({ error: expect.stringMatching(/unknown option --outt/) })
   })
 
-  test("the script: a mistake exits 2 with one line; a folder writes the document", () => {
-    const bun = process.execPath
-    const script = join(import.meta.dir, "..", "..", "benchmarks", "replication.ts")
-    const bad = Bun.spawnSync([bun, script, join(root, "nope")], { stderr: "pipe", stdout: "pipe" })
-    expect(bad.exitCode).toBe(2)
-    const err = bad.stderr.toString().trim()
+  test("`leaderboard replicate`: a mistake exits 2 with one line; a folder writes the document; --help names it", () => {
+    const bad = runCli(["leaderboard", "replicate", join(root, "nope")])
+    expect(bad.code).toBe(2)
+    const err = bad.stderr.trim()
     expect(err.split("\n")).toHaveLength(1)
-    expect(err).toMatch(/^replication: folder .*nope does not exist/)
+    expect(err).toMatch(/leaderboard replicate: folder .*nope does not exist/)
     const out = join(root, "doc", "replication.md")
-    const ok = Bun.spawnSync([bun, script, join(root, "empty"), "--out", out], { stderr: "pipe", stdout: "pipe" })
-    expect(ok.exitCode).toBe(0)
+    const ok = runCli(["leaderboard", "replicate", join(root, "empty"), "--out", out])
+    expect(ok.code).toBe(0)
+    expect(ok.stdout.trim()).toBe(`wrote ${out}`)
     expect(readFileSync(out, "utf8")).toBe(report([join(root, "empty")]).replace(join(root, "replication.md"), out))
-  })
+    const help = runCli(["leaderboard", "replicate", "--help"])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("leaderboard replicate")
+    expect(help.stdout).toContain("docs/replication.md")
+  }, 60_000)
 })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { bootstrapMeanInterval, bootstrapMeans, percentile, percentileInterval } from "../../core/statistics/bootstrap.ts"
+import { bootstrapMeanInterval, bootstrapMeans, percentile, percentileInterval } from "../../plugins/leaderboard/statistics/bootstrap.ts"
 import { Rng } from "../../core/rng.ts"
 import { exactBootstrapMean, exactQuantile, ksDistance } from "./naive.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { mannWhitneyProbability, probabilityOfImprovement, probabilityOfImprovementInterval } from "../../core/statistics/improvement.ts"
+import { mannWhitneyProbability, probabilityOfImprovement, probabilityOfImprovementInterval } from "../../plugins/leaderboard/statistics/improvement.ts"
 import { Rng } from "../../core/rng.ts"
 import { allResamples, naiveProbGreater } from "./naive.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { iqm, iqmInterval, stratifiedBootstrap } from "../../core/statistics/iqm.ts"
+import { iqm, iqmInterval, stratifiedBootstrap } from "../../plugins/leaderboard/statistics/iqm.ts"
 import { Rng } from "../../core/rng.ts"
 import { exactQuantile, exactStratified, ksDistance, naiveIqm } from "./naive.ts"
 

@@ -1,7 +1,7 @@
 /**
  * Deliberately naive, test-only statistics: exact enumeration where the library samples, double
  * loops where it sorts and ranks. Slow and only for tiny inputs; written independently of
- * core/statistics so that the tests compare two ways of computing the same thing.
+ * plugins/leaderboard/statistics so that the tests compare two ways of computing the same thing.
  */
 
 /** Every index tuple of length n over [0, n): the n^n equally likely bootstrap resamples. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { bootstrapMeans } from "../../core/statistics/bootstrap.ts"
-import { bootstrapPValue, holm, pairBySeed, pairedComparisons } from "../../core/statistics/paired.ts"
+import { bootstrapMeans } from "../../plugins/leaderboard/statistics/bootstrap.ts"
+import { bootstrapPValue, holm, pairBySeed, pairedComparisons } from "../../plugins/leaderboard/statistics/paired.ts"
 import { Rng } from "../../core/rng.ts"
 import { cdf, exactBootstrapMean, naiveHolmRejects } from "./naive.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { normalQuantile, seedsForPower } from "../../core/statistics/power.ts"
+import { normalQuantile, seedsForPower } from "../../plugins/leaderboard/statistics/power.ts"
 
 describe("seeds needed for a 5-point paired difference at 80% power", () => {
   test("normal quantiles match tabulated values", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { curveOf, lastMeanScore, peakScore } from "../../core/statistics/scores.ts"
+import { curveOf, lastMeanScore, peakScore } from "../../plugins/leaderboard/statistics/scores.ts"
 
 describe("a run's score two ways", () => {
   const lines = [

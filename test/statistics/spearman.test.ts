@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { averageRanks, spearman, spearmanContrastInterval, spearmanInterval } from "../../core/statistics/spearman.ts"
+import { averageRanks, spearman, spearmanContrastInterval, spearmanInterval } from "../../plugins/leaderboard/statistics/spearman.ts"
 import { allResamples } from "./naive.ts"
 
 /** Spearman by the textbook formula 1 − 6Σd²/(n(n² − 1)), valid without ties: an independent check. */

@@ -6,6 +6,8 @@ import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
 import { Registry } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
+import { fakeTrainEnv } from "../helpers/fake-train.ts"
+import { BUILTINS_ENV } from "../../core/config.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
 import fixture from "../fixtures/plugins/sweep-policy.ts"
 import { root } from "../helpers/cli.ts"
@@ -32,7 +34,8 @@ export const writeSpec = (dir: string, spec: unknown, name = "spec.json"): strin
   return p
 }
 
-export const fakeEnv = (stepMs = 1): Record<string, string> => ({ RAGEN_SWEEP_FAKE_TRAIN: "1", RAGEN_SWEEP_FAKE_STEP_MS: String(stepMs) })
+/** The fake trainer, and the built-ins' module that cli.ts names for its workers (runSweep in this process needs it too). */
+export const fakeEnv = (stepMs = 1): Record<string, string> => ({ ...fakeTrainEnv(stepMs), [BUILTINS_ENV]: join(import.meta.dir, "..", "..", "builtins.ts") })
 
 /** A spec's runs, resolved against the built-ins and the sweep fixture plugin (as `sweep --plugin` does). */
 export const grid = (input: unknown) => Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))

@@ -8,20 +8,19 @@ import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
 import { Registry } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
-import { decodeSpec, presetDir, presetNames } from "../../core/sweep/spec.ts"
+import { decodeSpec } from "../../core/sweep/spec.ts"
 
 test("no preset run falls through warmStart auto to a start from scratch", async () => {
-  const names = presetNames()
-  expect(names).toContain("fig9")
   const fromScratch: string[] = []
-  for (const name of names) {
-    const mod = await import(`${presetDir}/${name}.ts`)
-    const program = Effect.gen(function* () {
-      const runs = yield* expandGrid(yield* decodeSpec(mod.default, name))
+  const program = Effect.gen(function* () {
+    const presets = (yield* Registry).list("presets")
+    expect(presets.map((e) => e.localId)).toContain("fig9")
+    for (const { localId: name, value } of presets) {
+      const runs = yield* expandGrid(yield* decodeSpec(value, name))
       expect(runs.length).toBeGreaterThan(0)
       for (const r of runs) if (r.notice) fromScratch.push(`${name}: ${r.label}`)
-    })
-    await Effect.runPromise(program.pipe(Effect.provide(Registry.layerFrom([...builtinPlugins]))))
-  }
+    }
+  })
+  await Effect.runPromise(program.pipe(Effect.provide(Registry.layerFrom([...builtinPlugins]))))
   expect(fromScratch).toEqual([])
 }, 60_000)

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import table4, { TABLE4_ALGOS } from "../../benchmarks/sweeps/table4.ts"
+import table4, { TABLE4_ALGOS } from "../../plugins/sweep/presets/table4.ts"
 import { builtinPlugins } from "../../builtins.ts"
 import { Registry } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
