@@ -14,19 +14,12 @@ import { UsageError } from "../errors.ts"
 import { canonicalJson } from "../hash.ts"
 import type { Registry } from "../registry.ts"
 import { runIdOf } from "../results/store.ts"
+import type { GridRun } from "../contracts/executor.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import { resolveSetup } from "../train/setup.ts"
 import type { Choice, SweepSpec } from "./spec.ts"
 
-export interface GridRun {
-  readonly runId: string
-  readonly hash: string
-  readonly config: RunConfig
-  /** Short human label of what varies: "frozenlake grpo top-p(p=0.9) lr=0.001 s1". */
-  readonly label: string
-  /** Why this run starts from scratch though its env has shipped warm starts (TrainSetup.warmStartNotice). */
-  readonly notice?: string
-}
+export type { GridRun } from "../contracts/executor.ts"
 
 interface Picked {
   readonly id: string

@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import type { PluginInput } from "../contracts/index.ts"
 import { filterResolver, runFilter } from "../filters/run.ts"
-import { Registry } from "../registry.ts"
+import { Registry, registryLayerFrom } from "../registry.ts"
 import { derive } from "../rng.ts"
 import { ResultsStore, Scorer } from "../services.ts"
 import type { RunConfig } from "../schema/run-config.ts"
@@ -36,4 +36,4 @@ export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions)
     }).pipe(Effect.provide(services))
   })
 
-export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> => Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(Registry.layerFrom(opts.plugins ?? []))))
+export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> => Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(registryLayerFrom(opts.plugins ?? []))))

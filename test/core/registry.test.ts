@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Schema } from "effect"
 import { definePlugin } from "../../core/contracts/index.ts"
 import type { Filter } from "../../core/contracts/index.ts"
-import { buildRegistry, Registry, resolveEntry } from "../../core/registry.ts"
+import { buildRegistry, Registry, registryLayerFrom, resolveEntry } from "../../core/registry.ts"
 
 const filter = (name: string): Filter => ({
   name,
@@ -65,8 +65,8 @@ describe("registry", () => {
       const r = yield* Registry
       return (yield* r.resolve("filters", "keep")).fullId
     })
-    expect(await Effect.runPromise(program.pipe(Effect.provide(Registry.layerFrom([a]))))).toBe("alpha/keep")
-    const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(Registry.layerFrom([a, b]))))
+    expect(await Effect.runPromise(program.pipe(Effect.provide(registryLayerFrom([a]))))).toBe("alpha/keep")
+    const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(registryLayerFrom([a, b]))))
     expect(Exit.isFailure(exit)).toBe(true)
   })
 })
