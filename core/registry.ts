@@ -69,23 +69,21 @@ export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect
 
 const singular = (kind: Kind): string => (kind === "policies" ? "policy" : kind.slice(0, -1))
 
-/** Resolve an id; pure so that hot code and tests can use it without a runtime. */
-export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Effect.Effect<Entry<K>, UnknownIdError> => {
+/** Look an id up, synchronously: its entry, or the error that names the known ids. */
+export const lookupEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Entry<K> | UnknownIdError => {
   const all = data.entries[kind] as ReadonlyArray<Entry<K>>
   const known = all.map((e) => e.fullId)
   const fail = (why: string) =>
-    Effect.fail(
-      new UnknownIdError({
-        kind,
-        id,
-        known,
-        message: `${why}; known ${kind}: ${known.join(", ") || "(none)"}. Register a plugin that provides it in ragen-bench.config.ts or with --plugin ./file.ts`
-      })
-    )
+    new UnknownIdError({
+      kind,
+      id,
+      known,
+      message: `${why}; known ${kind}: ${known.join(", ") || "(none)"}. Register a plugin that provides it in ragen-bench.config.ts or with --plugin ./file.ts`
+    })
   const exact = all.find((e) => e.fullId === id)
-  if (exact) return Effect.succeed(exact)
+  if (exact) return exact
   const local = all.filter((e) => e.localId === id)
-  if (local.length === 1) return Effect.succeed(local[0]!)
+  if (local.length === 1) return local[0]!
   if (local.length > 1) {
     return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${local.map((e) => `"${e.plugin}"`).join(" and ")} both provide it; use the full id`)
   }
@@ -97,9 +95,15 @@ export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: st
       return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${[...plugins].map((p) => `"${p}"`).join(" and ")} both provide a version of it; use the full id`)
     }
     versioned.sort((a, b) => Number(b.m![2]) - Number(a.m![2]))
-    return Effect.succeed(versioned[0]!.e)
+    return versioned[0]!.e
   }
   return fail(`unknown ${singular(kind)} "${id}"`)
+}
+
+/** The same lookup as an Effect (the Registry service's `resolve`). */
+export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Effect.Effect<Entry<K>, UnknownIdError> => {
+  const found = lookupEntry(data, kind, id)
+  return found instanceof UnknownIdError ? Effect.fail(found) : Effect.succeed(found)
 }
 
 export const registryFromData = (data: RegistryData): Registry["Service"] =>

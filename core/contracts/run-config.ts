@@ -29,6 +29,12 @@ export const RunConfig = Schema.Struct({
   steps: dflt(NonNegInt, 200),
   seed: dflt(Schema.Int, 1),
   lr: dflt(Schema.Finite, 1e-4),
+  /**
+   * Options of the cross-scorer (train.scorer) the MI diagnostics use. Optional, not defaulted:
+   * left out, it is absent from the resolved config too, so configs (and run ids) that never set
+   * it are unchanged since it was added (issue 24).
+   */
+  scorerOptions: Schema.optional(Options),
   /** Everything else the trainer reads (rollout, regularisers, eval, diagnostics); see core/train. */
   train: dflt(Options, {})
 })

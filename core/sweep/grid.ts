@@ -41,7 +41,7 @@ const pick = (c: Choice): Picked =>
 const CONFIG_KEYS = new Set(["lr", "P", "G", "steps", "policy"])
 
 /** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
-const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])
+const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions", "scorerOptions"])
 
 export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError | UnknownIdError, Registry> =>
   Effect.gen(function* () {
@@ -76,6 +76,7 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       filterOptions: { ...f.filterOptions, ...filter.options },
                       ...(f.policy !== undefined ? { policy: f.policy } : {}),
                       policyOptions: { ...f.policyOptions, ...(model !== undefined ? { preset: model } : {}) },
+                      ...(f.scorerOptions !== undefined ? { scorerOptions: f.scorerOptions } : {}),
                       ...((pg.P ?? f.P) !== undefined ? { P: pg.P ?? f.P } : {}),
                       ...((pg.G ?? f.G) !== undefined ? { G: pg.G ?? f.G } : {}),
                       steps: spec.budget.steps,

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Schema } from "effect"
 import { definePlugin } from "../../core/contracts/index.ts"
 import type { Filter } from "../../core/contracts/index.ts"
-import { buildRegistry, Registry, registryLayerFrom, resolveEntry } from "../../core/registry.ts"
+import { UnknownIdError } from "../../core/errors.ts"
+import { buildRegistry, lookupEntry, Registry, registryLayerFrom, resolveEntry } from "../../core/registry.ts"
 
 const filter = (name: string): Filter => ({
   name,
@@ -50,6 +51,15 @@ describe("registry", () => {
     expect(err.known).toEqual(["alpha/keep", "alpha/sel-v1", "alpha/sel-v2", "beta/keep"])
     expect(err.message).toContain("beta/keep")
     expect(err.message).toContain("--plugin")
+  })
+
+  test("the synchronous lookup answers the entry or the same typed error, with no Effect to unwrap", () => {
+    const data = Effect.runSync(buildRegistry([a, b]))
+    const found = lookupEntry(data, "filters", "sel")
+    expect(found instanceof UnknownIdError ? found.message : found.fullId).toBe("alpha/sel-v2")
+    const missing = lookupEntry(data, "filters", "nope")
+    expect(missing).toBeInstanceOf(UnknownIdError)
+    expect((missing as UnknownIdError).message).toBe(Effect.runSync(Effect.flip(resolveEntry(data, "filters", "nope"))).message)
   })
 
   test("a local id two plugins provide is ambiguous and names both", () => {

@@ -17,7 +17,7 @@ import { listFlag, numberFlag } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 import { Registry } from "../../registry.ts"
 
-const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filterOptions", "policy", "policyOptions", "P", "G", "steps", "seed", "lr", "train"])
+const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filterOptions", "policy", "policyOptions", "scorerOptions", "P", "G", "steps", "seed", "lr", "train"])
 
 /** A config given with --from: a run's config.json (its resolved `config`) or a bare config, JSON or YAML. */
 export const readConfigFile = (path: string): Effect.Effect<Record<string, any>, UsageError> =>
