@@ -17,7 +17,7 @@
  */
 import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
-import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
+import { buildObjective, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { broadcastToTokens, groupNormalised } from "./grpo.ts"
 import { withDefault as dflt } from "../core/schema/defaults.ts"
 
@@ -26,7 +26,7 @@ export const DapoOptions = Schema.Struct({
   clipHigh: dflt(Schema.Finite, 0.28),
   /** DAPO itself does not dual-clip; 0 = off. */
   dualClip: dflt(Schema.Finite, 0),
-  lossAgg: dflt(Schema.Literals(lossAggs), "token-mean"),
+  lossAgg: dflt(LossAggOption, "token-mean"),
   /** Dynamic sampling on/off and the bound on rollout draws per step (the first included). */
   dynamicSampling: dflt(Schema.Boolean, true),
   maxDraws: dflt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), 3),
@@ -69,7 +69,7 @@ export const dapo: Algorithm<DapoOptions> = {
       clipLow: o.clipLow,
       clipHigh: o.clipHigh,
       dualClip: o.dualClip,
-      lossAgg: o.lossAgg as LossAgg,
+      lossAgg: o.lossAgg,
       normLength: o.normLength ?? o.maxLength ?? 1,
       entropyCoef: o.entropyCoef,
       klCoef: o.klCoef,

@@ -13,7 +13,7 @@
  */
 import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
-import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
+import { buildObjective, type LossAgg, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { mean, stdUnbiased } from "./common/stats.ts"
 import { withDefault as dflt } from "../core/schema/defaults.ts"
 
@@ -27,7 +27,7 @@ export const GrpoOptions = Schema.Struct({
   /** Dual-clip constant c (0 = off); the reference config uses 3. */
   dualClip: dflt(Schema.Finite, 3),
   /** Loss aggregation; default seq-mean-token-mean (grpo) or seq-mean-token-sum (dr-grpo), as the paper's runs. */
-  lossAgg: Schema.optional(Schema.Literals(lossAggs)),
+  lossAgg: Schema.optional(LossAggOption),
   /** Added to the std before dividing (reference: 1e-6). */
   epsilon: dflt(Schema.Finite, 1e-6)
 })
@@ -86,7 +86,7 @@ export const grpo: Algorithm<GrpoOptions> = {
       clipLow: o.clipLow,
       clipHigh: o.clipHigh,
       dualClip: o.dualClip,
-      lossAgg: (o.lossAgg ?? grpoDefaultLossAgg(o.variant)) as LossAgg,
+      lossAgg: o.lossAgg ?? grpoDefaultLossAgg(o.variant),
       normLength: o.normLength ?? 1,
       entropyCoef: o.entropyCoef,
       klCoef: o.klCoef,

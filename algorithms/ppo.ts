@@ -11,7 +11,7 @@
 import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { finalTokenRewards, gae, tokenRewards } from "./common/gae.ts"
-import { buildObjective, type LossAgg, lossAggs, type ObjectiveItem } from "./common/objective.ts"
+import { buildObjective, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { whitenInPlace } from "./common/stats.ts"
 import { withDefault as dflt } from "../core/schema/defaults.ts"
 
@@ -33,7 +33,7 @@ export const PpoOptions = Schema.Struct({
   valueClip: dflt(Schema.Finite, 0.5),
   /** Whiten advantages over the batch (verl, cleanrl norm_adv). */
   whiten: dflt(Schema.Boolean, true),
-  lossAgg: dflt(Schema.Literals(lossAggs), "token-mean"),
+  lossAgg: dflt(LossAggOption, "token-mean"),
   /** Where rewards sit for GAE: the return on the trajectory's final token (reference) or each turn's reward on its last token. */
   rewardPlacement: dflt(Schema.Literals(rewardPlacements), "final-token")
 })
@@ -64,7 +64,7 @@ export const ppo: Algorithm<PpoOptions> = {
       clipLow: o.clipLow,
       clipHigh: o.clipHigh,
       dualClip: o.dualClip,
-      lossAgg: o.lossAgg as LossAgg,
+      lossAgg: o.lossAgg,
       normLength: o.normLength ?? 1,
       entropyCoef: o.entropyCoef,
       klCoef: o.klCoef,

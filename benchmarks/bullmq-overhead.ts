@@ -35,7 +35,7 @@ import { Redis } from "ioredis"
 import type { SweepEvent } from "../core/contracts/index.ts"
 import { flattenPlugins } from "../core/contracts/plugin.ts"
 import { BUILTINS_ENV, loadUserPlugins } from "../core/config.ts"
-import { Registry } from "../core/registry.ts"
+import { registryLayerFrom } from "../core/registry.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { expandGrid } from "../core/sweep/grid.ts"
 import { decodeSpec } from "../core/sweep/spec.ts"
@@ -151,7 +151,7 @@ try {
       fixed: { policy: "fake-policy", P: 4, G: 4 },
       budget: { steps: 0, evalEvery: 1 }
     }
-    const runs = await Effect.runPromise(Effect.flatMap(decodeSpec(spec, "bench"), expandGrid).pipe(Effect.provide(Registry.layerFrom(plugins))))
+    const runs = await Effect.runPromise(Effect.flatMap(decodeSpec(spec, "bench"), expandGrid).pipe(Effect.provide(registryLayerFrom(plugins))))
     /** Median gap between consecutive "done" events (ms) and the sweep's wall time (s). */
     const timed = async (go: (onEvent: (e: SweepEvent) => void) => Promise<{ done: number }>): Promise<{ gap: number; wall: number }> => {
       const at: number[] = []

@@ -1,36 +1,11 @@
 /**
- * Typed, user-facing errors. Each carries a message that names the field and the fix;
- * the CLI prints `error: <message>` and exits 2, with no stack trace.
+ * Typed, user-facing errors (defined in core/contracts/errors.ts, where plugin authors find
+ * them) and the helpers that keep them typed across promises and synchronous code.
  */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
+import type { UserError } from "./contracts/errors.ts"
 
-export class DuplicateIdError extends Schema.TaggedError<DuplicateIdError>()("DuplicateIdError", {
-  kind: Schema.String,
-  id: Schema.String,
-  plugins: Schema.Array(Schema.String),
-  message: Schema.String
-}) {}
-
-export class UnknownIdError extends Schema.TaggedError<UnknownIdError>()("UnknownIdError", {
-  kind: Schema.String,
-  id: Schema.String,
-  known: Schema.Array(Schema.String),
-  message: Schema.String
-}) {}
-
-/** Bad user input: a flag, a config field, a file. `field` names what to fix. */
-export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
-  field: Schema.String,
-  message: Schema.String
-}) {}
-
-/** A file that does not decode through its schema. */
-export class FileFormatError extends Schema.TaggedError<FileFormatError>()("FileFormatError", {
-  path: Schema.String,
-  message: Schema.String
-}) {}
-
-export type UserError = DuplicateIdError | UnknownIdError | UsageError | FileFormatError
+export { DuplicateIdError, FileFormatError, UnknownIdError, UsageError, type UserError } from "./contracts/errors.ts"
 
 const userTags = new Set(["DuplicateIdError", "UnknownIdError", "UsageError", "FileFormatError"])
 export const isUserError = (e: unknown): e is UserError => typeof e === "object" && e !== null && userTags.has((e as { _tag?: string })._tag ?? "")

@@ -2,36 +2,14 @@
  * The plugin registry: collects what plugins contribute, namespaced "<plugin>/<id>".
  * Lookup accepts the full id, a local id when only one plugin has it, or a local id
  * without its "-vN" suffix (the highest version wins). Duplicates and unknown ids are
- * typed errors naming the plugins involved and listing the known ids.
+ * typed errors naming the plugins involved and listing the known ids. The service's interface
+ * and the kinds are in core/contracts/plugin.ts; this module re-exports them for its callers.
  */
-import { Context, Effect, Layer } from "effect"
-import type { Algorithm, CommandDef, EnvSpec, ExecutorSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec, SinkSpec, SweepPreset, WarmStart } from "./contracts/index.ts"
+import { Effect, Layer } from "effect"
+import type { CommandDef, Plugin, PluginInput } from "./contracts/index.ts"
 import { flattenPlugins } from "./contracts/plugin.ts"
+import { type Entry, type Kind, kinds, Registry, type RegistryData } from "./contracts/plugin.ts"
 import { DuplicateIdError, UnknownIdError } from "./errors.ts"
-
-export const kinds = ["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"] as const
-export type Kind = (typeof kinds)[number]
-
-interface KindMap {
-  envs: EnvSpec
-  policies: PolicySpec
-  algorithms: Algorithm
-  filters: Filter
-  scorers: ScorerSpec
-  executors: ExecutorSpec
-  sinks: SinkSpec
-  commands: CommandDef
-  warmstarts: WarmStart
-  presets: SweepPreset
-}
-
-export interface Entry<K extends Kind> {
-  /** "<plugin>/<local id>" */
-  readonly fullId: string
-  readonly localId: string
-  readonly plugin: string
-  readonly value: KindMap[K]
-}
 
 /** A command's id is its name, the first word of its pattern ("env" for "env <action> [env]"). */
 export const commandName = (c: CommandDef): string => c.pattern.trim().split(/\s+/)[0]!
@@ -39,12 +17,9 @@ export const commandName = (c: CommandDef): string => c.pattern.trim().split(/\s
 const localIdOf = (kind: Kind, x: any): string => (kind === "algorithms" || kind === "filters" || kind === "presets" ? x.name : kind === "commands" ? commandName(x) : x.id)
 export const descriptionOf = (x: { description?: string }): string => (x.description ?? "").split("\n")[0]!
 
-const versionRe = /^(.*)-v(\d+)$/
+export { type Entry, type Kind, kinds, Registry, type RegistryData } from "./contracts/plugin.ts"
 
-export interface RegistryData {
-  readonly plugins: ReadonlyArray<Plugin>
-  readonly entries: { readonly [K in Kind]: ReadonlyArray<Entry<K>> }
-}
+const versionRe = /^(.*)-v(\d+)$/
 
 export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect<RegistryData, DuplicateIdError> =>
   Effect.gen(function* () {
@@ -95,23 +70,21 @@ export const buildRegistry = (inputs: ReadonlyArray<PluginInput>): Effect.Effect
 
 const singular = (kind: Kind): string => (kind === "policies" ? "policy" : kind.slice(0, -1))
 
-/** Resolve an id; pure so that hot code and tests can use it without a runtime. */
-export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Effect.Effect<Entry<K>, UnknownIdError> => {
+/** Look an id up, synchronously: its entry, or the error that names the known ids. */
+export const lookupEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Entry<K> | UnknownIdError => {
   const all = data.entries[kind] as ReadonlyArray<Entry<K>>
   const known = all.map((e) => e.fullId)
   const fail = (why: string) =>
-    Effect.fail(
-      new UnknownIdError({
-        kind,
-        id,
-        known,
-        message: `${why}; known ${kind}: ${known.join(", ") || "(none)"}. Register a plugin that provides it in ragen-bench.config.ts or with --plugin ./file.ts`
-      })
-    )
+    new UnknownIdError({
+      kind,
+      id,
+      known,
+      message: `${why}; known ${kind}: ${known.join(", ") || "(none)"}. Register a plugin that provides it in ragen-bench.config.ts or with --plugin ./file.ts`
+    })
   const exact = all.find((e) => e.fullId === id)
-  if (exact) return Effect.succeed(exact)
+  if (exact) return exact
   const local = all.filter((e) => e.localId === id)
-  if (local.length === 1) return Effect.succeed(local[0]!)
+  if (local.length === 1) return local[0]!
   if (local.length > 1) {
     return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${local.map((e) => `"${e.plugin}"`).join(" and ")} both provide it; use the full id`)
   }
@@ -123,26 +96,23 @@ export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: st
       return fail(`${singular(kind)} id "${id}" is ambiguous: plugins ${[...plugins].map((p) => `"${p}"`).join(" and ")} both provide a version of it; use the full id`)
     }
     versioned.sort((a, b) => Number(b.m![2]) - Number(a.m![2]))
-    return Effect.succeed(versioned[0]!.e)
+    return versioned[0]!.e
   }
   return fail(`unknown ${singular(kind)} "${id}"`)
 }
 
-export class Registry extends Context.Service<
-  Registry,
-  {
-    readonly data: RegistryData
-    readonly resolve: <K extends Kind>(kind: K, id: string) => Effect.Effect<Entry<K>, UnknownIdError>
-    readonly list: <K extends Kind>(kind: K) => ReadonlyArray<Entry<K>>
-  }
->()("ragen-bench/core/Registry") {
-  static readonly fromData = (data: RegistryData) =>
-    Registry.of({
-      data,
-      resolve: (kind, id) => resolveEntry(data, kind, id),
-      list: (kind) => data.entries[kind]
-    })
-  /** The Registry of already built data (the CLI host builds it once to mount plugin commands). */
-  static readonly layerOf = (data: RegistryData) => Layer.succeed(Registry, Registry.fromData(data))
-  static readonly layerFrom = (plugins: ReadonlyArray<PluginInput>) => Layer.effect(Registry, Effect.map(buildRegistry(plugins), Registry.fromData))
+/** The same lookup as an Effect (the Registry service's `resolve`). */
+export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: string): Effect.Effect<Entry<K>, UnknownIdError> => {
+  const found = lookupEntry(data, kind, id)
+  return found instanceof UnknownIdError ? Effect.fail(found) : Effect.succeed(found)
 }
+
+export const registryFromData = (data: RegistryData): Registry["Service"] =>
+  Registry.of({
+    data,
+    resolve: (kind, id) => resolveEntry(data, kind, id),
+    list: (kind) => data.entries[kind]
+  })
+/** The Registry of already built data (the CLI host builds it once to mount plugin commands). */
+export const registryLayerOf = (data: RegistryData) => Layer.succeed(Registry, registryFromData(data))
+export const registryLayerFrom = (plugins: ReadonlyArray<PluginInput>) => Layer.effect(Registry, Effect.map(buildRegistry(plugins), registryFromData))

@@ -50,17 +50,6 @@ export const roundHalfEven = (x: number): number => {
   return f % 2 === 0 ? f : f + 1
 }
 
-/**
- * Loss aggregation modes (verl's agg_loss names): token-mean: Σ ℓ / #tokens (PPO/DAPO);
- * seq-mean-token-mean: mean over sequences of each sequence's token mean (GRPO);
- * seq-mean-token-sum: mean over sequences of the token sum (Dr.GRPO in the reference's Table 4
- * script); seq-mean-token-sum-norm: Σ ℓ / (#sequences · normLength); seq-sum: Σ ℓ.
- * A "sequence" is one StarPO trajectory, all its turns (the loss items carry `traj`; a padding
- * copy counts once per copy, as the reference's copied rows do).
- */
-export const lossAggs = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm", "seq-sum"] as const
-export type LossAgg = (typeof lossAggs)[number]
-
 /** Whether a group's returns are all equal up to `tolerance` (max − min ≤ tolerance). */
 export const allEqual = (returns: ReadonlyArray<number>, tolerance: number): boolean => {
   let lo = Infinity

@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import { builtinPlugins } from "../builtins.ts"
-import { Registry } from "../core/registry.ts"
+import { registryLayerFrom } from "../core/registry.ts"
 import { resolveSetup } from "../core/train/setup.ts"
 import { collectTeacherTurns } from "../core/train/teacher-turns.ts"
 import { Tokenizer } from "../plugins/tinylm/tokenizer.ts"
@@ -18,7 +18,7 @@ const CTX = 128
 console.log(`| env | context | median tokens | max | share over ${CTX} |`)
 console.log("|---|---|---|---|---|")
 for (const env of ["frozenlake", "sokoban", "countdown", "metamathqa", "searchqa", "webshop"]) {
-  const s = await Effect.runPromise(resolveSetup({ env, train: { diagEvery: 0 } }).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+  const s = await Effect.runPromise(resolveSetup({ env, train: { diagEvery: 0 } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
   const tok = new Tokenizer(s.spec.vocabulary(s.envOptions))
   const ts = await collectTeacherTurns(s.spec, s.envOptions, { turns, epsilon: 0, reasoningNoise: 0, seed: 1, instructions: s.rollout.instructions, instanceSplit: true })
   const lens = ts.map((t) => tok.encode(t.prompt).length + tok.encode(t.completion).length).sort((a, b) => a - b)

@@ -8,10 +8,10 @@
  * and its gradient with respect to each of them (the policy back-propagates the rest).
  */
 import type { LossFn, LossOutput, TokenForward, TokenGrads } from "../../core/contracts/policy.ts"
-import type { LossAgg } from "../../core/stats.ts"
+import type { LossAgg } from "../../core/contracts/algorithm.ts"
 
 /** Loss aggregation modes (names and meanings in core/stats.ts, where the trainer's options read them). */
-export { type LossAgg, lossAggs } from "../../core/stats.ts"
+export { type LossAgg, LossAggOption } from "../../core/contracts/algorithm.ts"
 
 /** Which terms the LossFn includes; single terms serve the gradient decomposition (paper Fig. 3). */
 export type LossTerms = "all" | "task" | "entropy" | "kl"

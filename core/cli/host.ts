@@ -12,7 +12,7 @@ import { Cause, Effect, Exit } from "effect"
 import type { CommandDef, PluginInput } from "../contracts/index.ts"
 import { loadUserPlugins } from "../config.ts"
 import { isUserError } from "../errors.ts"
-import { buildRegistry, Registry, type RegistryData } from "../registry.ts"
+import { buildRegistry, type RegistryData, registryLayerOf } from "../registry.ts"
 import { packageVersion } from "../runtime.ts"
 import { terminalSafe } from "../text.ts"
 import { coreCommands } from "./commands/index.ts"
@@ -54,7 +54,7 @@ export const joinNegativeValues = (argv: ReadonlyArray<string>): string[] => {
 }
 
 const runCommand = async (cmd: CommandDef, data: RegistryData, args: any[], opts: Record<string, any>): Promise<void> => {
-  const exit = await Effect.runPromiseExit(cmd.run(args, opts).pipe(Effect.provide(Registry.layerOf(data))))
+  const exit = await Effect.runPromiseExit(cmd.run(args, opts).pipe(Effect.provide(registryLayerOf(data))))
   if (Exit.isSuccess(exit)) return
   if (Cause.hasInterruptsOnly(exit.cause)) process.exit(130)
   const err = Cause.squash(exit.cause)

@@ -2,8 +2,22 @@
  * Algorithm contract: turns a batch of rollouts into advantages and a loss.
  * The policy's kernels only see the returned LossFn (DESIGN.md §4).
  */
-import type { Schema } from "effect"
+import { Schema } from "effect"
 import type { LossFn } from "./policy.ts"
+
+/**
+ * Loss aggregation modes (verl's agg_loss names): token-mean: Σ ℓ / #tokens (PPO/DAPO);
+ * seq-mean-token-mean: mean over sequences of each sequence's token mean (GRPO);
+ * seq-mean-token-sum: mean over sequences of the token sum (Dr.GRPO in the reference's Table 4
+ * script); seq-mean-token-sum-norm: Σ ℓ / (#sequences · normLength); seq-sum: Σ ℓ.
+ * A "sequence" is one StarPO trajectory, all its turns (the loss items carry `traj`; a padding
+ * copy counts once per copy, as the reference's copied rows do).
+ * One knob, one type: an algorithm's `lossAgg` option and the trainer's `train.lossAgg` override
+ * (LossRegularisers.lossAgg, which wins when set) both take these names, through LossAggOption.
+ */
+export const lossAggs = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm", "seq-sum"] as const
+export type LossAgg = (typeof lossAggs)[number]
+export const LossAggOption = Schema.Literals(lossAggs)
 
 /** One trajectory after rollout, with per-turn completion lengths. */
 export interface AlgoTrajectory {
@@ -30,8 +44,8 @@ export interface LossRegularisers {
   readonly klCoef: number
   /** KL estimator (default k3, the low-variance one). */
   readonly klEstimator?: "k1" | "k3"
-  /** Loss aggregation override (default: the algorithm's own). */
-  readonly lossAgg?: string
+  /** Loss aggregation override, train.lossAgg (default: the algorithm's own). */
+  readonly lossAgg?: LossAgg
   /** Generation cap, the denominator of Dr.GRPO's seq-mean-token-sum-norm. */
   readonly normLength?: number
   /** Only these terms (gradient decomposition, paper Fig. 3); default "all". */

@@ -15,7 +15,7 @@
  *   policy plugin's business (plugins/tinylm/tokenizer.ts).
  */
 import type { Schema } from "effect"
-import type { Rng } from "../rng.ts"
+import type { Rng } from "./rng.ts"
 
 export interface StepInfo {
   /** The task's success condition was reached on this step. */

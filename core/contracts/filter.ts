@@ -5,7 +5,7 @@
  * and deterministic given `ctx.rng`.
  */
 import type { Schema } from "effect"
-import type { Rng } from "../rng.ts"
+import type { Rng } from "./rng.ts"
 
 export interface Group {
   /** Index of the group in the step's batch (0..P-1). */

@@ -4,7 +4,7 @@
  * Methods are async so that remote policies (OpenAI-compatible servers) fit the same shape.
  */
 import type { Schema } from "effect"
-import type { Rng } from "../rng.ts"
+import type { Rng } from "./rng.ts"
 
 export interface SampleOptions {
   readonly temperature: number

@@ -3,10 +3,10 @@
  * (FilterInputError) become UsageErrors naming the field; the result is checked for shape
  * (a user filter returning an unknown group or trajectory is a clear error, not a crash later).
  */
-import { Cause, Effect, Exit } from "effect"
+import { Effect } from "effect"
 import type { Filter, FilterContext, FilterResult, Group, ResolvedFilter } from "../contracts/index.ts"
-import { UsageError } from "../errors.ts"
-import { type RegistryData, resolveEntry } from "../registry.ts"
+import { UnknownIdError, UsageError } from "../errors.ts"
+import { lookupEntry, type RegistryData } from "../registry.ts"
 import { isFilterInputError } from "./input.ts"
 
 /**
@@ -16,10 +16,8 @@ import { isFilterInputError } from "./input.ts"
 export const filterResolver =
   (data: RegistryData) =>
   (id: string): ResolvedFilter => {
-    const exit = Effect.runSyncExit(resolveEntry(data, "filters", id))
-    if (Exit.isSuccess(exit)) return { ok: true, filter: exit.value.value, id: exit.value.fullId }
-    const e = Cause.squash(exit.cause) as { message?: unknown }
-    return { ok: false, message: String(e?.message ?? e) }
+    const found = lookupEntry(data, "filters", id)
+    return found instanceof UnknownIdError ? { ok: false, message: found.message } : { ok: true, filter: found.value, id: found.fullId }
   }
 
 /** select() outside any generator: an input error comes back as a value, a bug stays a throw. */

@@ -14,19 +14,12 @@ import { UsageError } from "../errors.ts"
 import { canonicalJson } from "../hash.ts"
 import type { Registry } from "../registry.ts"
 import { runIdOf } from "../results/store.ts"
+import type { GridRun } from "../contracts/executor.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import { resolveSetup } from "../train/setup.ts"
 import { type Choice, DEFAULT_MAX_RUNS, type SweepSpec } from "./spec.ts"
 
-export interface GridRun {
-  readonly runId: string
-  readonly hash: string
-  readonly config: RunConfig
-  /** Short human label of what varies: "frozenlake grpo top-p(p=0.9) lr=0.001 s1". */
-  readonly label: string
-  /** Why this run starts from scratch though its env has shipped warm starts (TrainSetup.warmStartNotice). */
-  readonly notice?: string
-}
+export type { GridRun } from "../contracts/executor.ts"
 
 interface Picked {
   readonly id: string
@@ -48,7 +41,7 @@ const pick = (c: Choice): Picked =>
 const CONFIG_KEYS = new Set(["lr", "P", "G", "steps", "policy"])
 
 /** Config fields a train-axis variant may set by path (like `--set`); any other key is a trainer option. */
-const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions"])
+const TOP = new Set(["envOptions", "algoOptions", "filterOptions", "policyOptions", "scorerOptions"])
 
 /**
  * The grid's size from the axes' lengths, before any run is resolved: a spec of a few kilobytes
@@ -116,6 +109,7 @@ export const expandGrid = (spec: SweepSpec): Effect.Effect<GridRun[], UsageError
                       filterOptions: { ...f.filterOptions, ...filter.options },
                       ...(f.policy !== undefined ? { policy: f.policy } : {}),
                       policyOptions: { ...f.policyOptions, ...(model !== undefined ? { preset: model } : {}) },
+                      ...(f.scorerOptions !== undefined ? { scorerOptions: f.scorerOptions } : {}),
                       ...((pg.P ?? f.P) !== undefined ? { P: pg.P ?? f.P } : {}),
                       ...((pg.G ?? f.G) !== undefined ? { G: pg.G ?? f.G } : {}),
                       steps: spec.budget.steps,

@@ -55,6 +55,8 @@ export const Fixed = Schema.Struct({
   filterOptions: Schema.optional(Options),
   policy: Schema.optional(Schema.String),
   policyOptions: Schema.optional(Options),
+  /** Options of the MI diagnostics' cross-scorer (RunConfig.scorerOptions); left out, runs record none. */
+  scorerOptions: Schema.optional(Options),
   P: Schema.optional(PosInt),
   G: Schema.optional(PosInt),
   lr: Schema.optional(Schema.Finite),

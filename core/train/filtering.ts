@@ -4,8 +4,11 @@
  * dropped first when asked, until P groups are kept or the draws run out. The filter statistics
  * are those of the first (the regular) draw. Redraws draw other seeds (core/train/instances.ts).
  */
+import { Effect } from "effect"
 import type { FilterResult, Group } from "../contracts/index.ts"
 import { filterStats, scoreMetricOf } from "../diagnostics/filter-stats.ts"
+import { runFilter } from "../filters/run.ts"
+import { derive } from "../rng.ts"
 import { allEqual } from "../stats.ts"
 import type { TrainContext } from "./context.ts"
 import { samplingRng, trainSlotSeeds } from "./instances.ts"
@@ -24,7 +27,23 @@ export interface Filtered {
   readonly extraEnvSteps: number
 }
 
-export const filterStep = async (c: TrainContext, first: RolloutBatch, step: number, select: (groups: ReadonlyArray<Group>, draw: number) => Promise<FilterResult>): Promise<Filtered> => {
+/**
+ * The run's filter over one draw's groups, through the same checked path as `filter apply`
+ * (core/filters/run.ts): a filter's input error or a malformed result is a user error.
+ */
+export const applyFilter = (c: TrainContext, groups: ReadonlyArray<Group>, step: number, draw: number): Promise<FilterResult> => {
+  const { s } = c
+  const ctx = { options: s.filterOptions, rng: derive(s.config.seed, "filter", step, draw), step, resolveFilter: c.resolveFilter }
+  return Effect.runPromise(runFilter(s.filter, groups, ctx, s.filterId))
+}
+
+/** `select` is the run's filter (applyFilter); tests pass their own to pin what is kept. */
+export const filterStep = async (
+  c: TrainContext,
+  first: RolloutBatch,
+  step: number,
+  select: (groups: ReadonlyArray<Group>, draw: number) => Promise<FilterResult> = (groups, draw) => applyFilter(c, groups, step, draw)
+): Promise<Filtered> => {
   const { s } = c
   const P = s.config.P
   const algoDraws = s.algo.dynamicSampling?.(s.algoOptions).maxDraws ?? 1

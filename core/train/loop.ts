@@ -17,7 +17,6 @@
 import { Cause, Effect, Exit, Fiber } from "effect"
 import { appendFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
-import type { FilterResult, Group } from "../contracts/index.ts"
 import { collapseAnnouncement, type CollapseCheck, collapseCheck } from "../diagnostics/collapse.ts"
 import type { MiEma } from "../diagnostics/mi.ts"
 import { attemptPromise, attemptSync, isUserError, type UserError } from "../errors.ts"
@@ -32,11 +31,12 @@ import { tempLabel, validate } from "./eval.ts"
 import { filterStep } from "./filtering.ts"
 import { samplingRng, trainSlotSeeds } from "./instances.ts"
 import { rollout, rolloutStats } from "./rollout.ts"
-import { openRunFolder } from "./run-folder.ts"
+import { type OpenedRun, openRunFolder } from "./run-folder.ts"
 import { appendSamples } from "../results/samples.ts"
+import type { RunHandle } from "../results/store.ts"
 import type { TrainSetup } from "./setup.ts"
 import { update } from "./update.ts"
-import { initialPolicy, sftMetrics } from "./warm-start.ts"
+import { initialPolicy, type SftReport, sftMetrics } from "./warm-start.ts"
 
 export interface RunOptions {
   readonly outDir: string
@@ -48,13 +48,11 @@ export interface RunOptions {
   readonly fresh?: boolean
   /** Metric sinks besides metrics.jsonl. */
   readonly sinks?: ReadonlyArray<SinkBinding>
-  /** How the step's filter is applied: the checked path of `filter apply` (core/filters/run.ts). */
-  readonly applyFilter: (c: TrainContext, groups: ReadonlyArray<Group>, step: number, draw: number) => Promise<FilterResult>
   readonly resolveFilter: TrainContext["resolveFilter"]
 }
 
 /** One training step: rollout, diagnostics, filter, update; returns its metrics line. */
-const trainStep = async (c: TrainContext, step: number, apply: NonNullable<RunOptions["applyFilter"]>): Promise<Record<string, number>> => {
+const trainStep = async (c: TrainContext, step: number): Promise<Record<string, number>> => {
   const { s, policy } = c
   const { config, opts } = s
   const tStep = performance.now()
@@ -80,7 +78,7 @@ const trainStep = async (c: TrainContext, step: number, apply: NonNullable<RunOp
   const diagSeconds = (performance.now() - tRollout) / 1000
 
   // Filter (with redraws when the algorithm or the filter samples dynamically), then update.
-  const filtered = await filterStep(c, batch, step, (groups, draw) => apply(c, groups, step, draw))
+  const filtered = await filterStep(c, batch, step)
   Object.assign(m, filtered.metrics)
   const tUpdate = performance.now()
   const unfilteredTurns = batch.trajectories.reduce((a, t) => a + t.turns.filter((u) => u.completion.tokens.length > 0).length, 0)
@@ -107,6 +105,155 @@ const lastValues = (lines: ReadonlyArray<MetricsLine>): Record<string, number | 
   return out
 }
 
+/** What the steps share: the run, its context, and the progress so far (step, lines, headline success). */
+interface Loop {
+  readonly s: TrainSetup
+  readonly o: RunOptions
+  readonly run: RunHandle
+  readonly c: TrainContext
+  readonly log: (line: string) => void
+  readonly t0: number
+  /** Wall seconds of the earlier sessions of a resumed run. */
+  readonly priorSeconds: number
+  /** The metric whose final and peak the summary reports. */
+  readonly headline: string
+  readonly lines: MetricsLine[]
+  readonly sft: SftReport | undefined
+  step: number
+  peakValSuccess: number | null
+  finalValSuccess: number | null
+}
+
+/** One metrics line: written, kept, its headline success noted, the progress reported. */
+const emitLine = (L: Loop, m: Record<string, number>): void => {
+  L.run.appendMetrics(m)
+  L.lines.push(m)
+  const v = m[L.headline]
+  if (v !== undefined) {
+    L.finalValSuccess = v
+    L.peakValSuccess = L.peakValSuccess === null ? v : Math.max(L.peakValSuccess, v)
+  }
+  L.o.onProgress?.({ step: m.step ?? 0, steps: L.s.config.steps, metrics: m })
+}
+
+const snapshot = (L: Loop): TrainerState => ({
+  step: L.step,
+  wallSeconds: L.priorSeconds + (performance.now() - L.t0) / 1000,
+  peakValSuccess: L.peakValSuccess,
+  finalValSuccess: L.finalValSuccess,
+  miEma: structuredClone(L.c.miEma)
+})
+
+const checkpoint = (L: Loop) => attemptPromise(() => saveCheckpoint(L.run.checkpointDir, L.c.policy, snapshot(L), L.s.opts.keepCheckpoints))
+
+const finishRun = (L: Loop, status: RunSummary["status"], extra: { error?: string; earlyStop?: string } = {}): RunSummary => {
+  const summary = { status, stepsDone: L.step, wallSeconds: snapshot(L).wallSeconds, finalValSuccess: L.finalValSuccess, peakValSuccess: L.peakValSuccess, final: lastValues(L.lines), ...extra }
+  L.run.writeSummary(summary)
+  return { format: 2 as const, runId: L.run.runId, ...summary } as RunSummary
+}
+
+/** The warm start (or the saved RL start of a resumed run); undefined when stopped during the SFT. */
+const startPolicy = (s: TrainSetup, o: RunOptions, opened: OpenedRun, initialPath: string, log: Loop["log"]) =>
+  Effect.gen(function* () {
+    const { run, resumeFrom } = opened
+    // The SFT watches the abort signal itself.
+    const started = yield* attemptPromise(async () => {
+      try {
+        return await initialPolicy(s, o.outDir, log, o.signal, resumeFrom ? initialPath : s.opts.init)
+      } catch (e) {
+        if ((e as Error)?.name === "SftStopped") return undefined
+        throw e
+      }
+    })
+    if (!started) return undefined
+    if (!resumeFrom) {
+      // The policy chose its kernels when it was built: the record names the backend that runs.
+      run.recordRuntime()
+      mkdirSync(run.checkpointDir, { recursive: true })
+      yield* attemptPromise(() => started.policy.save(initialPath))
+    }
+    // The reference policy for KL is the RL start (post-SFT / --init) snapshot.
+    const ref = s.opts.klCoef > 0 ? yield* attemptPromise(() => started.policy.snapshot()) : undefined
+    if (resumeFrom) {
+      yield* attemptPromise(() => started.policy.load(resumeFrom.policyPath))
+      log(`resume: from step ${resumeFrom.state.step} (${resumeFrom.policyPath})`)
+    }
+    return { ...started, ref }
+  })
+
+/** The steps from where the run stands to the last, each uninterruptible; validation, collapse checks, checkpoints. */
+const runSteps = (L: Loop) =>
+  Effect.gen(function* () {
+    const { s, c } = L
+    const { config, opts } = s
+    // samples.jsonl: a few validation episodes per evaluation (core/train/samples.ts).
+    const keepSamples = (line: SamplesLine) => appendSamples(L.run.dir, line)
+    const validateAt = (step: number) => validate(c.policy, s.rollout, opts, (...l) => samplingRng(s, ...l), step, keepSamples)
+    if (L.step === 0) emitLine(L, { step: 0, ...sftMetrics(L.sft), ...(yield* attemptPromise(() => validateAt(0))) })
+    // The collapse warning is a function of the history, so a resumed run logs the same.
+    let previous: CollapseCheck | undefined = L.lines.length > 0 ? collapseCheck(L.lines, opts.collapse) : undefined
+    while (L.step < config.steps) {
+      const next = L.step + 1
+      const m = yield* Effect.uninterruptible(
+        attemptPromise(async () => {
+          const line = await trainStep(c, next)
+          if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0)) Object.assign(line, await validateAt(next))
+          return line
+        })
+      )
+      const check = collapseCheck([...L.lines, m], opts.collapse)
+      m["collapse/warning"] = check.warning ? 1 : 0
+      const announce = collapseAnnouncement(previous, check)
+      if (announce) L.log(`step ${next}: ${announce}`)
+      previous = check
+      emitLine(L, m)
+      L.step = next
+      if (check.stop) {
+        L.log(`step ${L.step}: early stop: ${check.stopReason}`)
+        yield* checkpoint(L)
+        return finishRun(L, "complete", { earlyStop: check.stopReason })
+      }
+      if (L.step === config.steps || (opts.checkpointEvery > 0 && L.step % opts.checkpointEvery === 0)) yield* checkpoint(L)
+      yield* Effect.yieldNow
+    }
+    return finishRun(L, "complete")
+  })
+
+/** Run the steps in their own fiber so that an abort interrupts them between steps. */
+const untilAborted = <A, E>(steps: Effect.Effect<A, E>, signal: AbortSignal | undefined) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkChild(steps)
+    const onAbort = () => Effect.runFork(Fiber.interrupt(fiber))
+    if (signal?.aborted) onAbort()
+    signal?.addEventListener("abort", onAbort, { once: true })
+    const exit = yield* Fiber.await(fiber)
+    signal?.removeEventListener("abort", onAbort)
+    return exit
+  })
+
+/** How the steps ended, as the run's summary: stopped, failed on a non-finite update, a user error or a bug. */
+const settle = (L: Loop, exit: Exit.Exit<RunSummary, UserError>): Effect.Effect<RunSummary, UserError> =>
+  Effect.gen(function* () {
+    if (Exit.isSuccess(exit)) return exit.value
+    if (Cause.hasInterruptsOnly(exit.cause)) {
+      yield* checkpoint(L)
+      return finishRun(L, "stopped")
+    }
+    const err = Cause.squash(exit.cause)
+    if (err instanceof NonFiniteUpdate) {
+      L.log(`error: ${err.message}; the last good checkpoint is kept in ${L.run.checkpointDir}`)
+      return finishRun(L, "failed", { error: err.message })
+    }
+    if (isUserError(err)) {
+      finishRun(L, "failed", { error: err.message })
+      return yield* Effect.fail(err)
+    }
+    // A bug: its stack to the run's log, the run summarised as failed, and the defect goes on (exit 1).
+    appendFileSync(join(L.run.dir, "error.log"), `${new Date().toISOString()} step ${L.step + 1}\n${Cause.pretty(exit.cause)}\n`)
+    finishRun(L, "failed", { error: `internal error at step ${L.step + 1}: ${String((err as Error)?.message ?? err)} (stack in ${join(L.run.dir, "error.log")})` })
+    return yield* Effect.die(err)
+  })
+
 export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummary, UserError, ResultsStore | Scorer> =>
   Effect.gen(function* () {
     const store = yield* ResultsStore
@@ -117,122 +264,21 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     const opened = yield* attemptSync(() => openRunFolder(store, config, { ...o, plugins: s.plugins }))
     if (opened.complete) return opened.complete
     const { run, resumeFrom } = opened
-    const lines = [...opened.lines]
-    const initialPath = join(run.checkpointDir, "initial.ckpt")
-
-    // Warm start (or the saved RL start of a resumed run). The SFT watches the abort signal itself.
-    const started = yield* attemptPromise(async () => {
-      try {
-        return await initialPolicy(s, o.outDir, log, o.signal, resumeFrom ? initialPath : s.opts.init)
-      } catch (e) {
-        if ((e as Error)?.name === "SftStopped") return undefined
-        throw e
-      }
-    })
+    const started = yield* startPolicy(s, o, opened, join(run.checkpointDir, "initial.ckpt"), log)
     if (!started) {
       log("stopped during the SFT warm start (nothing cached); run again to start it over")
       const summary = { status: "stopped" as const, stepsDone: 0, wallSeconds: (performance.now() - t0) / 1000, finalValSuccess: null, peakValSuccess: null, final: {} }
       run.writeSummary(summary)
       return { format: 2 as const, runId: run.runId, ...summary } as RunSummary
     }
-    const policy = started.policy
-    if (!resumeFrom) {
-      // The policy chose its kernels when it was built: the record names the backend that runs.
-      run.recordRuntime()
-      mkdirSync(run.checkpointDir, { recursive: true })
-      yield* attemptPromise(() => policy.save(initialPath))
-    }
-    // The reference policy for KL is the RL start (post-SFT / --init) snapshot.
-    const ref = opts.klCoef > 0 ? yield* attemptPromise(() => policy.snapshot()) : undefined
     const state: TrainerState = resumeFrom?.state ?? { step: 0, wallSeconds: 0, peakValSuccess: null, finalValSuccess: null, miEma: {} }
-    if (resumeFrom) {
-      yield* attemptPromise(() => policy.load(resumeFrom.policyPath))
-      log(`resume: from step ${state.step} (${resumeFrom.policyPath})`)
-    }
-    const scorer = yield* (yield* Scorer).make(policy)
+    const scorer = yield* (yield* Scorer).make(started.policy)
     const miEma: Record<string, MiEma> = structuredClone(state.miEma)
-    const c: TrainContext = { s, policy, ref, scorer, miEma, resolveFilter: o.resolveFilter }
-    const apply = o.applyFilter
-    // samples.jsonl: a few validation episodes per evaluation (core/train/samples.ts).
-    const keepSamples = (line: SamplesLine) => appendSamples(run.dir, line)
-
+    const c: TrainContext = { s, policy: started.policy, ref: started.ref, scorer, miEma, resolveFilter: o.resolveFilter }
     const headline = `val/success@${tempLabel(opts.valTemperatures[0] ?? 0.5)}`
-    let { peakValSuccess, finalValSuccess } = state
-    let step = state.step
-    const emit = (m: Record<string, number>) => {
-      run.appendMetrics(m)
-      lines.push(m)
-      const v = m[headline]
-      if (v !== undefined) {
-        finalValSuccess = v
-        peakValSuccess = peakValSuccess === null ? v : Math.max(peakValSuccess, v)
-      }
-      o.onProgress?.({ step: m.step ?? 0, steps: config.steps, metrics: m })
-    }
-    const snapshot = (): TrainerState => ({ step, wallSeconds: state.wallSeconds + (performance.now() - t0) / 1000, peakValSuccess, finalValSuccess, miEma: structuredClone(miEma) })
-    const checkpoint = attemptPromise(() => saveCheckpoint(run.checkpointDir, policy, snapshot(), opts.keepCheckpoints))
-    const finish = (status: RunSummary["status"], extra: { error?: string; earlyStop?: string } = {}): RunSummary => {
-      const summary = { status, stepsDone: step, wallSeconds: snapshot().wallSeconds, finalValSuccess, peakValSuccess, final: lastValues(lines), ...extra }
-      run.writeSummary(summary)
-      return { format: 2 as const, runId: run.runId, ...summary } as RunSummary
-    }
-
-    const steps = Effect.gen(function* () {
-      if (step === 0) emit({ step: 0, ...sftMetrics(started.sft), ...(yield* attemptPromise(() => validate(policy, s.rollout, opts, (...l) => samplingRng(s, ...l), 0, keepSamples))) })
-      // The collapse warning is a function of the history, so a resumed run logs the same.
-      let previous: CollapseCheck | undefined = lines.length > 0 ? collapseCheck(lines, opts.collapse) : undefined
-      while (step < config.steps) {
-        const next = step + 1
-        const m = yield* Effect.uninterruptible(
-          attemptPromise(async () => {
-            const line = await trainStep(c, next, apply)
-            if (next === config.steps || (opts.evalEvery > 0 && next % opts.evalEvery === 0))
-              Object.assign(line, await validate(policy, s.rollout, opts, (...l) => samplingRng(s, ...l), next, keepSamples))
-            return line
-          })
-        )
-        const check = collapseCheck([...lines, m], opts.collapse)
-        m["collapse/warning"] = check.warning ? 1 : 0
-        const announce = collapseAnnouncement(previous, check)
-        if (announce) log(`step ${next}: ${announce}`)
-        previous = check
-        emit(m)
-        step = next
-        if (check.stop) {
-          log(`step ${step}: early stop: ${check.stopReason}`)
-          yield* checkpoint
-          return finish("complete", { earlyStop: check.stopReason })
-        }
-        if (step === config.steps || (opts.checkpointEvery > 0 && step % opts.checkpointEvery === 0)) yield* checkpoint
-        yield* Effect.yieldNow
-      }
-      return finish("complete")
-    })
-
-    // Run the steps in their own fiber so that an abort interrupts them between steps.
-    const fiber = yield* Effect.forkChild(steps)
-    const onAbort = () => Effect.runFork(Fiber.interrupt(fiber))
-    if (o.signal?.aborted) onAbort()
-    o.signal?.addEventListener("abort", onAbort, { once: true })
-    const exit = yield* Fiber.await(fiber)
-    o.signal?.removeEventListener("abort", onAbort)
+    const { peakValSuccess, finalValSuccess } = state
+    const L: Loop = { s, o, run, c, log, t0, priorSeconds: state.wallSeconds, headline, lines: [...opened.lines], sft: started.sft, step: state.step, peakValSuccess, finalValSuccess }
+    const exit = yield* untilAborted(runSteps(L), o.signal)
     yield* Effect.promise(() => run.close())
-    if (Exit.isSuccess(exit)) return exit.value
-    if (Cause.hasInterruptsOnly(exit.cause)) {
-      yield* checkpoint
-      return finish("stopped")
-    }
-    const err = Cause.squash(exit.cause)
-    if (err instanceof NonFiniteUpdate) {
-      log(`error: ${err.message}; the last good checkpoint is kept in ${run.checkpointDir}`)
-      return finish("failed", { error: err.message })
-    }
-    if (isUserError(err)) {
-      finish("failed", { error: err.message })
-      return yield* Effect.fail(err)
-    }
-    // A bug: its stack to the run's log, the run summarised as failed, and the defect goes on (exit 1).
-    appendFileSync(join(run.dir, "error.log"), `${new Date().toISOString()} step ${step + 1}\n${Cause.pretty(exit.cause)}\n`)
-    finish("failed", { error: `internal error at step ${step + 1}: ${String((err as Error)?.message ?? err)} (stack in ${join(run.dir, "error.log")})` })
-    return yield* Effect.die(err)
+    return yield* settle(L, exit)
   })

@@ -4,7 +4,7 @@
  * Set from the CLI with `--set key=value` (e.g. `--set evalEvery=5 --set context=last-k`).
  */
 import { Schema } from "effect"
-import { lossAggs } from "../stats.ts"
+import { LossAggOption } from "../contracts/algorithm.ts"
 import { CollapseThresholds } from "../diagnostics/collapse.ts"
 import { withDefault as dflt } from "../schema/defaults.ts"
 
@@ -77,7 +77,7 @@ export const TrainOptions = Schema.Struct({
   minibatchSize: Schema.optional(PosInt),
   epochs: dflt(PosInt, 1),
   /** Override of the algorithm's loss aggregation. */
-  lossAgg: Schema.optional(Schema.Literals(lossAggs)),
+  lossAgg: Schema.optional(LossAggOption),
   /** Turn-level rule: pad the kept turns by repetition back to the unfiltered count (4 minibatches unless minibatches/minibatchSize say otherwise). */
   padFilteredBatch: dflt(Schema.Boolean, false),
   maxGradNorm: dflt(Schema.Finite, 1),

@@ -6,16 +6,15 @@
  */
 import { Effect, Layer } from "effect"
 import type { PluginInput } from "../contracts/index.ts"
-import { filterResolver, runFilter } from "../filters/run.ts"
-import { Registry } from "../registry.ts"
-import { derive } from "../rng.ts"
+import { filterResolver } from "../filters/run.ts"
+import { Registry, registryLayerFrom } from "../registry.ts"
 import { ResultsStore, Scorer } from "../services.ts"
 import type { RunConfig } from "../schema/run-config.ts"
 import type { RunSummary } from "../schema/results.ts"
 import { trainLoop, type RunOptions } from "./loop.ts"
 import { resolveSetup } from "./setup.ts"
 
-export interface TrainRunOptions extends Omit<RunOptions, "resolveFilter" | "applyFilter"> {
+export interface TrainRunOptions extends Omit<RunOptions, "resolveFilter"> {
   /** Every plugin to register: the built-ins (builtins.ts at the project root) and any user ones. */
   readonly plugins?: ReadonlyArray<PluginInput>
 }
@@ -27,13 +26,7 @@ export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions)
     const registry = yield* Registry
     const resolveFilter = filterResolver(registry.data)
     const services = Layer.mergeAll(ResultsStore.layer(opts.outDir), Scorer.layerOf(setup.scorerSpec, setup.scorerOptions))
-    return yield* trainLoop(setup, {
-      ...opts,
-      resolveFilter,
-      // The same checked path as `filter apply`: a filter's input error or a malformed result is a user error.
-      applyFilter: (_c, groups, step, draw) =>
-        Effect.runPromise(runFilter(setup.filter, groups, { options: setup.filterOptions, rng: derive(setup.config.seed, "filter", step, draw), step, resolveFilter }, setup.filterId))
-    }).pipe(Effect.provide(services))
+    return yield* trainLoop(setup, { ...opts, resolveFilter }).pipe(Effect.provide(services))
   })
 
-export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> => Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(Registry.layerFrom(opts.plugins ?? []))))
+export const runTraining = (config: RunConfig, opts: TrainRunOptions): Promise<RunSummary> => Effect.runPromise(trainProgram(config, opts).pipe(Effect.provide(registryLayerFrom(opts.plugins ?? []))))

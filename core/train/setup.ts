@@ -82,7 +82,10 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       })
     }
     const scorerEntry = opts.diagEvery > 0 ? yield* registry.resolve("scorers", opts.scorer) : undefined
-    const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, {}, "scorer") : undefined
+    if (!scorerEntry && config.scorerOptions !== undefined) {
+      return yield* new UsageError({ field: "scorerOptions", message: "scorerOptions is set but no scorer runs (train.diagEvery is 0); set train.diagEvery > 0 or leave scorerOptions out" })
+    }
+    const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, config.scorerOptions ?? {}, "scorerOptions") : undefined
     const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context
     const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov") ? spec.instructions(envOptions) : undefined
     const rollout: RolloutSettings = {
@@ -121,6 +124,8 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       filterOptions: encoded(filterE.value.options, filterOptions),
       policy: policyE.fullId,
       policyOptions: encoded(policyE.value.options, policyOptions),
+      // Recorded only when set, with its defaults filled in (see RunConfig.scorerOptions).
+      ...(scorerEntry && config.scorerOptions !== undefined ? { scorerOptions: encoded(scorerEntry.value.options, scorerOptions) } : {}),
       train: { ...train, warmStart: ws ? warmStartRef(ws) : "none" }
     }
     const used = new Set([env.plugin, algoE.plugin, filterE.plugin, policyE.plugin, ...(scorerEntry ? [scorerEntry.plugin] : []), ...(wsPlugin ? [wsPlugin] : [])])

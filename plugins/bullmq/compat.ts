@@ -6,9 +6,9 @@
  */
 import type { Plugin } from "../../core/contracts/index.ts"
 import { pluginHash } from "../../core/config.ts"
-import { type Kind, type RegistryData, resolveEntry } from "../../core/registry.ts"
+import { UnknownIdError } from "../../core/errors.ts"
+import { type Kind, lookupEntry, type RegistryData } from "../../core/registry.ts"
 import type { RunConfig } from "../../core/schema/run-config.ts"
-import { Effect, Exit } from "effect"
 import type { PluginRef } from "./job.ts"
 
 export const pluginRef = (p: Plugin): PluginRef => ({ name: p.name, version: p.version, hash: pluginHash(p) })
@@ -18,8 +18,8 @@ export const pluginsOfRun = (data: RegistryData, config: RunConfig): PluginRef[]
   const names = new Set<string>()
   const use = (kind: Kind, id: unknown): void => {
     if (typeof id !== "string") return
-    const r = Effect.runSyncExit(resolveEntry(data, kind, id))
-    if (Exit.isSuccess(r)) names.add(r.value.plugin)
+    const found = lookupEntry(data, kind, id)
+    if (!(found instanceof UnknownIdError)) names.add(found.plugin)
   }
   use("envs", config.env)
   use("algorithms", config.algo)

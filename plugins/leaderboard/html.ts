@@ -91,8 +91,8 @@ const safeHref = (path: string): string => {
 }
 
 /** The page; `extra` is further sections (already escaped HTML), e.g. the agents table. */
-export const renderHtml = (lb: Leaderboard, extra = ""): string => {
-  const others = lb.filters.filter((f) => f !== "none")
+/** The document head (with the sort script's CSP hash) and the page's opening paragraphs. */
+const pageHead = (lb: Leaderboard): string[] => {
   const h: string[] = []
   const scriptHash = createHash("sha256").update(SORT_JS).digest("base64")
   h.push("<!doctype html>", '<html lang="en"><head><meta charset="utf-8">')
@@ -105,7 +105,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: <code>${esc(lb.metric)}</code> in %, each run scored by its peak (the paper's report) and by the mean of its last 3 evaluations. Means over seeds with [95% bootstrap intervals]; Δ is the paired per-seed difference against <code>none</code> in the same row, its interval at the Holm level; <span class="sep">✓</span> separated after Holm over the page. The best peak of each row is highlighted. The <a href="#legend-h">legend</a> says what each number is. Click a column header to sort.</p>`
   )
   h.push('<p><a href="episodes/index.html">Episodes</a>: the validation episodes each run kept, step by step (samples.jsonl), to watch reasoning turn into a template.</p>')
+  return h
+}
 
+/** Results (peak): one row per env × algo × setting, the baseline's peak and every other filter's paired Δ. */
+const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>): string[] => {
+  const h: string[] = []
   h.push('<h2 id="results-h">Results (peak)</h2>')
   h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (peak)</th>')
   for (const f of others) h.push(`<th>${esc(f)} (Δ)</th>`)
@@ -125,7 +130,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     h.push("</tr>")
   }
   h.push("</tbody></table>")
+  return h
+}
 
+/** Cells: every cell's scores, paired Δs, power and budget. */
+const cellsTable = (lb: Leaderboard): string[] => {
+  const h: string[] = []
   h.push('<h2 id="cells-h">Cells</h2>')
   h.push(
     '<p class="note">Every cell: both scores with their 95% intervals, the paired Δ against <code>none</code> per score (interval at the level shown, p and Holm-adjusted p), the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run).</p>'
@@ -150,7 +160,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     }
   }
   h.push("</tbody></table></div>")
+  return h
+}
 
+/** Across envs (per algorithm), when there are rows to aggregate. */
+const acrossTable = (lb: Leaderboard): string[] => {
+  const h: string[] = []
   if ((lb.across ?? []).length) {
     h.push('<h2 id="across-h">Across envs (per algorithm)</h2>')
     h.push(
@@ -169,7 +184,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     }
     h.push("</tbody></table>")
   }
+  return h
+}
 
+/** Filter ranking: mean rank, mean Δ, rows and wins. */
+const rankingTable = (lb: Leaderboard): string[] => {
+  const h: string[] = []
   h.push('<h2 id="ranking-h">Filter ranking</h2>')
   h.push(
     '<p class="note">Mean rank of each filter across rows (1 = best peak success in the row; ties share ranks; the noise floor is not ranked), its mean paired Δ against <code>none</code>, the rows it appears in and the rows it wins.</p>'
@@ -184,7 +204,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     )
   }
   h.push("</tbody></table>")
+  return h
+}
 
+/** Training dynamics: each row group's curves. */
+const dynamicsCharts = (lb: Leaderboard): string[] => {
+  const h: string[] = []
   h.push('<h2 id="dynamics-h">Training dynamics</h2>')
   h.push(
     '<p class="note">Per row: the mean over seeds of each filter\'s curve (paper Fig. 5: success, retrieval accuracy, entropy; Fig. 10: kept ratio, zero-variance groups; Table 8: reward-variance statistics).</p>'
@@ -196,7 +221,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     if (g.missing.length) h.push(`<p class="note missing">Not logged by these runs: ${g.missing.map((m) => `<code>${esc(m)}</code>`).join(", ")}.</p>`)
     h.push("</section>")
   }
+  return h
+}
 
+/** Runs: one line per run, with its files. */
+const runsTable = (lb: Leaderboard): string[] => {
+  const h: string[] = []
   h.push('<h2 id="runs-h">Runs</h2>')
   h.push(
     '<table id="runs" class="sortable"><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>status</th><th>peak (%)</th><th>last-3 (%)</th><th>rollouts</th><th>opt. steps</th><th>config hash</th><th>code version</th><th>runtime</th><th>verified</th><th>files</th></tr></thead><tbody>'
@@ -212,7 +242,12 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
     )
   }
   h.push("</tbody></table>")
+  return h
+}
 
+/** Files left out, the legend, the caller's extra HTML and the sort script. */
+const pageFoot = (lb: Leaderboard, extra: string): string[] => {
+  const h: string[] = []
   if (lb.problems.length) {
     h.push('<h2 id="problems-h">Files left out</h2><ul id="problems">')
     for (const p of lb.problems) h.push(`<li><code>${esc(p.path)}</code>: ${esc(p.message)}</li>`)
@@ -223,5 +258,11 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   h.push("</dl>")
   if (extra) h.push(extra)
   h.push(`<script>${SORT_JS}</script></body></html>`)
+  return h
+}
+
+export const renderHtml = (lb: Leaderboard, extra = ""): string => {
+  const others = lb.filters.filter((f) => f !== "none")
+  const h = [...pageHead(lb), ...resultsTable(lb, others), ...cellsTable(lb), ...acrossTable(lb), ...rankingTable(lb), ...dynamicsCharts(lb), ...runsTable(lb), ...pageFoot(lb, extra)]
   return h.join("\n") + "\n"
 }

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { codeVersion } from "../../core/runtime.ts"
 import { RESULTS_FORMAT } from "../../core/schema/results.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
@@ -34,7 +34,7 @@ const gridOf = (axes: Record<string, unknown>): Promise<GridRun[]> =>
   Effect.runPromise(
     Effect.gen(function* () {
       return yield* expandGrid(yield* decodeSpec({ name: "trust", axes, budget: { steps: 2 } }, "trust"))
-    }).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins])))
+    }).pipe(Effect.provide(registryLayerFrom([...builtinPlugins])))
   )
 
 const dataOf = (run: GridRun, over: Partial<JobData> = {}): JobData => ({

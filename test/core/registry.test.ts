@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Schema } from "effect"
 import { definePlugin } from "../../core/contracts/index.ts"
 import type { Filter } from "../../core/contracts/index.ts"
-import { buildRegistry, Registry, resolveEntry } from "../../core/registry.ts"
+import { UnknownIdError } from "../../core/errors.ts"
+import { buildRegistry, lookupEntry, Registry, registryLayerFrom, resolveEntry } from "../../core/registry.ts"
 
 const filter = (name: string): Filter => ({
   name,
@@ -52,6 +53,15 @@ describe("registry", () => {
     expect(err.message).toContain("--plugin")
   })
 
+  test("the synchronous lookup answers the entry or the same typed error, with no Effect to unwrap", () => {
+    const data = Effect.runSync(buildRegistry([a, b]))
+    const found = lookupEntry(data, "filters", "sel")
+    expect(found instanceof UnknownIdError ? found.message : found.fullId).toBe("alpha/sel-v2")
+    const missing = lookupEntry(data, "filters", "nope")
+    expect(missing).toBeInstanceOf(UnknownIdError)
+    expect((missing as UnknownIdError).message).toBe(Effect.runSync(Effect.flip(resolveEntry(data, "filters", "nope"))).message)
+  })
+
   test("a local id two plugins provide is ambiguous and names both", () => {
     const data = Effect.runSync(buildRegistry([a, b]))
     const err = Effect.runSync(Effect.flip(resolveEntry(data, "filters", "keep")))
@@ -65,8 +75,8 @@ describe("registry", () => {
       const r = yield* Registry
       return (yield* r.resolve("filters", "keep")).fullId
     })
-    expect(await Effect.runPromise(program.pipe(Effect.provide(Registry.layerFrom([a]))))).toBe("alpha/keep")
-    const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(Registry.layerFrom([a, b]))))
+    expect(await Effect.runPromise(program.pipe(Effect.provide(registryLayerFrom([a]))))).toBe("alpha/keep")
+    const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(registryLayerFrom([a, b]))))
     expect(Exit.isFailure(exit)).toBe(true)
   })
 })

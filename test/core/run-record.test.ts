@@ -12,7 +12,7 @@ import { builtinPlugins } from "../../builtins.ts"
 import { configFromFlags, readConfigFile } from "../../core/cli/commands/train.ts"
 import { definePlugin, type Filter, type PluginInput } from "../../core/contracts/index.ts"
 import { contentHash } from "../../core/hash.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { runIdOf } from "../../core/results/store.ts"
 import { SEMANTICS_VERSION } from "../../core/semantics.ts"
 import { TrainOptions } from "../../core/train/options.ts"
@@ -23,7 +23,7 @@ import { metricsWithoutPerf } from "../helpers/run-metrics.ts"
 import { cfg, testPlugin } from "../train/fixtures.ts"
 
 const plugins: PluginInput[] = [...builtinPlugins, testPlugin]
-const resolve = (raw: unknown, extra: PluginInput[] = []) => Effect.runSyncExit(resolveSetup(raw).pipe(Effect.provide(Registry.layerFrom([...plugins, ...extra]))))
+const resolve = (raw: unknown, extra: PluginInput[] = []) => Effect.runSyncExit(resolveSetup(raw).pipe(Effect.provide(registryLayerFrom([...plugins, ...extra]))))
 const resolved = (raw: unknown, extra: PluginInput[] = []) => {
   const exit = resolve(raw, extra)
   if (Exit.isFailure(exit)) throw new Error(String((Cause.squash(exit.cause) as Error).message))

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
 import { instanceOf, partOf, splitSeeds } from "../../core/env/instance-split.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { trainSlotSeeds } from "../../core/train/instances.ts"
 import { resolveSetup, type TrainSetup } from "../../core/train/setup.ts"
 import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
@@ -21,7 +21,7 @@ const STEPS = 40
 const SFT_TURNS = 2000
 
 const setupOf = (env: string, seed: number, instanceSplit = true): Promise<TrainSetup> =>
-  Effect.runPromise(resolveSetup({ env, seed, P: 8, G: 2, train: { diagEvery: 0, instanceSplit } }).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+  Effect.runPromise(resolveSetup({ env, seed, P: 8, G: 2, train: { diagEvery: 0, instanceSplit } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
 
 /** The instances (EnvSpec.instanceKey of the first observation) that these seeds reset to. */
 const instancesOf = async (s: TrainSetup, seeds: ReadonlyArray<number>): Promise<Set<string>> => {

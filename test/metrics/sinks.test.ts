@@ -10,7 +10,7 @@ import { join } from "node:path"
 import type { MetricSink, MetricsRecord, SinkContext, SinkSpec } from "../../core/contracts/sink.ts"
 import { lastLoggedStep } from "../../core/metrics/fanout.ts"
 import { resolveSinks } from "../../core/metrics/sinks.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/schema/run-config.ts"
@@ -204,7 +204,7 @@ describe("results store fan-out", () => {
 })
 
 describe("choosing sinks through the Registry", () => {
-  const resolve = (choices: Parameters<typeof resolveSinks>[0]) => Effect.runPromise(resolveSinks(choices).pipe(Effect.provide(Registry.layerFrom([sinksPlugin]))))
+  const resolve = (choices: Parameters<typeof resolveSinks>[0]) => Effect.runPromise(resolveSinks(choices).pipe(Effect.provide(registryLayerFrom([sinksPlugin]))))
 
   test("by local id, by full id, with options; a repeated sink is kept once", async () => {
     const b = await resolve(["csv", { id: "sinks/tensorboard", options: { exclude: ["perf/"] } }, "sinks/csv"])
@@ -239,7 +239,7 @@ describe("a real training run with sinks, crashed and resumed", () => {
     const { cfg, testPlugin } = await import("../train/fixtures.ts")
     const out = tmp()
     const plugins = [...builtinPlugins, testPlugin]
-    const sinks = await Effect.runPromise(resolveSinks(["csv", "tensorboard"]).pipe(Effect.provide(Registry.layerFrom(plugins))))
+    const sinks = await Effect.runPromise(resolveSinks(["csv", "tensorboard"]).pipe(Effect.provide(registryLayerFrom(plugins))))
     const config = cfg({ steps: 6 }, { checkpointEvery: 2, valSeeds: 4, evalEvery: 3, diagEvery: 0 })
     const base = { outDir: out, plugins, sinks, onLog: () => {} }
     // A crash after step 3 (a throw from the progress callback); the last checkpoint is step 2, so

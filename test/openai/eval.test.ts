@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { MetricsLine } from "../../core/schema/results.ts"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { resolveAgent } from "../../plugins/openai/agent-flags.ts"
 import { AgentEvalConfigFile, AgentEvalSummary } from "../../core/schema/agent-eval.ts"
 import { runEval } from "../../plugins/openai/eval.ts"
@@ -70,7 +70,7 @@ describe("eval against a served model", () => {
   test("writes config.json, metrics.jsonl and summary.json that decode strictly; marked not reproducible, no key", async () => {
     const flags = { env: "frozenlake", policy: "openai", baseUrl: url, model: "tiny", apiKeyEnv: "RAGEN_TEST_KEY", maxTurns: 2, seed: 4, instructions: "never" }
     process.env.RAGEN_TEST_KEY = "sk-never-written-anywhere"
-    const a = await Effect.runPromise(resolveAgent(flags, { temperature: 0.5 }).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+    const a = await Effect.runPromise(resolveAgent(flags, { temperature: 0.5 }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
     const policy = remotePolicy({ baseUrl: url, model: "tiny", apiKeyEnv: "RAGEN_TEST_KEY" }, process.env)
     const out = tempDir("openai-eval")
     const r = await runEval(policy, a, 5, 123, out)

@@ -5,14 +5,14 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { followServed, resolveAgent } from "../../plugins/openai/agent-flags.ts"
 import { promptTooLong } from "../../plugins/openai/policy.ts"
 
 const agent = (env: string, instructions?: string) =>
   Effect.runPromise(
     resolveAgent({ env, policy: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", ...(instructions ? { instructions } : {}) }, { temperature: 0.5 }).pipe(
-      Effect.provide(Registry.layerFrom(builtinPlugins))
+      Effect.provide(registryLayerFrom(builtinPlugins))
     )
   )
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { fakeTrainEnv } from "../helpers/fake-train.ts"
 import { BUILTINS_ENV } from "../../core/config.ts"
@@ -38,7 +38,7 @@ export const writeSpec = (dir: string, spec: unknown, name = "spec.json"): strin
 export const fakeEnv = (stepMs = 1): Record<string, string> => ({ ...fakeTrainEnv(stepMs), [BUILTINS_ENV]: join(import.meta.dir, "..", "..", "builtins.ts") })
 
 /** A spec's runs, resolved against the built-ins and the sweep fixture plugin (as `sweep --plugin` does). */
-export const grid = (input: unknown) => Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))
+export const grid = (input: unknown) => Effect.runSync(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(registryLayerFrom([...builtinPlugins, fixture]))))
 
 /** The same, as an Exit (for specs that must fail). */
-export const gridExit = (input: unknown) => Effect.runSyncExit(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins, fixture]))))
+export const gridExit = (input: unknown) => Effect.runSyncExit(Effect.flatMap(decodeSpec(input, "t"), expandGrid).pipe(Effect.provide(registryLayerFrom([...builtinPlugins, fixture]))))

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { Registry, registryLayerFrom } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
 
@@ -21,6 +21,6 @@ test("no preset run falls through warmStart auto to a start from scratch", async
       for (const r of runs) if (r.notice) fromScratch.push(`${name}: ${r.label}`)
     }
   })
-  await Effect.runPromise(program.pipe(Effect.provide(Registry.layerFrom([...builtinPlugins]))))
+  await Effect.runPromise(program.pipe(Effect.provide(registryLayerFrom([...builtinPlugins]))))
   expect(fromScratch).toEqual([])
 }, 60_000)

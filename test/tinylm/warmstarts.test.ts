@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtinPlugins } from "../../builtins.ts"
 import { sha256Hex } from "../../core/hash.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { resolveSetup } from "../../core/train/setup.ts"
 import { checkWarmStartFile } from "../../core/train/warm-starts.ts"
 import { readManifest, toWarmStart, WARMSTART_DIR } from "../../plugins/tinylm/warm-starts.ts"
@@ -18,13 +18,13 @@ import { prefixHash } from "../../plugins/tinylm/warmstart-command.ts"
 import { RECIPES } from "../../plugins/tinylm/warmstarts/recipes.ts"
 
 const manifest = readManifest()
-const setup = (raw: Record<string, unknown>) => Effect.runPromise(resolveSetup(raw).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+const setup = (raw: Record<string, unknown>) => Effect.runPromise(resolveSetup(raw).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
 const setupError = (raw: Record<string, unknown>) =>
   Effect.runPromise(
     resolveSetup(raw).pipe(
       Effect.flip,
       Effect.map((e) => e.message),
-      Effect.provide(Registry.layerFrom(builtinPlugins))
+      Effect.provide(registryLayerFrom(builtinPlugins))
     )
   )
 
@@ -61,7 +61,7 @@ describe("shipped warm starts: the recipe's first steps reproduce (JS kernels)",
       const e = manifest.warmstarts.find((x) => x.id === r.id)
       expect(e).toBeDefined()
       expect(e!.prefix.kernels).toBe("js")
-      expect(await Effect.runPromise(prefixHash(r).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))).toBe(e!.prefix.sha256)
+      expect(await Effect.runPromise(prefixHash(r).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))).toBe(e!.prefix.sha256)
     }, 120_000)
   }
 })

@@ -2,13 +2,13 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { derive } from "../../core/rng.ts"
 import { REDRAW_SEED_BASE, samplingRng, trainSlotSeeds } from "../../core/train/instances.ts"
 import { resolveSetup, type TrainSetup } from "../../core/train/setup.ts"
 
 const setupOf = (seed: number, train: Record<string, unknown> = {}): Promise<TrainSetup> =>
-  Effect.runPromise(resolveSetup({ env: "frozenlake", seed, P: 4, G: 2, train: { diagEvery: 0, ...train } }).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+  Effect.runPromise(resolveSetup({ env: "frozenlake", seed, P: 4, G: 2, train: { diagEvery: 0, ...train } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
 
 describe("training instances", () => {
   test("per-seed (default): the run seed chooses the seeds; the same seed gives the same ones", async () => {

@@ -8,12 +8,12 @@ import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import table4, { TABLE4_ALGOS } from "../../plugins/sweep/presets/table4.ts"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { type Registry, registryLayerFrom } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
 import { resolveSetup } from "../../core/train/setup.ts"
 
-const withRegistry = <A, E>(e: Effect.Effect<A, E, Registry>) => Effect.runPromise(e.pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+const withRegistry = <A, E>(e: Effect.Effect<A, E, Registry>) => Effect.runPromise(e.pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
 const resolvedAlgo = (a: (typeof TABLE4_ALGOS)[number]) =>
   withRegistry(resolveSetup({ env: "frozenlake", algo: a.id, algoOptions: a.options, steps: 1, train: { klCoef: 0 } })).then((s) => ({
     algo: s.config.algo,

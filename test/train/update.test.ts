@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtinPlugins } from "../../builtins.ts"
 import { definePlugin, type Filter, type FilterResult, type Group } from "../../core/contracts/index.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { derive } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/schema/run-config.ts"
@@ -51,7 +51,7 @@ const config = (over: Record<string, unknown> = {}, train: Record<string, unknow
   return r.value
 }
 const setupOf = (over: Record<string, unknown> = {}, train: Record<string, unknown> = {}): Promise<TrainSetup> =>
-  Effect.runPromise(resolveSetup(config(over, train)).pipe(Effect.provide(Registry.layerFrom(plugins))))
+  Effect.runPromise(resolveSetup(config(over, train)).pipe(Effect.provide(registryLayerFrom(plugins))))
 const contextOf = (s: TrainSetup, initLogits?: number[]): TrainContext => ({
   s,
   policy: new FakePolicy(candidates, initLogits),

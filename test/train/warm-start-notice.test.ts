@@ -5,11 +5,11 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
-import { Registry } from "../../core/registry.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { resolveSetup } from "../../core/train/setup.ts"
 
 const setupOf = (envOptions: Record<string, unknown>, train: Record<string, unknown> = {}) =>
-  Effect.runSync(resolveSetup({ env: "frozenlake", envOptions, policy: "tinylm", algo: "grpo", steps: 1, train }).pipe(Effect.provide(Registry.layerFrom([...builtinPlugins]))))
+  Effect.runSync(resolveSetup({ env: "frozenlake", envOptions, policy: "tinylm", algo: "grpo", steps: 1, train }).pipe(Effect.provide(registryLayerFrom([...builtinPlugins]))))
 
 describe("warm start notice", () => {
   test("the shipped start's own options: it is used, no notice", () => {

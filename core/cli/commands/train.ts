@@ -18,7 +18,7 @@ import { listFlag, numberFlag } from "../flags.ts"
 import { defineCommand } from "../command.ts"
 import { Registry } from "../../registry.ts"
 
-const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filterOptions", "policy", "policyOptions", "P", "G", "steps", "seed", "lr", "train"])
+const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filterOptions", "policy", "policyOptions", "scorerOptions", "P", "G", "steps", "seed", "lr", "train"])
 
 /** No run config nests this deep; a deeper document would overflow the stack of every recursive walk after parsing. */
 const MAX_CONFIG_DEPTH = 64
