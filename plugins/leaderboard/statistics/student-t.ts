@@ -78,17 +78,17 @@ export const tCdf = (t: number, df: number): number => {
 }
 
 /** Quantiles already computed (a page asks for the same few levels and df again and again). */
-const quantiles = new Map<string, number>()
+const quantiles = new Map<number, Map<number, number>>()
 
 /** The q-quantile of Student's t with ν = df (q in (0, 1)): bisection on the CDF to 1e-12. */
 export const tQuantile = (q: number, df: number): number => {
   checkLevel(q, "tQuantile: q")
   checkDf(df, "tQuantile")
-  const key = `${q}:${df}`
-  const known = quantiles.get(key)
+  const byDf = quantiles.get(q) ?? new Map<number, number>()
+  const known = byDf.get(df)
   if (known !== undefined) return known
   const t = bisectQuantile(q, df)
-  if (quantiles.size < 10_000) quantiles.set(key, t)
+  if (quantiles.size < 1000 && byDf.size < 1000) quantiles.set(q, byDf.set(df, t))
   return t
 }
 
