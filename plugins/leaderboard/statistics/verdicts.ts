@@ -79,7 +79,7 @@ export const pairsToReject = (test: PairedTest, threshold: number): number => {
 
 /**
  * Seeds to detect δ (default 5 points) at the given power from the observed sd, by the t form of
- * the paired sample-size formula iterated to a fixed point, n = ⌈((t_{1−α/2, n−1} + t_{power, n−1})·sd/δ)²⌉
+ * the paired sample-size formula, the smallest n with n ≥ ((t_{1−α/2, n−1} + t_{power, n−1})·sd/δ)²
  * (Chow, Shao & Wang 2008 §3.1; the normal form in core/statistics/power.ts asks for a seed or two fewer),
  * and never fewer than the test needs to reject at `threshold` at all.
  */
@@ -87,14 +87,11 @@ export const seedsNeededFor = (sd: number, test: PairedTest, threshold: number, 
   const delta = options.delta ?? 0.05
   const alpha = options.alpha ?? 0.05
   const power = options.power ?? 0.8
-  // From the normal form upward: t quantiles exceed z, so each step can only ask for more seeds.
+  // The smallest n ≥ the normal form's answer at which the t form is satisfied (t quantiles exceed
+  // z, so the answer is never below it); beyond a few hundred seeds the two agree.
   let n = seedsForPower(sd, options) ?? 2
-  // Beyond a few hundred seeds t and z quantiles agree to well under one seed's worth.
-  for (let i = 0; i < 100 && n < 500; i++) {
-    const next = Math.max(2, Math.ceil((((tQuantile(1 - alpha / 2, n - 1) + tQuantile(power, n - 1)) * sd) / delta) ** 2))
-    if (next <= n) break
-    n = next
-  }
+  const needs = (k: number): number => (((tQuantile(1 - alpha / 2, k - 1) + tQuantile(power, k - 1)) * sd) / delta) ** 2
+  while (n < 500 && needs(n) > n) n++
   return Math.max(n, pairsToReject(test, threshold))
 }
 
