@@ -235,6 +235,33 @@ export const c5PromptBeatsTrajectory = (all: ReadonlyArray<RunView>): ClaimRow =
 /** Mean of the last 3 evaluation-step values of the MI proxy: the run's final MI. */
 const finalMi = (v: RunView): number | null => lastMean(evalCurve(v.run, MI_METRIC))
 
+/** Mean over runs with its t interval, as a level (unsigned). */
+const levelCell = (runs: ReadonlyArray<RunView>, pick: (v: RunView) => number | null, seed: string): string =>
+  fmtInterval(
+    meanInterval(
+      runs.flatMap((v) => {
+        const x = pick(v)
+        return x === null ? [] : [x]
+      }),
+      seed
+    ),
+    { signed: false }
+  )
+
+/** C4's per-quartile table: each quartile's area, peak and final MI per setting. */
+const quartileTable = (perQuartile: ReadonlyArray<{ group: string; k: number; runs: RunView[] }>, labels: ReadonlyMap<string, string>): string =>
+  table(
+    ["setting", "quartile", "n", "area", "peak success", "final MI"],
+    perQuartile.map((p) => [
+      labels.get(p.group)!,
+      `Q${p.k}`,
+      String(p.runs.length),
+      levelCell(p.runs, (v) => v.auc, `C4 q${p.k} auc ${p.group}`),
+      levelCell(p.runs, (v) => v.peak, `C4 q${p.k} peak ${p.group}`),
+      levelCell(p.runs, finalMi, `C4 q${p.k} mi ${p.group}`)
+    ])
+  )
+
 export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
   const views = all.filter(eligible).filter((v) => quartileOf(v) !== null)
   const base = {
@@ -291,38 +318,7 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
     runs: [...new Set(perQuartile.flatMap((p) => p.runs))],
     details: [
       "Per quartile (mean over seeds, 95% t interval):",
-      table(
-        ["setting", "quartile", "n", "area", "peak success", "final MI"],
-        perQuartile.map((p) => [
-          labels.get(p.group)!,
-          `Q${p.k}`,
-          String(p.runs.length),
-          fmtInterval(
-            meanInterval(
-              p.runs.flatMap((v) => (v.auc === null ? [] : [v.auc])),
-              `C4 q${p.k} auc ${p.group}`
-            ),
-            { signed: false }
-          ),
-          fmtInterval(
-            meanInterval(
-              p.runs.flatMap((v) => (v.peak === null ? [] : [v.peak])),
-              `C4 q${p.k} peak ${p.group}`
-            ),
-            { signed: false }
-          ),
-          fmtInterval(
-            meanInterval(
-              p.runs.flatMap((v) => {
-                const m = finalMi(v)
-                return m === null ? [] : [m]
-              }),
-              `C4 q${p.k} mi ${p.group}`
-            ),
-            { signed: false }
-          )
-        ])
-      ),
+      quartileTable(perQuartile, labels),
       "Trend: Spearman's ρ of quartile index (1 = highest RV) against the area, per setting:",
       table(["setting", "runs", "ρ [95%]"], trends),
       "Q1 − Q4 per setting (paired by seed):",

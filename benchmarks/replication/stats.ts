@@ -226,7 +226,8 @@ export const fmtInterval = (iv: Interval | null, options: { digits?: number; sig
   const f = options.signed === false ? (x: number) => plain(x, d) : (x: number) => signed(x, d)
   const ci = iv.lo === null || iv.hi === null ? " (no interval)" : ` [${f(iv.lo)}, ${f(iv.hi)}]`
   // The sign-flip p where the interval has one: what the verdict reads.
-  const p = iv.p === undefined ? "" : ` p ${iv.p < 0.001 ? "<0.001" : iv.p.toFixed(3)}`
+  // (Unsigned values are levels, not differences: a test of "the mean is 0" says nothing there.)
+  const p = iv.p === undefined || options.signed === false ? "" : ` p ${iv.p < 0.001 ? "<0.001" : iv.p.toFixed(3)}`
   return `${f(iv.value)}${ci}${p}`
 }
 
