@@ -68,7 +68,7 @@ const deltaHtml = (d: Paired, mark = true): string => {
 const pairedCells = (d: Paired | null, pairs?: number): string =>
   d === null
     ? '<td class="num" data-sort="">–</td><td class="num" data-sort="">–</td>'
-    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
+    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null || d.verdict === "cannot-separate" ? null : d.level, d.lo === null || d.verdict === "cannot-separate" ? "–" : fmtLevel(d.level))}`
 
 const sepCell = (d: Paired | null): string =>
   d === null
@@ -111,7 +111,9 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
   for (const f of others) h.push(`<th>${esc(f)} (Δ)</th>`)
   h.push("</tr></thead><tbody>")
   for (const r of lb.rows) {
-    h.push(`<tr data-row="${esc(r.key)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td>`)
+    h.push(
+      `<tr data-row="${esc(r.key)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}${r.notLearning ? ` <span class="cannot" title="${esc(r.notLearning)}">(none does not learn: left out of the ranking and the aggregates)</span>` : ""}</td>`
+    )
     for (const f of ["none", ...others]) {
       const c = r.cells.find((x) => x.filter === f)
       if (!c) {

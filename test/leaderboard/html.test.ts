@@ -90,9 +90,9 @@ describe("leaderboard page (happy-dom)", () => {
     // Columns: env algo setting filter | seeds peak last-3 | pairs Δarea level p verdict | Δlast-3 level verdict | seeds±5 | 4 budgets.
     const t = cells(row("frozenlake", "top-p"))
     expect(t.slice(4, 7)).toEqual(["2", "85.0 [21.5, 148.5]", "63.7 [16.1, 111.4]"])
-    // Two pairs: the mean without an interval, and the reason instead of a mark.
-    expect(t.slice(7, 12)).toEqual(["2", "+15.6 (n = 2 cannot separate at this family size)", "95%", "0.500", "n = 2 cannot separate at this family size"])
-    expect(t.slice(12, 15)).toEqual(["+18.8 (n = 2 cannot separate at this family size)", "95%", "n = 2 cannot separate at this family size"])
+    // Two pairs: the mean without an interval (nor its level), and the reason instead of a mark.
+    expect(t.slice(7, 12)).toEqual(["2", "+15.6 (n = 2 cannot separate at this family size)", "–", "0.500", "n = 2 cannot separate at this family size"])
+    expect(t.slice(12, 15)).toEqual(["+18.8 (n = 2 cannot separate at this family size)", "–", "n = 2 cannot separate at this family size"])
     expect(t[15]).toBe("9")
     expect(t.slice(16)).toEqual(["—", "—", "—", "—"])
     // A cell with one pair: a mean, no interval or p.
