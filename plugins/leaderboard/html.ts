@@ -4,10 +4,9 @@
  * Security Policy allows only this page's own script (by hash), so markup smuggled into a
  * result file could not run even if an escape were missed.
  */
-import { MIN_PAIRS_TO_SEPARATE } from "./statistics/paired.ts"
 import { createHash } from "node:crypto"
 import { esc } from "./escape.ts"
-import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
+import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, pct, signedPct, verdictMark } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Cell, Leaderboard, Paired } from "./schema.ts"
 import { lineChart } from "./svg.ts"
@@ -52,33 +51,33 @@ th{background:#f3f3f3;cursor:pointer;user-select:none}th[aria-sort=ascending]::a
 td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;background:#eaf6ea}.pos{color:#11661d}.neg{color:#a11}
 .charts{display:flex;flex-wrap:wrap;gap:.5rem}.chart .ct{font-size:12px;font-weight:600}.chart .tick,.chart .lg{font-size:10px;fill:#333}
 .chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#999}.note{color:#666;font-size:12px}code{font-size:12px}
-.ok{color:#11661d}.bad{color:#a11}.sep{color:#11661d;font-weight:700}.ref{color:#666;font-style:italic}tr.noise-floor td{background:#f7f7fb}
+.ok{color:#11661d}.bad{color:#a11}.sep{color:#11661d;font-weight:700}.better{color:#11661d;font-weight:700}.worse{color:#a11;font-weight:700}.cannot{color:#666;font-style:italic}p.verdict{font-size:1.1rem}.ref{color:#666;font-style:italic}tr.noise-floor td{background:#f7f7fb}
 #cells{font-size:12px}#cells td.num{white-space:nowrap}#cells td,#cells th{padding:.2rem .35rem}
 dl.legend dt{font-weight:600;margin-top:.4rem}dl.legend dd{margin:0 0 0 1.2rem;max-width:60rem}.wide{overflow-x:auto}
 `.trim()
 
-/** A Δ with its interval, coloured by sign, with the separated mark. */
+/** A Δ with its interval, coloured by sign, with its verdict mark (▲ better / ▼ worse read differently; no interval where n cannot separate). */
 const deltaHtml = (d: Paired, mark = true): string => {
   const sign = d.mean > 0 ? "pos" : d.mean < 0 ? "neg" : ""
-  return `<span class="${sign}">${esc(fmtPaired(d))}</span>${mark && d.separated ? ' <span class="sep" title="separated (Holm)">✓</span>' : ""}`
+  if (d.verdict === "cannot-separate") return `<span class="${sign}">${esc(signedPct(d.mean))}</span> <span class="cannot">(${esc(verdictMark(d))})</span>`
+  const cls = d.verdict === "better" ? "better" : "worse"
+  return `<span class="${sign}">${esc(fmtPaired(d))}</span>${mark && d.separated ? ` <span class="${cls}" title="separated from none (Holm)">${esc(verdictMark(d))}</span>` : ""}`
 }
 
 /** Δ and its level; its pairs are noted only when they differ from `pairs` (the peak comparison's). */
 const pairedCells = (d: Paired | null, pairs?: number): string =>
   d === null
     ? '<td class="num" data-sort="">–</td><td class="num" data-sort="">–</td>'
-    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
+    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null || d.verdict === "cannot-separate" ? null : d.level, d.lo === null || d.verdict === "cannot-separate" ? "–" : fmtLevel(d.level))}`
 
 const sepCell = (d: Paired | null): string =>
   d === null
     ? "<td>–</td>"
-    : !d.inFamily
-      ? d.n < MIN_PAIRS_TO_SEPARATE
-        ? `<td class="ref" title="fewer than ${MIN_PAIRS_TO_SEPARATE} pairs: not tested">n&lt;${MIN_PAIRS_TO_SEPARATE}</td>`
-        : '<td class="ref" title="a reference: not tested">ref.</td>'
+    : d.verdict === "cannot-separate"
+      ? `<td class="cannot">${esc(verdictMark(d))}</td>`
       : d.separated
-        ? '<td class="sep">✓</td>'
-        : "<td></td>"
+        ? `<td class="${d.verdict === "better" ? "better" : "worse"}">${esc(verdictMark(d))}${d.inFamily ? "" : " (ref.)"}</td>`
+        : `<td${d.inFamily ? "" : ' class="ref"'}>${d.inFamily ? "" : "ref."}</td>`
 
 const budgetCells = (c: Cell): string => [c.budget.envSteps, c.budget.tokens, c.budget.rollouts, c.budget.optimizerSteps].map((v) => numCell(v, fmtCount(v))).join("")
 
@@ -100,23 +99,26 @@ const pageHead = (lb: Leaderboard): string[] => {
   h.push('<meta name="viewport" content="width=device-width, initial-scale=1">')
   h.push(`<title>ragen-bench leaderboard</title><style>${CSS}</style></head><body>`)
   h.push("<h1>ragen-bench leaderboard</h1>")
+  h.push(`<p class="verdict"><strong>${esc(lb.verdict.sentence)}</strong></p>`)
   const complete = lb.entries.filter((e) => e.status === "complete").length
   h.push(
-    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: <code>${esc(lb.metric)}</code> in %, each run scored by its peak (the paper's report) and by the mean of its last 3 evaluations. Means over seeds with [95% bootstrap intervals]; Δ is the paired per-seed difference against <code>none</code> in the same row, its interval at the Holm level; <span class="sep">✓</span> separated after Holm over the page. The best peak of each row is highlighted. The <a href="#legend-h">legend</a> says what each number is. Click a column header to sort.</p>`
+    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Metric: <code>${esc(lb.metric)}</code> in %, the primary score is the area under the validation curve (mean success over evaluations after step 0), with last-3 and peak beside it. Means over seeds with [95% t intervals]; Δ is the paired per-seed difference against <code>none</code> in the same row, its t interval at the Holm level; <span class="better">▲ better</span> / <span class="worse">▼ worse</span>: separated after Holm over the page. ★: the highest area in its row among the cells separated above none. The <a href="#legend-h">legend</a> says what each number is. Click a column header to sort.</p>`
   )
   h.push('<p><a href="episodes/index.html">Episodes</a>: the validation episodes each run kept, step by step (samples.jsonl), to watch reasoning turn into a template.</p>')
   return h
 }
 
-/** Results (peak): one row per env × algo × setting, the baseline's peak and every other filter's paired Δ. */
+/** Results (area under the validation curve): one row per env × algo × setting, the baseline's area and every other filter's paired Δ. */
 const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>): string[] => {
   const h: string[] = []
-  h.push('<h2 id="results-h">Results (peak)</h2>')
-  h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (peak)</th>')
+  h.push('<h2 id="results-h">Results (area under the validation curve)</h2>')
+  h.push('<table id="results" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>none (area)</th>')
   for (const f of others) h.push(`<th>${esc(f)} (Δ)</th>`)
   h.push("</tr></thead><tbody>")
   for (const r of lb.rows) {
-    h.push(`<tr data-row="${esc(r.key)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td>`)
+    h.push(
+      `<tr data-row="${esc(r.key)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}${r.notLearning ? ` <span class="cannot" title="${esc(r.notLearning)}">(none does not learn: left out of the ranking and the aggregates)</span>` : ""}</td>`
+    )
     for (const f of ["none", ...others]) {
       const c = r.cells.find((x) => x.filter === f)
       if (!c) {
@@ -124,8 +126,8 @@ const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>): string[] 
         continue
       }
       const best = c.best ? "best" : ""
-      if (c.kind === "baseline" || !c.delta) h.push(numCell(c.peak.mean, `${esc(fmtEstimate(c.peak))}${c.best ? " ★" : ""}`, best))
-      else h.push(numCell(c.delta.mean, `${deltaHtml(c.delta)} <span class="note">(${esc(fmtPairs(c.delta))}; ${pct(c.peak.mean)})</span>${c.best ? " ★" : ""}`, best))
+      if (c.kind === "baseline" || !c.delta) h.push(c.auc ? numCell(c.auc.mean, esc(fmtEstimate(c.auc)), best) : numCell(null, "–"))
+      else h.push(numCell(c.delta.mean, `${deltaHtml(c.delta)} <span class="note">(${esc(fmtPairs(c.delta))}; ${c.auc ? pct(c.auc.mean) : "–"})</span>${c.best ? " ★" : ""}`, best))
     }
     h.push("</tr>")
   }
@@ -138,10 +140,10 @@ const cellsTable = (lb: Leaderboard): string[] => {
   const h: string[] = []
   h.push('<h2 id="cells-h">Cells</h2>')
   h.push(
-    '<p class="note">Every cell: both scores with their 95% intervals, the paired Δ against <code>none</code> per score (interval at the level shown, p and Holm-adjusted p), the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run).</p>'
+    '<p class="note">Every cell: peak and last-3 with their 95% t intervals, the paired Δ against <code>none</code> on the area (the primary score) and on last-3 (interval at the level shown, p and Holm-adjusted p), the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run).</p>'
   )
   h.push(
-    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>seeds</th><th>peak (%)</th><th>last-3 (%)</th><th>pairs</th><th>Δ peak</th><th>level</th><th>p (Holm)</th><th>sep.</th><th>Δ last-3</th><th>level</th><th>sep.</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
+    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>seeds</th><th>peak (%)</th><th>last-3 (%)</th><th>pairs</th><th>Δ area</th><th>level</th><th>p (Holm)</th><th>verdict</th><th>Δ last-3</th><th>level</th><th>verdict</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
   )
   for (const r of lb.rows) {
     for (const c of r.cells) {
@@ -172,14 +174,14 @@ const acrossTable = (lb: Leaderboard): string[] => {
       '<p class="note">Interquartile mean of normalized scores and the probability of improvement over <code>none</code>, over the rows of each algorithm, with 95% stratified-bootstrap intervals.</p>'
     )
     h.push(
-      '<table id="across" class="sortable"><thead><tr><th>algo</th><th>filter</th><th>envs</th><th>IQM peak (%)</th><th>IQM last-3 (%)</th><th>P(&gt; none) peak</th><th>P(&gt; none) last-3</th></tr></thead><tbody>'
+      '<table id="across" class="sortable"><thead><tr><th>algo</th><th>filter</th><th>envs</th><th>IQM area (%)</th><th>IQM last-3 (%)</th><th>P(&gt; none) area</th><th>P(&gt; none) last-3</th></tr></thead><tbody>'
     )
     for (const a of lb.across) {
       h.push(
-        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}"><td>${esc(shortId(a.algo))}</td><td>${esc(a.filter)}</td><td>${a.envs.map((e) => esc(shortId(e))).join(", ")}</td>${numCell(a.iqmPeak.value, esc(fmtAggregatePct(a.iqmPeak)))}${numCell(
+        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}"><td>${esc(shortId(a.algo))}</td><td>${esc(a.filter)}</td><td>${a.envs.map((e) => esc(shortId(e))).join(", ")}</td>${numCell(a.iqm?.value ?? null, esc(fmtAggregatePct(a.iqm)))}${numCell(
           a.iqmLast3?.value ?? null,
           esc(fmtAggregatePct(a.iqmLast3))
-        )}${numCell(a.improvementPeak?.value ?? null, esc(fmtProbability(a.improvementPeak)))}${numCell(a.improvementLast3?.value ?? null, esc(fmtProbability(a.improvementLast3)))}</tr>`
+        )}${numCell(a.improvement?.value ?? null, esc(fmtProbability(a.improvement)))}${numCell(a.improvementLast3?.value ?? null, esc(fmtProbability(a.improvementLast3)))}</tr>`
       )
     }
     h.push("</tbody></table>")

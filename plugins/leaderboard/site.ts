@@ -16,12 +16,7 @@ export interface SiteWritten {
 }
 
 /** `collected`: runs gathered by the caller (a joined reference set) instead of collectInputs (run folders and compact records, range-checked). */
-export const writeSite = (
-  resultDirs: ReadonlyArray<string>,
-  siteDir: string,
-  collected?: Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }>,
-  options: { readonly minPairs?: number } = {}
-): Effect.Effect<SiteWritten> =>
+export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }>): Effect.Effect<SiteWritten> =>
   Effect.gen(function* () {
     const { runs, problems, sources } = yield* collected ?? collectInputs(resultDirs, siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
@@ -32,7 +27,7 @@ export const writeSite = (
       agents.push(...a.entries)
       agentProblems.push(...a.problems)
     }
-    const leaderboard = buildLeaderboard({ runs, problems: [...problems, ...agentProblems], sources, siteDir, ...options })
+    const leaderboard = buildLeaderboard({ runs, problems: [...problems, ...agentProblems], sources, siteDir })
     const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html") }
     const link = (e: AgentEntry, file: string) => relative(resolve(siteDir), resolve(e.path, file)).split("\\").join("/")
     writeJsonAtomic(files.json, leaderboard)
