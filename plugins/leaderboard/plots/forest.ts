@@ -1,0 +1,71 @@
+/**
+ * Forest plots: per row (env · algo · setting), each filter's paired difference from `none` on
+ * the primary score with its interval, the noise floor (none′ − none) as its own shaded band and
+ * line, and the verdict as a glyph and a word beside each line. Every panel of a page shares one
+ * symmetric domain, so a wide interval looks wide next to a narrow one.
+ */
+import { pct, shortId, signedPct } from "../format.ts"
+import type { Cell, Leaderboard, Row } from "../schema.ts"
+import { primaryDeltaOf, PRIMARY_LABEL, type Verdict, verdictOf } from "../view.ts"
+import { type IntervalItem, intervalChart, symmetricDomain } from "./intervals.ts"
+import { BETTER_COLOUR, colourOf, NOISE_FLOOR_COLOUR, WORSE_COLOUR } from "./palette.ts"
+
+/** How each verdict reads: a glyph and a word, and a colour that is never the only cue. */
+export const VERDICT_MARK: Readonly<Record<Verdict, { glyph: string; word: string; colour: string }>> = {
+  better: { glyph: "▲", word: "better", colour: BETTER_COLOUR },
+  worse: { glyph: "▼", word: "worse", colour: WORSE_COLOUR },
+  "not-separated": { glyph: "≈", word: "not separated", colour: "#555555" },
+  "cannot-separate": { glyph: "?", word: "too few seeds", colour: "#555555" }
+}
+
+export type CellHref = (row: Row, cell: Cell) => string | undefined
+
+/** The shared domain of every forest panel on a page. */
+export const forestDomain = (lb: Leaderboard): readonly [number, number] =>
+  symmetricDomain(lb.rows.flatMap((r) => r.cells.flatMap((c) => (primaryDeltaOf(c) ? [primaryDeltaOf(c)!.lo, primaryDeltaOf(c)!.hi, primaryDeltaOf(c)!.mean] : []))))
+
+const interval = (lo: number | null, hi: number | null): string => (lo === null || hi === null ? "no interval" : `[${signedPct(lo)}, ${signedPct(hi)}]`)
+
+const itemOf = (row: Row, c: Cell, href: CellHref): IntervalItem | null => {
+  const d = primaryDeltaOf(c)
+  if (!d) return null
+  const floor = c.kind === "noise-floor"
+  const v = verdictOf(d)
+  const mark = VERDICT_MARK[v]
+  const it: IntervalItem = {
+    label: c.filter,
+    value: d.mean,
+    lo: d.lo,
+    hi: d.hi,
+    colour: floor ? NOISE_FLOOR_COLOUR : colourOf(c.filter),
+    filled: !floor && (v === "better" || v === "worse"),
+    note: floor ? `${signedPct(d.mean)} noise floor` : `${signedPct(d.mean)} ${mark.glyph} ${mark.word}`,
+    noteColour: floor ? NOISE_FLOOR_COLOUR : mark.colour,
+    hover: `${c.filter} − none on ${shortId(row.env)}: ${signedPct(d.mean)} points ${interval(d.lo, d.hi)} at ${pct(d.level)}%, n = ${d.n} pairs${floor ? " (the noise floor: none on another sampling stream)" : `; ${mark.word}`}`,
+    dashed: floor
+  }
+  const h = href(row, c)
+  return h ? { ...it, href: h } : it
+}
+
+export const rowTitle = (row: Row): string => `${shortId(row.env)} · ${shortId(row.algo)}${row.setting ? ` · ${row.setting}` : ""}`
+
+/** One row's forest panel (an empty string when no cell has a paired difference). */
+export const rowForest = (row: Row, domain: readonly [number, number], href: CellHref = () => undefined): string => {
+  const cells = [...row.cells.filter((c) => c.kind === "noise-floor"), ...row.cells.filter((c) => c.kind === "filter")]
+  const items = cells.flatMap((c) => itemOf(row, c, href) ?? [])
+  if (items.length === 0) return ""
+  const floor = cells.find((c) => c.kind === "noise-floor")
+  const fd = floor ? primaryDeltaOf(floor) : null
+  const band = fd && fd.lo !== null && fd.hi !== null ? { lo: fd.lo, hi: fd.hi, label: `noise floor: none′ − none ${interval(fd.lo, fd.hi)}` } : null
+  return intervalChart({
+    title: rowTitle(row),
+    items,
+    domain,
+    tick: (t) => signedPct(t).replace(/\.0$/, ""),
+    axisLabel: `difference from none, ${PRIMARY_LABEL} (points)`,
+    refLines: [{ at: 0, label: "none" }],
+    band,
+    kind: "forest"
+  })
+}
