@@ -73,7 +73,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;
 .ok{color:#11661d}.bad{color:#a11}.ref{color:#666;font-style:italic}tr.noise-floor td{background:#f7f7fb}
 #cells,#runs{font-size:12px}#cells td.num{white-space:nowrap}#cells td,#cells th{padding:.2rem .35rem}
 dl.legend dt{font-weight:600;margin-top:.4rem}dl.legend dd{margin:0 0 0 1.2rem;max-width:60rem}.wide{overflow-x:auto;max-width:100%}
-#verdict{font-size:1.1rem;font-weight:600;max-width:60rem}nav.toc a{margin-right:.8rem;white-space:nowrap}.search input{font:inherit;padding:.2rem .4rem;width:min(24rem,100%)}
+#verdict{font-size:1.1rem;font-weight:600;max-width:60rem}nav.toc{display:flex;flex-wrap:wrap;gap:.2rem .9rem}nav.toc a{white-space:nowrap}.search input{font:inherit;padding:.2rem .4rem;width:min(24rem,100%)}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:.5rem;font-size:12px}
 ${CHART_CSS}
 `.trim()

@@ -38,9 +38,9 @@ export interface IntervalChartOptions {
   readonly kind: string
 }
 
-const W = 560
-const LABEL_W = 140
-const NOTE_W = 150
+const W = 460
+const LABEL_W = 128
+const NOTE_W = 140
 const ROW_H = 22
 const TOP = 26
 const BOTTOM = 30
@@ -74,7 +74,7 @@ const itemRow = (o: IntervalChartOptions, it: IntervalItem, i: number, X: (v: nu
   const y = TOP + ROW_H * i + ROW_H / 2
   const clamp = (v: number): number => Math.min(o.domain[1], Math.max(o.domain[0], v))
   const p: string[] = [`<title>${esc(it.hover)}</title>`]
-  p.push(`<text x="${LABEL_W - 6}" y="${f(y + 4)}" text-anchor="end" class="lbl">${esc(clip(it.label, 24))}</text>`)
+  p.push(`<text x="${LABEL_W - 6}" y="${f(y + 4)}" text-anchor="end" class="lbl">${esc(clip(it.label, 20))}</text>`)
   const dash = it.dashed ? ' stroke-dasharray="4 3"' : ""
   if (it.lo !== null && it.hi !== null) {
     const x0 = X(clamp(it.lo))
