@@ -57,3 +57,15 @@ export const lastMeanScore = (curve: ReadonlyArray<CurvePoint>, k = LAST_EVALS):
   const tail = sorted.slice(-k)
   return tail.reduce((a, p) => a + p.value, 0) / tail.length
 }
+
+/**
+ * The area under the validation curve, as the mean of the evaluations after the first step (the
+ * shared warm start, equal in every arm of a seed): not biased upward by picking a maximum, and
+ * it sees a collapse that the peak hides. Null when the curve has no evaluation after its first step.
+ */
+export const areaScore = (curve: ReadonlyArray<CurvePoint>): number | null => {
+  checkCurve(curve, "areaScore")
+  const first = Math.min(...curve.map((p) => p.step))
+  const after = curve.filter((p) => p.step > first)
+  return after.length ? after.reduce((a, p) => a + p.value, 0) / after.length : null
+}

@@ -103,6 +103,7 @@ export default defineCommand({
               runs: lb.entries.length,
               rows: lb.rows.length,
               filters: lb.filters,
+              verdict: lb.verdict.sentence,
               problems: lb.problems,
               files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) }
             },
@@ -112,6 +113,7 @@ export default defineCommand({
         )
       }
       yield* Console.log(`${lb.entries.length} runs, ${lb.rows.length} rows, ${lb.filters.length} filters, ${lb.problems.length} file problem(s)`)
+      yield* Console.log(terminalSafe(lb.verdict.sentence))
       yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
     })
 })

@@ -16,8 +16,8 @@ import type { CompactRun } from "../../core/schema/compact.ts"
 import { terminalSafe } from "../../core/text.ts"
 import { CHART_METRICS } from "./build.ts"
 
-/** The exact metric names kept besides core's prefixes: the leaderboard's charts. */
-export const LEADERBOARD_KEYS: ReadonlyArray<string> = CHART_METRICS.map((m) => m.metric)
+/** The exact metric names kept besides core's prefixes: the leaderboard's charts, and what the "kept non-zero-spread" column reads. */
+export const LEADERBOARD_KEYS: ReadonlyArray<string> = [...CHART_METRICS.map((m) => m.metric), "filter/dropped_nonzero"]
 
 export interface Gathered {
   readonly records: CompactRun[]

@@ -16,6 +16,23 @@ export const fmtEstimate = (e: Estimate, withN = true): string => `${pct(e.mean)
 /** "+25.0 [+10.0, +40.0]"; one pair: "+25.0". */
 export const fmtPaired = (d: Paired): string => `${signedPct(d.mean)}${d.lo !== null && d.hi !== null ? ` [${signedPct(d.lo)}, ${signedPct(d.hi)}]` : ""}`
 
+/** A comparison's mark in words: "▲ better", "▼ worse", "" (not separated), "n = 5 cannot separate at this family size". */
+export const verdictMark = (d: Paired): string =>
+  d.verdict === "better" ? "▲ better" : d.verdict === "worse" ? "▼ worse" : d.verdict === "cannot-separate" ? `n = ${d.n} cannot separate at this family size` : ""
+
+/**
+ * A comparison as a table shows it: "+25.0 [+10.0, +40.0] ▲ better"; one that cannot separate
+ * keeps its mean but not its interval (an interval there would look decisive without being so).
+ */
+export const fmtVerdict = (d: Paired): string => {
+  const mark = verdictMark(d)
+  if (d.verdict === "cannot-separate") return `${signedPct(d.mean)} (${mark})`
+  return mark ? `${fmtPaired(d)} ${mark}` : fmtPaired(d)
+}
+
+/** A fraction as a percent without decimals: "88%"; "—" when not logged. */
+export const fmtFraction = (x: number | null): string => (x === null ? "—" : `${(100 * x).toFixed(0)}%`)
+
 /** Pairs and unpaired seeds: "n=4" or "n=3, 1 unpaired". */
 export const fmtPairs = (d: Paired): string => `n=${d.n}${d.unpaired ? `, ${d.unpaired} unpaired` : ""}`
 

@@ -4,18 +4,17 @@
  * Security Policy allows only this page's own script (by hash), so markup smuggled into a
  * result file could not run even if an escape were missed.
  */
-import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
 import { createHash } from "node:crypto"
 import { emptyContext, type PageContext, safeHref } from "./context.ts"
 import { esc } from "./escape.ts"
-import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
+import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtFraction, fmtLevel, fmtP, fmtPairCount, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
 import { dynamicsSection, picturesSection, rowSearch } from "./html-pictures.ts"
 import { legendItems } from "./legend.ts"
 import { deltaHtml, isBest, verdictHtml } from "./marks.ts"
 import { CHART_CSS } from "./plots/css.ts"
-import type { Cell, Leaderboard, Paired } from "./schema.ts"
+import type { Cell, Estimate, Leaderboard, Paired } from "./schema.ts"
 import { submitSection } from "./submit.ts"
-import { pageSentence, PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
+import { improvementOf, iqmOf, keptOf, notLearningOf, pageSentence, PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
 
 /**
  * The page's only script, optional: sort a table by a clicked header (numbers by data-sort, text
@@ -84,15 +83,14 @@ const pairedCells = (d: Paired | null, pairs?: number): string =>
     ? '<td class="num" data-sort="">–</td><td class="num" data-sort="">–</td>'
     : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
 
-/** The verdict column: the mark, or why there is none (a reference; too few pairs to test). */
-const verdictCell = (d: Paired | null): string =>
-  d === null
-    ? "<td>–</td>"
-    : !d.inFamily && d.n >= MIN_PAIRS_TO_SEPARATE
-      ? `<td class="ref" title="a reference: tested alone, not in the family">ref. ${verdictHtml(d)}</td>`
-      : `<td>${verdictHtml(d)}</td>`
+/** The verdict column: the mark; the noise floor's marked as a reference (tested alone, never in the family). */
+const verdictCell = (d: Paired | null, c: Cell): string =>
+  d === null ? "<td>–</td>" : c.kind === "noise-floor" ? `<td class="ref" title="a reference: tested alone, not in the family">ref. ${verdictHtml(d)}</td>` : `<td>${verdictHtml(d)}</td>`
 
 const budgetCells = (c: Cell): string => [c.budget.envSteps, c.budget.tokens, c.budget.rollouts, c.budget.optimizerSteps].map((v) => numCell(v, fmtCount(v))).join("")
+
+/** An estimate's cell; its n only when it differs from the cell's seeds. */
+const estCell = (e: Estimate | null, seeds: number, cls = ""): string => numCell(e?.mean ?? null, e ? esc(fmtEstimate(e, e.n !== seeds)) : "–", cls)
 
 const numCell = (value: number | null, text: string, cls = ""): string => `<td class="num${cls ? " " + cls : ""}"${value === null ? ' data-sort=""' : ` data-sort="${value}"`}>${text}</td>`
 
@@ -126,7 +124,8 @@ const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>, ctx: PageC
   h.push("</tr></thead><tbody>")
   for (const r of lb.rows) {
     const page = ctx.rowPages.get(r.key)
-    const env = page ? `<a href="${esc(safeHref(page))}">${esc(shortId(r.env))}</a>` : esc(shortId(r.env))
+    const stuck = notLearningOf(r)
+    const env = `${page ? `<a href="${esc(safeHref(page))}">${esc(shortId(r.env))}</a>` : esc(shortId(r.env))}${stuck ? ` <span class="note" title="${esc(stuck)}">(none does not learn: out of the aggregates)</span>` : ""}`
     h.push(`<tr data-row="${esc(r.key)}" data-search="${esc(rowSearch(r))}"><td>${env}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td>`)
     for (const f of ["none", ...others]) {
       const c = r.cells.find((x) => x.filter === f)
@@ -151,10 +150,10 @@ const cellsTable = (lb: Leaderboard, ctx: PageContext): string[] => {
   const h: string[] = []
   h.push('<h2 id="cells-h">Cells</h2>')
   h.push(
-    '<p class="note">Every cell: both scores with their 95% intervals, the paired Δ against <code>none</code> per score (interval at the level shown, p and Holm-adjusted p) with its verdict, the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run). The filter links to the cell\'s runs.</p>'
+    '<p class="note">Every cell: the area under its validation curve (the primary score), last-3 and peak with their 95% intervals, the fraction of groups its filter kept, the paired Δ against <code>none</code> on the area and on last-3 (interval at the level shown, p and Holm-adjusted p) with its verdict, the seeds a 5-point difference would need at 80% power, and what its runs spent (mean per run). The filter links to the cell\'s runs.</p>'
   )
   h.push(
-    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>seeds</th><th>peak (%)</th><th>last-3 (%)</th><th>pairs</th><th>Δ peak</th><th>level</th><th>p (Holm)</th><th>verdict</th><th>Δ last-3</th><th>level</th><th>verdict</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
+    '<div class="wide"><table id="cells" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>seeds</th><th>area (%)</th><th>last-3 (%)</th><th>peak (%)</th><th>kept</th><th>pairs</th><th>Δ area</th><th>level</th><th>p (Holm)</th><th>verdict</th><th>Δ last-3</th><th>level</th><th>verdict</th><th>seeds for ±5</th><th>env steps</th><th>tokens</th><th>rollouts</th><th>opt. steps</th></tr></thead><tbody>'
   )
   for (const r of lb.rows) {
     for (const c of r.cells) {
@@ -163,11 +162,7 @@ const cellsTable = (lb: Leaderboard, ctx: PageContext): string[] => {
       const page = ctx.rowPages.get(r.key)
       const name = page ? `<a href="${esc(safeHref(`${page}#cell-${r.cells.indexOf(c)}`))}">${esc(c.filter)}</a>` : esc(c.filter)
       h.push(
-        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}" data-search="${esc(`${rowSearch(r)} ${c.filter}`)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td><td>${name}</td>${numCell(c.peak.n, String(c.peak.n))}${numCell(
-          c.peak.mean,
-          esc(fmtEstimate(c.peak, false)),
-          isBest(c) ? "best" : ""
-        )}${numCell(c.last3?.mean ?? null, c.last3 ? esc(fmtEstimate(c.last3, c.last3.n !== c.peak.n)) : "–")}${numCell(d?.n ?? null, esc(fmtPairCount(d)))}${pairedCells(d)}${numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")}${verdictCell(d)}${pairedCells(l, d?.n)}${verdictCell(l)}${numCell(
+        `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}" data-search="${esc(`${rowSearch(r)} ${c.filter}`)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td><td>${name}</td>${numCell(c.peak.n, String(c.peak.n))}${estCell(primaryOf(c), c.peak.n, isBest(c) ? "best" : "")}${estCell(c.last3, c.peak.n)}${estCell(c.peak, c.peak.n)}${numCell(keptOf(c), fmtFraction(keptOf(c)))}${numCell(d?.n ?? null, esc(fmtPairCount(d)))}${pairedCells(d)}${numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")}${verdictCell(d, c)}${pairedCells(l, d?.n)}${verdictCell(l, c)}${numCell(
           d?.seedsNeeded ?? null,
           d?.seedsNeeded != null ? String(d.seedsNeeded) : "–"
         )}${budgetCells(c)}</tr>`
@@ -183,14 +178,14 @@ const acrossTable = (lb: Leaderboard): string[] => {
   const h: string[] = []
   if ((lb.across ?? []).length) {
     h.push(
-      '<div class="wide"><table id="across" class="sortable"><thead><tr><th>algo</th><th>filter</th><th>envs</th><th>IQM peak (%)</th><th>IQM last-3 (%)</th><th>P(&gt; none) peak</th><th>P(&gt; none) last-3</th></tr></thead><tbody>'
+      '<div class="wide"><table id="across" class="sortable"><thead><tr><th>algo</th><th>filter</th><th>envs</th><th>IQM area (%)</th><th>IQM last-3 (%)</th><th>P(&gt; none) area</th><th>P(&gt; none) last-3</th></tr></thead><tbody>'
     )
     for (const a of lb.across) {
       h.push(
-        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}" data-search="${esc(`${a.algo} ${a.filter}`)}"><td>${esc(shortId(a.algo))}</td><td>${esc(a.filter)}</td><td>${a.envs.map((e) => esc(shortId(e))).join(", ")}</td>${numCell(a.iqmPeak.value, esc(fmtAggregatePct(a.iqmPeak)))}${numCell(
+        `<tr class="${esc(a.kind)}" data-algo="${esc(a.algo)}" data-filter="${esc(a.filter)}" data-search="${esc(`${a.algo} ${a.filter}`)}"><td>${esc(shortId(a.algo))}</td><td>${esc(a.filter)}</td><td>${a.envs.map((e) => esc(shortId(e))).join(", ")}</td>${numCell(iqmOf(a)?.value ?? null, esc(fmtAggregatePct(iqmOf(a))))}${numCell(
           a.iqmLast3?.value ?? null,
           esc(fmtAggregatePct(a.iqmLast3))
-        )}${numCell(a.improvementPeak?.value ?? null, esc(fmtProbability(a.improvementPeak)))}${numCell(a.improvementLast3?.value ?? null, esc(fmtProbability(a.improvementLast3)))}</tr>`
+        )}${numCell(improvementOf(a)?.value ?? null, esc(fmtProbability(improvementOf(a))))}${numCell(a.improvementLast3?.value ?? null, esc(fmtProbability(a.improvementLast3)))}</tr>`
       )
     }
     h.push("</tbody></table></div>")

@@ -1,7 +1,7 @@
 /** What each statistic on the page means, in plain text (each renderer escapes it). */
-import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
 import { DEFAULT_RESAMPLES } from "../../core/statistics/bootstrap.ts"
 import type { Leaderboard } from "./schema.ts"
+import { EXACT_MAX_PAIRS } from "./statistics/paired-tests.ts"
 
 export interface LegendItem {
   readonly term: string
@@ -10,35 +10,43 @@ export interface LegendItem {
 
 export const legendItems = (lb: Leaderboard): LegendItem[] => {
   const assumed = (lb.normalizers ?? []).filter((n) => n.assumed).map((n) => n.env)
-  const family = lb.family ?? { peak: 0, last3: 0, alpha: 0.05 }
+  const family = lb.family
   return [
     {
-      term: "peak, last-3",
-      text: `A run's score two ways from its ${lb.metric} curve: peak = the highest evaluation (as the paper reports it); last-3 = the mean of its last 3 evaluations (the end of training; the peak of many noisy evaluations is biased upward). Shown in %: the mean over seeds, [its 95% percentile-bootstrap interval] (${DEFAULT_RESAMPLES} seeded resamples), and n seeds; one seed has no interval.`
+      term: "area, last-3, peak, fact area",
+      text: `A run's scores from its ${lb.metric} curve: area = the mean over its evaluations after step 0 (the primary score: not biased by picking a maximum, and it sees a collapse); last-3 = the mean of its last 3 evaluations; peak = the highest evaluation (as the paper reports it; the peak of many noisy evaluations is biased upward, and arms that share a seed share step 0). Fact area: the area of val/fact_accuracy@0.5 where logged. Shown in %: the mean over seeds, [its 95% t interval], and n seeds; one seed has no interval.`
     },
     {
       term: "Δ vs none",
-      text: "The per-seed difference cell − none over the seeds both have (runs that share a seed share the warm start, the training instances and the random streams, so the comparison is paired); its mean and percentile-bootstrap interval. Seeds only one side has are left out and counted as unpaired."
+      text: "The per-seed difference cell − none over the seeds both have (runs that share a seed share the warm start, the training instances and the random streams, so the comparison is paired); its mean and t interval (mean ± t·sd/√n). Seeds only one side has are left out and counted as unpaired."
     },
     {
-      term: "separated ✓",
-      text: `Holm's step-down correction over every comparison on the page (${family.peak} on peak, ${family.last3} on last-3, each score its own family) rejects "no difference" at family-wise α = ${family.alpha}. Each Δ interval is read at its Holm level 1 − α/(m − k) (the level column; k = its rank by p), so a ✓ interval always excludes 0 (one without ✓ may too, when Holm stopped at a comparison ranked before it). p is the two-sided bootstrap p, p(Holm) the adjusted one. With few seeds a bootstrap interval is narrower than it should be (it cannot reach beyond the differences seen): read it with the seeds column and the noise floor. A comparison with fewer than ${MIN_PAIRS_TO_SEPARATE} pairs is not tested (n<${MIN_PAIRS_TO_SEPARATE}).`
+      term: "verdict: ▲ better, ▼ worse, cannot separate",
+      text: `p is the ${family.test === "sign-flip" ? `exact sign-flip permutation test of the mean difference (all 2^n sign patterns up to n = ${EXACT_MAX_PAIRS}; its smallest p is 2/2^n, 0.0625 at n = 5)` : "paired t-test"}, chosen by the calibration in docs/leaderboard.md. Holm's step-down correction over every comparison of a score on the page (${family.primary} on the area, ${family.last3} on last-3, ${family.peak} on peak, ${family.factAuc} on the fact area) at family-wise α = ${family.alpha}; a comparison whose smallest p exceeds α cannot be rejected at any family size and leaves the family (Tarone 1990). ▲ better / ▼ worse: Holm rejects "no difference", by the sign of Δ; the Δ interval is read at its Holm level (the level column). "n = 5 cannot separate at this family size": even the most extreme result at this n could not pass the page's Holm threshold, so no interval is shown. Nothing: tested and not separated. p(Holm) is the adjusted p.`
     },
     {
       term: "none′ (noise floor)",
-      text: "The no-filter configuration with only the rollout sampling stream changed (train.samplingStream ≠ 0), paired against none: what a difference of nothing looks like. A reference: never in the Holm family, the ranking or the best mark. A filter name with ′(stream=k) is that filter run on another sampling stream."
+      text: "The no-filter configuration with only the rollout sampling stream changed (train.samplingStream ≠ 0), paired against none: what a difference of nothing looks like. A reference: tested alone at α, never in the Holm family, the ranking or the best mark. A filter name with ′(stream=k) is that filter run on another sampling stream."
+    },
+    {
+      term: "kept groups, kept non-zero-spread",
+      text: "Mean per run of the fraction of groups the filter kept (filter/kept_ratio) and of the groups with non-zero reward spread that it kept (1 − filter/dropped_nonzero / (P − filter/zero_variance_groups)); a filter that keeps ~100% of both is close to no filter. Compact records keep the evaluation steps only (the mean is over those); — where not logged."
+    },
+    {
+      term: "none does not learn",
+      text: "A row where none's validation success is 0 at every evaluation or ≥ 90% of its groups have zero reward spread (no advantage signal): shown, with the reason, but left out of the ranking, IQM and P(> none)."
     },
     {
       term: "seeds for ±5",
-      text: "Seeds a paired comparison would need to detect a 5-point difference with 80% power at two-sided α 0.05, from the observed sd of its per-seed differences: n = ⌈((z.975 + z.80)·sd/0.05)²⌉, the normal approximation (at least 2); — with one pair."
+      text: "Seeds a paired comparison would need to detect a 5-point difference in the area with 80% power at two-sided α 0.05, from the observed sd of its per-seed differences (the t form: the smallest n with n ≥ ((t.975,n−1 + t.80,n−1)·sd/0.05)²), and never fewer than the test needs to pass the page's first Holm threshold α/m at all."
     },
     {
       term: "IQM",
-      text: `Across the rows of one algorithm (each row a task, normally an env): the interquartile mean of every (run, row) normalized score, the mean of the middle 50% (Agarwal et al. 2021, rliable), with a 95% stratified-bootstrap interval (runs resampled within each row). Normalized = success / the teacher's success, 1.0 on every built-in env${assumed.length ? `; assumed 1.0 for ${assumed.join(", ")}` : ""}.`
+      text: `Across the rows of one algorithm where none learns (each row a task, normally an env): the interquartile mean of every (run, row) normalized score, the mean of the middle 50% (Agarwal et al. 2021, rliable), with a 95% stratified-bootstrap interval (${DEFAULT_RESAMPLES} runs resampled within each row). Normalized = success / the teacher's success, 1.0 on every built-in env${assumed.length ? `; assumed 1.0 for ${assumed.join(", ")}` : ""}.`
     },
     {
       term: "P(> none)",
-      text: "Probability of improvement (rliable): per row, the chance that a run of the filter scores above a run of none, ties counting ½, averaged over the rows both have; 95% stratified-bootstrap interval. 0.5 = no difference."
+      text: "Probability of improvement (rliable): per row, the chance that a run of the filter scores above a run of none, ties counting ½, averaged over the rows both have where none learns; 95% stratified-bootstrap interval. 0.5 = no difference."
     },
     {
       term: "budget",

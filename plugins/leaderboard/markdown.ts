@@ -1,8 +1,7 @@
-/** leaderboard.md: the paper-style table, the filter ranking and the problems, for terminals. */
-import { MIN_PAIRS_TO_SEPARATE } from "../../core/statistics/paired.ts"
-import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtLevel, fmtP, fmtPairCount, fmtPaired, fmtPairs, fmtProbability, signedPct } from "./format.ts"
+/** leaderboard.md: the verdict in words, the paper-style table, the cells, the ranking and the problems, for terminals. */
+import { fmtAggregatePct, fmtCount, fmtEstimate, fmtFraction, fmtLevel, fmtP, fmtPairCount, fmtPairs, fmtProbability, fmtVerdict, shortId, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
-import type { Leaderboard, Paired } from "./schema.ts"
+import type { Cell, Leaderboard, Paired, Row } from "./schema.ts"
 
 /**
  * Text from result files as inert Markdown: pipes and newlines cannot break a table, and
@@ -20,76 +19,92 @@ export const md = (s: string): string =>
     .replace(/:\/\//g, "\\:\\/\\/")
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\\.`)
 
+/** The results table's cell: none's area; a filter's Δ with its verdict; ★ only on a separated-better best. */
+const resultCell = (r: Row, f: string): string => {
+  const c = r.cells.find((x) => x.filter === f)
+  if (!c) return "–"
+  const text =
+    c.kind === "baseline" || !c.delta
+      ? c.auc
+        ? fmtEstimate(c.auc)
+        : "–"
+      : c.delta.verdict === "cannot-separate" && !c.delta.unpaired
+        ? fmtVerdict(c.delta)
+        : `${fmtVerdict(c.delta)} (${fmtPairs(c.delta)})`
+  return c.best ? `**${text}** ★ best` : text
+}
+
+const pAndHolm = (d: Paired | null): string => (d ? `${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}` : "–")
+
+/** One row of the cells table. */
+const cellLine = (r: Row, c: Cell): string => {
+  const d = c.delta
+  const est = (e: Cell["auc"]): string => (e ? fmtEstimate(e, false) : "–")
+  const other = (x: Paired | null): string => (x ? `${fmtVerdict(x)}${x.n !== d?.n ? ` (${fmtPairs(x)})` : ""}` : "–")
+  return `| ${[
+    md(shortId(r.env)),
+    md(shortId(r.algo)),
+    md(r.setting) || "–",
+    md(c.filter),
+    String(c.peak.n),
+    est(c.auc),
+    est(c.last3),
+    est(c.peak),
+    est(c.factAuc),
+    fmtFraction(c.kept.groups),
+    fmtFraction(c.kept.nonZeroSpread),
+    fmtPairCount(d),
+    d ? fmtVerdict(d) : "–",
+    d && d.lo !== null && d.verdict !== "cannot-separate" ? fmtLevel(d.level) : "–",
+    pAndHolm(d),
+    other(c.deltaLast3),
+    other(c.deltaPeak),
+    other(c.deltaFactAuc),
+    d?.seedsNeeded != null ? String(d.seedsNeeded) : "–",
+    fmtCount(c.budget.envSteps),
+    fmtCount(c.budget.tokens),
+    fmtCount(c.budget.rollouts),
+    fmtCount(c.budget.optimizerSteps)
+  ].join(" | ")} |`
+}
+
 export const renderMarkdown = (lb: Leaderboard): string => {
-  const out: string[] = []
-  out.push("# ragen-bench leaderboard", "")
+  const out: string[] = ["# ragen-bench leaderboard", "", `**${md(lb.verdict.sentence)}**`, ""]
   out.push(
-    `Metric: \`${md(lb.metric)}\` in %, each run scored by its peak (the paper's report) and by the mean of its last 3 evaluations. Means over seeds with [95% bootstrap intervals]; Δ: paired per-seed difference against \`none\` in the same row, its interval at the Holm level; ✓ separated after Holm over the page. **Bold**: best peak in the row. The legend at the end says what each number is.`,
+    `Scores from \`${md(lb.metric)}\` in %: the primary is the area under the validation curve (mean success over the evaluations after step 0); last-3 and peak (the paper's report) beside it. Means over seeds with [95% t intervals]; Δ: paired per-seed difference against \`none\` in the same row, with its t interval at the Holm level and its verdict (▲ better, ▼ worse, nothing when not separated, or "cannot separate" when its n cannot pass the page's Holm threshold). ★ best: the highest area in the row among the cells separated above none. The legend at the end says what each number is.`,
     ""
   )
   const others = lb.filters.filter((f) => f !== "none")
-  out.push("## Results (peak)", "")
+  out.push("## Results (area under the validation curve)", "")
   out.push(`| env | algo | setting | none | ${others.map(md).join(" | ")} |`)
   out.push(`|---|---|---|---|${others.map(() => "---|").join("")}`)
-  for (const r of lb.rows) {
-    const cell = (f: string): string => {
-      const c = r.cells.find((x) => x.filter === f)
-      if (!c) return "–"
-      const text = c.kind === "baseline" || !c.delta ? fmtEstimate(c.peak) : `${fmtPaired(c.delta)}${c.delta.separated ? " ✓" : ""} (${fmtPairs(c.delta)})`
-      return c.best ? `**${text}**` : text
-    }
-    out.push(`| ${md(shortId(r.env))} | ${md(shortId(r.algo))} | ${md(r.setting) || "–"} | ${cell("none")} | ${others.map(cell).join(" | ")} |`)
+  for (const r of lb.rows)
+    out.push(
+      `| ${md(shortId(r.env))} | ${md(shortId(r.algo))} | ${md(r.setting) || "–"}${r.notLearning ? " (none does not learn)" : ""} | ${resultCell(r, "none")} | ${others.map((f) => resultCell(r, f)).join(" | ")} |`
+    )
+  const idle = lb.rows.filter((r) => r.notLearning !== null)
+  if (idle.length) {
+    out.push("", "Rows left out of the ranking, IQM and P(> none) because none does not learn there:", "")
+    for (const r of idle) out.push(`- ${md(shortId(r.env))}${r.setting ? ` (${md(r.setting)})` : ""}: ${md(r.notLearning!)}`)
   }
   out.push("", "## Cells", "")
   out.push(
-    "| env | algo | setting | filter | seeds | peak | last-3 | pairs | Δ peak vs none | level | p (Holm) | sep. | Δ last-3 vs none | level | sep. | seeds for ±5 | env steps | tokens | rollouts | opt. steps |"
+    "| env | algo | setting | filter | seeds | area | last-3 | peak | fact area | kept groups | kept non-zero-spread | pairs | Δ area vs none | level | p (Holm) | Δ last-3 | Δ peak | Δ fact area | seeds for ±5 | env steps | tokens | rollouts | opt. steps |"
   )
-  out.push(`|${"---|".repeat(20)}`)
-  const sep = (d: Paired | null): string => (d === null ? "–" : !d.inFamily ? (d.n < MIN_PAIRS_TO_SEPARATE ? `n<${MIN_PAIRS_TO_SEPARATE}` : "ref.") : d.separated ? "✓" : "")
-  for (const r of lb.rows) {
-    for (const c of r.cells) {
-      const d = c.delta
-      const l = c.deltaLast3
-      out.push(
-        `| ${[
-          md(shortId(r.env)),
-          md(shortId(r.algo)),
-          md(r.setting) || "–",
-          md(c.filter),
-          String(c.peak.n),
-          fmtEstimate(c.peak, false),
-          c.last3 ? fmtEstimate(c.last3, c.last3.n !== c.peak.n) : "–",
-          fmtPairCount(d),
-          d ? fmtPaired(d) : "–",
-          d && d.lo !== null ? fmtLevel(d.level) : "–",
-          d ? `${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}` : "–",
-          sep(d),
-          l ? `${fmtPaired(l)}${l.n !== d?.n ? ` (${fmtPairs(l)})` : ""}` : "–",
-          l && l.lo !== null ? fmtLevel(l.level) : "–",
-          sep(l),
-          d?.seedsNeeded != null ? String(d.seedsNeeded) : "–",
-          fmtCount(c.budget.envSteps),
-          fmtCount(c.budget.tokens),
-          fmtCount(c.budget.rollouts),
-          fmtCount(c.budget.optimizerSteps)
-        ].join(" | ")} |`
-      )
-    }
-  }
+  out.push(`|${"---|".repeat(23)}`)
+  for (const r of lb.rows) for (const c of r.cells) out.push(cellLine(r, c))
   if ((lb.across ?? []).length) {
-    out.push("", "## Across envs (per algorithm)", "")
-    out.push("| algo | filter | envs | IQM peak | IQM last-3 | P(> none) peak | P(> none) last-3 |", `|${"---|".repeat(7)}`)
+    out.push("", "## Across envs (per algorithm, envs where none learns)", "")
+    out.push("| algo | filter | envs | IQM area | IQM last-3 | P(> none) area | P(> none) last-3 |", `|${"---|".repeat(7)}`)
     for (const a of lb.across) {
       out.push(
-        `| ${md(shortId(a.algo))} | ${md(a.filter)} | ${a.envs.map((e) => md(shortId(e))).join(", ")} | ${fmtAggregatePct(a.iqmPeak)} | ${fmtAggregatePct(a.iqmLast3)} | ${fmtProbability(a.improvementPeak)} | ${fmtProbability(a.improvementLast3)} |`
+        `| ${md(shortId(a.algo))} | ${md(a.filter)} | ${a.envs.map((e) => md(shortId(e))).join(", ")} | ${fmtAggregatePct(a.iqm)} | ${fmtAggregatePct(a.iqmLast3)} | ${fmtProbability(a.improvement)} | ${fmtProbability(a.improvementLast3)} |`
       )
     }
   }
-  out.push("", "## Filter ranking", "")
-  out.push("| filter | mean rank | mean delta | rows | wins |", "|---|---|---|---|---|")
-  for (const e of lb.ranking) {
-    out.push(`| ${md(e.filter)} | ${e.meanRank.toFixed(2)} | ${e.meanDelta === null ? "–" : signedPct(e.meanDelta)} | ${e.rows} | ${e.wins} |`)
-  }
+  out.push("", "## Filter ranking (area, envs where none learns)", "")
+  out.push("| filter | mean rank | mean Δ area | rows | best |", "|---|---|---|---|---|")
+  for (const e of lb.ranking) out.push(`| ${md(e.filter)} | ${e.meanRank.toFixed(2)} | ${e.meanDelta === null ? "–" : signedPct(e.meanDelta)} | ${e.rows} | ${e.wins} |`)
   const failed = lb.entries.filter((e) => e.status !== "complete")
   if (failed.length) {
     out.push("", "## Runs not complete", "")
@@ -100,9 +115,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
     for (const p of lb.problems) out.push(`- ${md(p.path)}: ${md(p.message)}`)
   }
   const verified = lb.entries.filter((e) => e.verified !== null)
-  if (verified.length) {
-    out.push("", `Verified by re-running: ${verified.filter((e) => e.verified).length} of ${verified.length} checked runs matched exactly.`)
-  }
+  if (verified.length) out.push("", `Verified by re-running: ${verified.filter((e) => e.verified).length} of ${verified.length} checked runs matched exactly.`)
   out.push("", "## Legend", "")
   for (const item of legendItems(lb)) out.push(`- **${md(item.term)}**: ${md(item.text)}`)
   return out.join("\n") + "\n"

@@ -4,10 +4,10 @@
  * separated above none.
  */
 import { esc } from "./escape.ts"
-import { fmtPaired } from "./format.ts"
+import { fmtPaired, signedPct } from "./format.ts"
 import { VERDICT_MARK } from "./plots/forest.ts"
 import type { Cell, Paired } from "./schema.ts"
-import { primaryDeltaOf, verdictOf } from "./view.ts"
+import { bestOf, verdictOf } from "./view.ts"
 
 export const verdictHtml = (d: Paired): string => {
   const v = verdictOf(d)
@@ -19,11 +19,10 @@ export const verdictHtml = (d: Paired): string => {
 export const deltaHtml = (d: Paired, mark = true): string => {
   const v = verdictOf(d)
   const cls = v === "better" ? "pos" : v === "worse" ? "neg" : ""
-  return `<span class="${cls}">${esc(fmtPaired(d))}</span>${mark ? ` ${verdictHtml(d)}` : ""}`
+  // One that cannot separate keeps its mean, not its interval (which would look decisive without being so).
+  const text = v === "cannot-separate" ? signedPct(d.mean) : fmtPaired(d)
+  return `<span class="${cls}">${esc(text)}</span>${mark ? ` ${verdictHtml(d)}` : ""}`
 }
 
 /** Best in its row: the highest primary among cells separated above none (a difference inside its interval is never best). */
-export const isBest = (c: Cell): boolean => {
-  const d = primaryDeltaOf(c)
-  return c.best && c.kind === "filter" && d !== null && verdictOf(d) === "better"
-}
+export const isBest = (c: Cell): boolean => bestOf(c)

@@ -13,7 +13,7 @@ import { verdictHtml } from "./marks.ts"
 import { CHART_CSS } from "./plots/css.ts"
 import { rowForest, rowTitle } from "./plots/forest.ts"
 import type { Cell, Leaderboard, Row } from "./schema.ts"
-import { PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
+import { notLearningOf, PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
 
 export const ROWS_DIR = "rows"
 
@@ -61,6 +61,7 @@ export const renderRowPage = (lb: Leaderboard, row: Row, ctx: PageContext, domai
   h.push(`<title>${esc(rowTitle(row))} · ragen-bench leaderboard</title><style>${CSS}</style></head><body>`)
   h.push('<p><a href="../index.html">leaderboard</a> · <a href="../episodes/index.html">episodes</a></p>')
   h.push(`<h1>${esc(rowTitle(row))}</h1>`)
+  if (notLearningOf(row)) h.push(`<p><b>none does not learn here</b>: ${esc(notLearningOf(row))}. The row stays on the page, out of IQM, P(improvement) and the ranking.</p>`)
   h.push(`<p class="note">Row key (the resolved config all its runs share, seed, filter and sampling stream aside): <code>${esc(row.key)}</code></p>`)
   const forest = rowForest(row, domain, cellHref(ctx, "../"))
   if (forest) h.push(`<h2>Differences from none</h2><figure class="charts">${forest}</figure>`)

@@ -9,12 +9,20 @@ import { Schema } from "effect"
  * 3: bootstrap intervals instead of mean ± se; scores two ways (peak, last-3 mean); paired deltas
  * against `none` with Holm; the noise floor; seeds for 80% power; per-run budgets; IQM and
  * probability of improvement across envs (core/statistics).
+ * 4: calibrated verdicts (plugins/leaderboard/statistics/verdicts.ts): the exact sign-flip p, the t
+ * interval, a verdict per comparison (better, worse, not-separated, cannot-separate); the primary
+ * score is the area under the validation curve (delta), with last-3, peak and the fact-accuracy
+ * area beside it; what each cell's filter kept; rows where none does not learn, marked and left
+ * out of the aggregates; the page's verdict in one sentence.
  */
-export const LEADERBOARD_VERSION = 3
+export const LEADERBOARD_VERSION = 4
 
-/** A mean over seeds with its 95% percentile-bootstrap interval (lo/hi null with one seed). */
+/** A mean over seeds with its 95% t interval (lo/hi null with one seed). */
 export const Estimate = Schema.Struct({ mean: Schema.Finite, lo: Schema.NullOr(Schema.Finite), hi: Schema.NullOr(Schema.Finite), n: Schema.Int })
 export type Estimate = typeof Estimate.Type
+
+export const Verdict = Schema.Literals(["better", "worse", "not-separated", "cannot-separate"])
+export type Verdict = typeof Verdict.Type
 
 /** A cell's per-seed difference against `none` in its row (core/statistics/paired.ts). */
 export const Paired = Schema.Struct({
@@ -27,15 +35,19 @@ export const Paired = Schema.Struct({
   sd: Schema.NullOr(Schema.Finite),
   lo: Schema.NullOr(Schema.Finite),
   hi: Schema.NullOr(Schema.Finite),
-  /** Coverage of [lo, hi]: the Holm level 1 − α/(m − k) in the family, 0.95 outside it. */
+  /** Coverage of [lo, hi] (a t interval): the Holm level 1 − α/(m − k) in the family, 0.95 outside it. */
   level: Schema.Finite,
-  /** Two-sided bootstrap p, and Holm-adjusted over the page's family (null outside it). */
+  /** Two-sided p of the page's test (family.test), and Holm-adjusted over the page's family (null outside it). */
   p: Schema.NullOr(Schema.Finite),
   pHolm: Schema.NullOr(Schema.Finite),
+  /** The smallest p the test can give at n pairs (sign-flip: 2/2^n). */
+  minP: Schema.NullOr(Schema.Finite),
   /** Holm rejects "no difference" at α = 0.05 over every comparison on the page. */
   separated: Schema.Boolean,
   inFamily: Schema.Boolean,
-  /** Seeds needed to detect a 5-point difference at 80% power from the observed sd (null with one pair). */
+  /** better/worse: separated, by sign; cannot-separate: even the most extreme result at this n could not pass its threshold. */
+  verdict: Verdict,
+  /** Seeds needed to detect a 5-point difference at 80% power from the observed sd, never below what the test needs (null with one pair). */
   seedsNeeded: Schema.NullOr(Schema.Int)
 })
 export type Paired = typeof Paired.Type
@@ -58,14 +70,22 @@ export const Cell = Schema.Struct({
   kind: CellKind,
   /** The cell's seeds, ascending (runs of a seed given twice are averaged). */
   seeds: Schema.Array(Schema.Int),
-  /** Peak validation success (the paper's report) and the mean of the last 3 evaluations, over seeds. */
-  peak: Estimate,
+  /** The primary score, the area under the validation curve (mean success over evaluations after step 0), over seeds. */
+  auc: Schema.NullOr(Estimate),
+  /** The mean of the last 3 evaluations, and the peak (the paper's report), over seeds. */
   last3: Schema.NullOr(Estimate),
-  /** Against `none` in the same row, per score; null for `none` itself or without shared seeds. */
+  peak: Estimate,
+  /** The area under the validation fact-accuracy curve (null where the metric is not logged). */
+  factAuc: Schema.NullOr(Estimate),
+  /** Against `none` in the same row, per score (delta: the primary); null for `none` itself or without shared seeds. */
   delta: Schema.NullOr(Paired),
   deltaLast3: Schema.NullOr(Paired),
+  deltaPeak: Schema.NullOr(Paired),
+  deltaFactAuc: Schema.NullOr(Paired),
+  /** Mean fractions per run: groups kept, non-zero-spread groups kept, zero-spread groups (null where not logged). */
+  kept: Schema.Struct({ groups: Schema.NullOr(Schema.Finite), nonZeroSpread: Schema.NullOr(Schema.Finite), zeroSpread: Schema.NullOr(Schema.Finite) }),
   budget: Budget,
-  /** Highest peak mean in its row (ties all marked; the noise floor never). */
+  /** Highest primary mean among the cells of its row separated above none (never a difference inside its interval). */
   best: Schema.Boolean,
   /** Hash of the resolved config (seed aside) and the semantics version every run of the cell shares. */
   configHash: Schema.String
@@ -80,8 +100,10 @@ export const Row = Schema.Struct({
   setting: Schema.String,
   /** The results-semantics version of the row's runs (core/semantics.ts). */
   semantics: Schema.Int,
-  /** The `none` cell's peak estimate (null without one). */
+  /** The `none` cell's primary estimate (null without one). */
   baseline: Schema.NullOr(Estimate),
+  /** Why none does not learn here (the row stays on the page, out of IQM, P(improvement) and the ranking); null when it learns. */
+  notLearning: Schema.NullOr(Schema.String),
   cells: Schema.Array(Cell)
 })
 export type Row = typeof Row.Type
@@ -103,10 +125,11 @@ export const Across = Schema.Struct({
   kind: CellKind,
   /** Envs of the rows the filter has runs in. */
   envs: Schema.Array(Schema.String),
-  iqmPeak: Aggregate,
+  /** IQM of the primary score (area) and of last-3, over the rows where none learns. */
+  iqm: Schema.NullOr(Aggregate),
   iqmLast3: Schema.NullOr(Aggregate),
-  /** Over the rows where both the filter and `none` have runs; null for `none` itself. */
-  improvementPeak: Schema.NullOr(Aggregate),
+  /** Over the rows where both the filter and `none` have runs and none learns; null for `none` itself. */
+  improvement: Schema.NullOr(Aggregate),
   improvementLast3: Schema.NullOr(Aggregate)
 })
 export type Across = typeof Across.Type
@@ -114,8 +137,23 @@ export type Across = typeof Across.Type
 /** The score that normalizes an env's success (the teacher's), and whether it was assumed (an env without a known one). */
 export const Normalizer = Schema.Struct({ env: Schema.String, value: Schema.Finite, assumed: Schema.Boolean })
 
-/** How many comparisons Holm corrected over, per score. */
-export const Family = Schema.Struct({ peak: Schema.Int, last3: Schema.Int, alpha: Schema.Finite })
+/** How many comparisons Holm corrected over, per score, and the test every p comes from. */
+export const Family = Schema.Struct({
+  primary: Schema.Int,
+  last3: Schema.Int,
+  peak: Schema.Int,
+  factAuc: Schema.Int,
+  alpha: Schema.Finite,
+  test: Schema.Literals(["sign-flip", "t"])
+})
+export type Family = typeof Family.Type
+
+/** The page's verdict in words (first sentence) and the comparisons it names. */
+export const PageVerdict = Schema.Struct({
+  sentence: Schema.String,
+  separated: Schema.Array(Schema.Struct({ env: Schema.String, setting: Schema.String, filter: Schema.String, verdict: Verdict, mean: Schema.Finite, n: Schema.Int }))
+})
+export type PageVerdict = typeof PageVerdict.Type
 
 export const RankEntry = Schema.Struct({
   filter: Schema.String,
@@ -157,6 +195,8 @@ export const Entry = Schema.Struct({
   peak: Schema.NullOr(Schema.Finite),
   /** Mean of the run's last 3 evaluations (null without evaluations in its metrics). */
   last3: Schema.NullOr(Schema.Finite),
+  /** The run's primary score (area under the validation curve). */
+  auc: Schema.NullOr(Schema.Finite),
   /** The run's rollout sampling stream (train.samplingStream; 0 when the config has none). */
   samplingStream: Schema.Int,
   /** Sums over the run's steps (null where it did not log the metric). */
@@ -174,8 +214,9 @@ export type Problem = typeof Problem.Type
 export const Leaderboard = Schema.Struct({
   format: Schema.Literal("ragen-bench/leaderboard"),
   version: Schema.Literal(LEADERBOARD_VERSION),
-  /** The metric the table ranks by (peak over the run's evals). */
+  /** The validation metric the scores read (the primary score is its area). */
   metric: Schema.String,
+  verdict: PageVerdict,
   sources: Schema.Array(Schema.String),
   filters: Schema.Array(Schema.String),
   rows: Schema.Array(Row),

@@ -58,7 +58,7 @@ const writeLinked = (lb: Leaderboard, input: SiteInput, siteDir: string): Effect
   })
 
 /** `collected`: runs gathered by the caller (compact folders, a joined reference set) instead of collectRuns. */
-export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<SiteInput>, options: { readonly minPairs?: number } = {}): Effect.Effect<SiteWritten> =>
+export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<SiteInput>): Effect.Effect<SiteWritten> =>
   Effect.gen(function* () {
     const input: SiteInput = yield* collected ?? collectRuns(resultDirs, siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
@@ -69,7 +69,7 @@ export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, co
       agents.push(...a.entries)
       agentProblems.push(...a.problems)
     }
-    const leaderboard = buildLeaderboard({ runs: input.runs, problems: [...input.problems, ...agentProblems], sources: input.sources, siteDir, ...options })
+    const leaderboard = buildLeaderboard({ runs: input.runs, problems: [...input.problems, ...agentProblems], sources: input.sources, siteDir })
     const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html"), csv: join(siteDir, "cells.csv") }
     const link = (e: AgentEntry, file: string) => relative(resolve(siteDir), resolve(e.path, file)).split("\\").join("/")
     writeJsonAtomic(files.json, leaderboard)

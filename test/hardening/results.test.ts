@@ -104,6 +104,8 @@ describe("leaderboard.md and terminal warnings", () => {
     const text = renderMarkdown({
       format: "ragen-bench/leaderboard",
       metric: "val/success@0.5",
+      verdict: { sentence: "[v](http://e.example)", separated: [] },
+      family: { primary: 0, last3: 0, peak: 0, factAuc: 0, alpha: 0.05, test: "sign-flip" },
       sources: [],
       filters: ["none"],
       rows: [],

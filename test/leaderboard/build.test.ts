@@ -10,11 +10,9 @@ import { Leaderboard } from "../../plugins/leaderboard/schema.ts"
 import { writeSite } from "../../plugins/leaderboard/site.ts"
 import { niceTicks } from "../../plugins/leaderboard/svg.ts"
 import { tempDir } from "../sweep/helpers.ts"
-import { corrupt, standardRuns, writeRuns } from "./fixtures.ts"
+import { corrupt, sevenSeedRuns, standardRuns, writeRuns } from "./fixtures.ts"
 
-// The fixtures have two seeds per cell; minPairs 2 lets them exercise Holm (the default, 4, is tested below).
-const build = (dir: string, site = join(dir, "..", "site"), minPairs: number | null = 2) =>
-  Effect.runSync(Effect.map(collectRuns([dir], site), (c) => buildLeaderboard({ ...c, siteDir: site, ...(minPairs !== null ? { minPairs } : {}) })))
+const build = (dir: string, site = join(dir, "..", "site")) => Effect.runSync(Effect.map(collectRuns([dir], site), (c) => buildLeaderboard({ ...c, siteDir: site })))
 
 describe("leaderboard build", () => {
   test("average ranks; env names and normalizers", () => {
@@ -24,7 +22,7 @@ describe("leaderboard build", () => {
     expect(normalizerOf("mine/maze")).toEqual({ value: 1, assumed: true })
   })
 
-  test("paper-style table: bootstrap intervals, paired deltas with Holm, best marks and the ranking", () => {
+  test("paper-style table at 2 seeds: t intervals, the area as primary score, no verdict possible, no best mark, the ranking", () => {
     const dir = join(tempDir("lb"), "results")
     writeRuns(dir, standardRuns)
     const lb = build(dir)
@@ -32,65 +30,95 @@ describe("leaderboard build", () => {
     expect(lb.filters).toEqual(["none", "random", "top-p"])
     expect(lb.rows.map((r) => r.env)).toEqual(["frozenlake", "sokoban"])
     const fl = lb.rows[0]!
-    // none: peaks 0.5, 0.7. Two values: resample means 0.5 (¼), 0.6 (½), 0.7 (¼), so the 2.5% and
-    // 97.5% quantiles of 10 000 resamples are the atoms 0.5 and 0.7.
-    expect(fl.baseline).toEqual({ mean: 0.6, lo: 0.5, hi: 0.7, n: 2 })
     const none = fl.cells.find((c) => c.filter === "none")!
+    // Each curve is peak·s/4 at steps 0..4: area = mean over steps 1..4 = 0.625·peak; last-3 = 0.75·peak.
+    // none's peaks 0.5, 0.7: mean 0.6, sd 0.141421, t_{.975,1} = 12.706205: 0.6 ± 12.706205·0.1.
+    expect(none.peak).toEqual({ mean: 0.6, lo: -0.67062, hi: 1.87062, n: 2 })
+    expect(none.auc!.mean).toBe(0.375)
+    expect(fl.baseline).toEqual(none.auc)
+    expect(none.last3!.mean).toBe(0.45)
     expect(none.kind).toBe("baseline")
     expect(none.delta).toBeNull()
-    // Last-3 mean of each run is 0.75·peak: 0.375 and 0.525 → 0.45, interval [0.375, 0.525].
-    expect(none.last3).toEqual({ mean: 0.45, lo: 0.375, hi: 0.525, n: 2 })
+    expect(none.kept).toEqual({ groups: 1, nonZeroSpread: null, zeroSpread: null })
     const topp = fl.cells.find((c) => c.filter === "top-p")!
-    expect(topp.peak).toEqual({ mean: 0.85, lo: 0.8, hi: 0.9, n: 2 })
     expect(topp.seeds).toEqual([1, 2])
-    expect(topp.best).toBe(true)
-    // Paired by seed: 0.8 − 0.5 = 0.3, 0.9 − 0.7 = 0.2 → mean 0.25, sd 0.0707107.
+    // Paired by seed on the area: 0.625·(0.8 − 0.5, 0.9 − 0.7) = 0.1875, 0.125 → mean 0.15625; both positive: sign-flip p = 2/4.
     const d = topp.delta!
-    expect(d.n).toBe(2)
-    expect(d.unpaired).toBe(0)
-    expect(d.mean).toBeCloseTo(0.25, 6)
-    expect(d.sd!).toBeCloseTo(Math.SQRT1_2 / 10, 6)
-    // Every resample mean of {0.3, 0.2} is > 0: p = 2·(1 + 0)/(10 000 + 1) = 0.0002.
-    expect(d.p).toBe(0.0002)
-    // The page's family (peak): FL random (−0.1, −0.1), FL top-p, SK random (0.1, 0.3): p 0.0002 each;
-    // SK top-p (−0.1, +0.1): p 1. Holm, m = 4: the three small ones are rejected (0.0002 ≤ 0.05/4), the last not.
-    expect(lb.family).toEqual({ peak: 4, last3: 4, alpha: 0.05 })
-    expect(lb.rows.flatMap((r) => r.cells.filter((c) => c.delta).map((c) => [r.env, c.filter, c.delta!.separated]))).toEqual([
-      ["frozenlake", "random", true],
-      ["frozenlake", "top-p", true],
-      ["sokoban", "random", true],
-      ["sokoban", "top-p", false]
+    expect(d).toMatchObject({ n: 2, unpaired: 0, p: 0.5, minP: 0.5, pHolm: null, separated: false, inFamily: false, verdict: "cannot-separate" })
+    expect(d.mean).toBeCloseTo(0.15625, 6)
+    expect(topp.deltaPeak!.mean).toBeCloseTo(0.25, 6)
+    expect(topp.deltaLast3!.mean).toBeCloseTo(0.1875, 6)
+    expect(topp.deltaFactAuc).toBeNull()
+    // Two pairs: the smallest sign-flip p is 2/4 > α, so nothing joins the family.
+    expect(lb.family).toEqual({ primary: 0, last3: 0, peak: 0, factAuc: 0, alpha: 0.05, test: "sign-flip" })
+    expect(lb.rows.flatMap((r) => r.cells.filter((c) => c.best))).toEqual([])
+    expect(lb.verdict.sentence).toStartWith("No filter can separate from none at these seeds: n = 2 cannot separate at this family size")
+    expect(lb.verdict.separated).toEqual([])
+    // Ranks by area: frozenlake top-p 1, none 2, random 3; sokoban random 1, none 2.5, top-p 2.5.
+    expect(lb.ranking.map((r) => [r.filter, r.meanRank, r.wins])).toEqual([
+      ["top-p", 1.75, 0],
+      ["random", 2, 0],
+      ["none", 2.25, 0]
     ])
-    // Ties in p keep page order: FL top-p is second, read at 1 − 0.05/3; its Holm p = max(4p, 3p) = 0.0008.
-    expect(d.level).toBe(0.983333)
-    expect(d.pHolm).toBe(0.0008)
-    // Resample means of {0.3, 0.2}: 0.2 (¼), 0.25 (½), 0.3 (¼): the 98.3% interval is [0.2, 0.3].
-    expect(d.lo).toBeCloseTo(0.2, 6)
-    expect(d.hi).toBeCloseTo(0.3, 6)
-    // Seeds for a 5-point difference: (2.801585 · 0.0707107 / 0.05)² = 3.96204² = 15.70 → 16.
-    expect(d.seedsNeeded).toBe(16)
-    const skTopp = lb.rows[1]!.cells.find((c) => c.filter === "top-p")!.delta!
-    expect(skTopp.p).toBe(1)
-    expect(skTopp.pHolm).toBe(1)
-    expect(skTopp.level).toBe(0.95)
-    expect(skTopp.lo).toBeLessThan(0)
-    const sk = lb.rows[1]!
-    expect(sk.cells.filter((c) => c.best).map((c) => c.filter)).toEqual(["random"])
-    // Ranks: frozenlake top-p 1, none 2, random 3; sokoban random 1, none 2.5, top-p 2.5.
-    expect(lb.ranking.map((r) => [r.filter, r.meanRank, r.wins])).toEqual(
-      [
-        ["random", 2, 1],
-        ["top-p", 1.75, 1],
-        ["none", 2.25, 0]
-      ].sort((a, b) => (a[1] as number) - (b[1] as number))
-    )
     const rnd = lb.ranking.find((r) => r.filter === "random")!
-    // Mean paired delta over the two rows: (−0.1 + 0.2)/2 = 0.05.
-    expect(rnd.meanDelta).toBeCloseTo((0.5 - 0.6 + (0.4 - 0.2)) / 2, 6)
+    // Mean paired area delta over the two rows: 0.625·(−0.1 + 0.2)/2.
+    expect(rnd.meanDelta).toBeCloseTo((0.625 * (0.5 - 0.6 + (0.4 - 0.2))) / 2, 6)
     expect(lb.entries.length).toBe(12)
     expect(lb.entries[0]!.path.startsWith("../results/")).toBe(true)
     // No budget metrics in these runs: every budget is null ("—" on the page).
     expect(topp.budget).toEqual({ envSteps: null, tokens: null, rollouts: null, optimizerSteps: null })
+    expect(topp.kept.groups).toBe(0.5)
+  })
+
+  test("verdicts at 7 seeds: better and worse read differently, best only for separated-better, the first sentence names them", () => {
+    const dir = join(tempDir("lb"), "results")
+    writeRuns(dir, sevenSeedRuns)
+    const lb = build(dir)
+    const cell = (f: string) => lb.rows[0]!.cells.find((c) => c.filter === f)!
+    // Seven same-sign differences: exact sign-flip p = 2/128. Holm over 3: 0.015625 ≤ 0.05/3, then ≤ 0.05/2; random's p is large.
+    expect(lb.family.primary).toBe(3)
+    expect(cell("top-p").delta).toMatchObject({ n: 7, p: 0.015625, verdict: "better", separated: true, inFamily: true })
+    expect(cell("drop").delta).toMatchObject({ n: 7, p: 0.015625, verdict: "worse", separated: true })
+    expect(cell("random").delta!.verdict).toBe("not-separated")
+    expect(cell("random").delta!.p!).toBeGreaterThan(0.05)
+    // top-p: deltas 0.625·(0.1 + 0.01·(seed mod 3)), mean 0.06875; level of the first by p (ties keep page order: drop) 1 − 0.05/3, the second 1 − 0.05/2.
+    expect(cell("drop").delta!.level).toBe(0.983333)
+    expect(cell("top-p").delta!.level).toBe(0.975)
+    expect(cell("top-p").delta!.lo!).toBeGreaterThan(0)
+    expect(cell("top-p").best).toBe(true)
+    expect(cell("none").best).toBe(false)
+    expect(cell("drop").best).toBe(false)
+    expect(lb.ranking.find((r) => r.filter === "top-p")!.wins).toBe(1)
+    expect(lb.verdict.separated.map((x) => [x.filter, x.verdict])).toEqual([
+      ["drop", "worse"],
+      ["top-p", "better"]
+    ])
+    expect(lb.verdict.sentence).toContain("top-p above none on frozenlake by +6.9 points (n = 7)")
+    expect(lb.verdict.sentence).toContain("drop below none on frozenlake")
+    expect(lb.verdict.sentence).toContain("The other 1 comparison does not separate.")
+    const md = renderMarkdown(lb)
+    expect(md.split("\n")[2]).toBe(`**${lb.verdict.sentence.replace(/[()]/g, (c) => `\\${c}`)}**`)
+    expect(md).toContain("▲ better")
+    expect(md).toContain("▼ worse")
+    expect(md).toContain("★ best")
+  })
+
+  test("a row where none does not learn stays on the page, marked, out of the ranking and the aggregates", () => {
+    const dir = join(tempDir("lb"), "results")
+    writeRuns(dir, [
+      ...standardRuns.filter((r) => r.env === "frozenlake"),
+      { env: "webshop", filter: "none", seed: 1, peak: 0 },
+      { env: "webshop", filter: "none", seed: 2, peak: 0 },
+      { env: "webshop", filter: "top-p", filterOptions: { p: 0.9 }, seed: 1, peak: 0 },
+      { env: "webshop", filter: "top-p", filterOptions: { p: 0.9 }, seed: 2, peak: 0 }
+    ])
+    const lb = build(dir)
+    const ws = lb.rows.find((r) => r.env === "webshop")!
+    expect(ws.notLearning).toBe("none does not learn: validation success is 0 at every evaluation")
+    expect(lb.rows.find((r) => r.env === "frozenlake")!.notLearning).toBeNull()
+    expect(lb.ranking.find((r) => r.filter === "top-p")!.rows).toBe(1)
+    expect(lb.across.find((a) => a.filter === "top-p")!.envs).toEqual(["frozenlake"])
+    expect(renderMarkdown(lb)).toContain("- webshop: none does not learn: validation success is 0 at every evaluation")
   })
 
   test("across envs: IQM of normalized scores and P(filter > none), by hand", () => {
@@ -98,22 +126,22 @@ describe("leaderboard build", () => {
     writeRuns(dir, standardRuns)
     const lb = build(dir)
     const of = (f: string) => lb.across.find((a) => a.algo === "grpo" && a.filter === f)!
-    // IQM over all (run, env) peaks, cut ⌊4/4⌋ = 1 each end:
-    // none [0.2, 0.2, 0.5, 0.7] → (0.2 + 0.5)/2 = 0.35; top-p [0.1, 0.3, 0.8, 0.9] → 0.55; random [0.3, 0.4, 0.5, 0.6] → 0.45.
-    expect(of("none").iqmPeak.value).toBeCloseTo(0.35, 6)
-    expect(of("top-p").iqmPeak.value).toBeCloseTo(0.55, 6)
-    expect(of("random").iqmPeak.value).toBeCloseTo(0.45, 6)
-    expect(of("none").iqmPeak.tasks).toBe(2)
-    expect(of("none").iqmPeak.runs).toBe(4)
+    // IQM over all (run, env) areas (0.625·peak), cut ⌊4/4⌋ = 1 each end:
+    // none [0.2, 0.2, 0.5, 0.7] → (0.2 + 0.5)/2 = 0.35; top-p [0.1, 0.3, 0.8, 0.9] → 0.55; random [0.3, 0.4, 0.5, 0.6] → 0.45 (×0.625).
+    expect(of("none").iqm!.value).toBeCloseTo(0.625 * 0.35, 6)
+    expect(of("top-p").iqm!.value).toBeCloseTo(0.625 * 0.55, 6)
+    expect(of("random").iqm!.value).toBeCloseTo(0.625 * 0.45, 6)
+    expect(of("none").iqm!.tasks).toBe(2)
+    expect(of("none").iqm!.runs).toBe(4)
     expect(of("none").envs).toEqual(["frozenlake", "sokoban"])
     // Last-3 is 0.75·peak for every run, so its IQM is 0.75 · the peak IQM.
     expect(of("top-p").iqmLast3!.value).toBeCloseTo(0.75 * 0.55, 6)
-    // P(top-p > none): frozenlake [0.8, 0.9] vs [0.5, 0.7] → 1; sokoban [0.1, 0.3] vs [0.2, 0.2] → 2/4; mean 0.75.
-    expect(of("top-p").improvementPeak!.value).toBeCloseTo(0.75, 6)
+    // P(top-p > none) on the area (same order as the peaks): frozenlake [0.8, 0.9] vs [0.5, 0.7] → 1; sokoban [0.1, 0.3] vs [0.2, 0.2] → 2/4; mean 0.75.
+    expect(of("top-p").improvement!.value).toBeCloseTo(0.75, 6)
     // P(random > none): frozenlake [0.4, 0.6] vs [0.5, 0.7] → 1/4; sokoban [0.3, 0.5] vs [0.2, 0.2] → 1; mean 0.625.
-    expect(of("random").improvementPeak!.value).toBeCloseTo(0.625, 6)
-    expect(of("none").improvementPeak).toBeNull()
-    const iv = of("top-p").improvementPeak!
+    expect(of("random").improvement!.value).toBeCloseTo(0.625, 6)
+    expect(of("none").improvement).toBeNull()
+    const iv = of("top-p").improvement!
     expect(iv.lo!).toBeLessThanOrEqual(0.75)
     expect(iv.hi!).toBeGreaterThanOrEqual(0.75)
     expect(lb.normalizers).toEqual([
@@ -137,24 +165,25 @@ describe("leaderboard build", () => {
     const floor = lb.rows[0]!.cells.find((c) => c.filter === NOISE_FLOOR)!
     expect(floor.kind).toBe("noise-floor")
     expect(floor.best).toBe(false)
-    expect(lb.rows[0]!.cells.find((c) => c.best)!.filter).toBe("top-p")
-    // Pairs on seeds 1, 2: 0.55 − 0.5 = 0.05, 0.66 − 0.7 = −0.04; seed 3 has no partner.
+    // Pairs on seeds 1, 2 (area = 0.625·peak): 0.625·(0.55 − 0.5), 0.625·(0.66 − 0.7); seed 3 has no partner.
     expect(floor.delta!.n).toBe(2)
     expect(floor.delta!.unpaired).toBe(1)
-    expect(floor.delta!.mean).toBeCloseTo(0.005, 6)
+    expect(floor.delta!.mean).toBeCloseTo(0.625 * 0.005, 6)
     expect(floor.delta!.inFamily).toBe(false)
     expect(floor.delta!.separated).toBe(false)
+    expect(floor.delta!.verdict).toBe("cannot-separate")
     expect(floor.delta!.pHolm).toBeNull()
     expect(floor.delta!.level).toBe(0.95)
-    // Its sd (0.0636396) still says how many seeds a 5-point difference would need: (2.801585·0.0636396/0.05)² = 12.7 → 13.
-    expect(floor.delta!.seedsNeeded).toBe(13)
-    expect(lb.family.peak).toBe(2)
+    // Its sd (0.625·0.0636396 = 0.0397748) still says how many seeds a 5-point difference would need: the smallest n with
+    // n ≥ ((t.975,n−1 + t.80,n−1)·0.0397748/0.05)² is 8 (at 7: (2.4469 + 0.9057)²·0.6328 = 7.11); the sign-flip needs 6 at α.
+    expect(floor.delta!.seedsNeeded).toBe(8)
+    expect(lb.family.primary).toBe(0)
     expect(lb.ranking.map((r) => r.filter)).not.toContain(NOISE_FLOOR)
     expect(lb.entries.filter((e) => e.samplingStream === 1).length).toBe(3)
     const across = lb.across.find((a) => a.filter === NOISE_FLOOR)!
     expect(across.kind).toBe("noise-floor")
     // P(none′ > none) on frozenlake: [0.55, 0.66, 0.99] vs [0.5, 0.7]: 0.55 > 0.5 (1), 0.66 > 0.5 (1), 0.99 > both (2) → 4/6.
-    expect(across.improvementPeak!.value).toBeCloseTo(4 / 6, 6)
+    expect(across.improvement!.value).toBeCloseTo(4 / 6, 6)
   })
 
   test("unpaired seeds: only shared seeds pair; one pair has a mean but no interval, p or power", () => {
@@ -169,11 +198,11 @@ describe("leaderboard build", () => {
     const lb = build(dir)
     const topk = lb.rows[0]!.cells.find((c) => c.filter === "top-k")!
     expect(topk.peak).toMatchObject({ mean: 0.75, n: 2 })
-    expect(topk.delta).toMatchObject({ n: 1, unpaired: 2, lo: null, hi: null, p: null, pHolm: null, separated: false, inFamily: false, seedsNeeded: null })
-    expect(topk.delta!.mean).toBeCloseTo(0.1, 6)
+    expect(topk.delta).toMatchObject({ n: 1, unpaired: 2, lo: null, hi: null, p: null, pHolm: null, separated: false, inFamily: false, seedsNeeded: null, verdict: "cannot-separate" })
+    expect(topk.delta!.mean).toBeCloseTo(0.0625, 6)
     // No shared seed at all: no delta.
     expect(lb.rows[0]!.cells.find((c) => c.filter === "random")!.delta).toBeNull()
-    expect(lb.family.peak).toBe(0)
+    expect(lb.family.primary).toBe(0)
     // One seed: a mean without an interval.
     expect(lb.rows[0]!.cells.find((c) => c.filter === "random")!.peak).toEqual({ mean: 0.9, lo: null, hi: null, n: 1 })
   })
@@ -257,7 +286,7 @@ describe("leaderboard build", () => {
     expect(lb.problems.some((p) => p.path.endsWith(`${tornRun.split("/").pop()}/metrics.jsonl`) && p.message.includes("torn"))).toBe(true)
     expect(lb.entries.some((e) => e.runId === badRun.split("/").pop())).toBe(false)
     // The torn run is kept (its complete lines are valid).
-    expect(lb.rows.find((r) => r.algo === "ppo")!.baseline).toEqual({ mean: 0.5, lo: null, hi: null, n: 1 })
+    expect(lb.rows.find((r) => r.algo === "ppo")!.cells[0]!.peak).toEqual({ mean: 0.5, lo: null, hi: null, n: 1 })
   })
 
   test("writeSite writes JSON, Markdown and HTML; the build is deterministic", () => {
@@ -265,18 +294,29 @@ describe("leaderboard build", () => {
     const dir = join(base, "results")
     writeRuns(dir, [...standardRuns, { env: "sokoban", filter: "top-k", seed: 1, peak: 0.3, status: "failed" }])
     const site = join(base, "site")
-    const w = Effect.runSync(writeSite([dir], site, undefined, { minPairs: 2 }))
+    const w = Effect.runSync(writeSite([dir], site))
     const json = readFileSync(w.files.json, "utf8")
-    Effect.runSync(writeSite([dir], site, undefined, { minPairs: 2 }))
+    Effect.runSync(writeSite([dir], site))
     expect(readFileSync(w.files.json, "utf8")).toBe(json)
     const md = readFileSync(w.files.md, "utf8")
-    expect(md).toContain("| frozenlake | grpo | – | 60.0 [50.0, 70.0] (n=2) | -10.0 [-10.0, -10.0] ✓ (n=2) | **+25.0 [+20.0, +30.0] ✓ (n=2)** |")
+    // Two pairs cannot separate: the mean without an interval, and the reason in words.
+    expect(md).toContain("| frozenlake | grpo | – | 37.5 [-41.9, 116.9] (n=2) | -6.3 (n = 2 cannot separate at this family size) | +15.6 (n = 2 cannot separate at this family size) |")
     // The per-cell table and the legend carry every statistic.
     expect(md).toContain(
-      "| frozenlake | grpo | – | top-p | 2 | 85.0 [80.0, 90.0] | 63.7 [60.0, 67.5] | 2 | +25.0 [+20.0, +30.0] | 98.33% | <0.001 (<0.001) | ✓ | +18.8 [+15.0, +22.5] | 98.33% | ✓ | 16 | — | — | — | — |"
+      "| frozenlake | grpo | – | top-p | 2 | 53.1 [13.4, 92.8] | 63.7 [16.1, 111.4] | 85.0 [21.5, 148.5] | – | 50% | — | 2 | +15.6 (n = 2 cannot separate at this family size) | – | 0.500 | +18.8 (n = 2 cannot separate at this family size) | +25.0 (n = 2 cannot separate at this family size) | – | 9 | — | — | — | — |"
     )
-    expect(md).toContain("| grpo | top-p | frozenlake, sokoban | 55.0 [")
-    for (const term of ["**peak, last-3**", "**separated ✓**", "**none′ \\(noise floor\\)**", "**seeds for ±5**", "**IQM**", "**P\\(&gt; none\\)**", "**budget**"]) expect(md).toContain(term)
+    expect(md).toContain("| grpo | top-p | frozenlake, sokoban | 34.4 [")
+    for (const term of [
+      "**area, last-3, peak, fact area**",
+      "**verdict: ▲ better, ▼ worse, cannot separate**",
+      "**none′ \\(noise floor\\)**",
+      "**seeds for ±5**",
+      "**IQM**",
+      "**P\\(&gt; none\\)**",
+      "**budget**",
+      "**kept groups, kept non-zero-spread**"
+    ])
+      expect(md).toContain(term)
     expect(md).toContain("## Runs not complete")
     expect(md).not.toContain("<img")
     expect(renderMarkdown(w.leaderboard)).toBe(md)
@@ -285,19 +325,5 @@ describe("leaderboard build", () => {
   test("nice ticks", () => {
     expect(niceTicks(0, 1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1])
     expect(niceTicks(0, 47)).toEqual([0, 10, 20, 30, 40])
-  })
-})
-
-describe("leaderboard build: the default minimum of pairs", () => {
-  test("with fewer than 4 pairs a comparison is shown but never separated (two same-sign deltas give bootstrap p ≈ 0)", () => {
-    const dir = join(tempDir("lb"), "results")
-    writeRuns(dir, standardRuns)
-    const lb = build(dir, join(dir, "..", "site"), null)
-    expect(lb.family).toEqual({ peak: 0, last3: 0, alpha: 0.05 })
-    const topp = lb.rows[0]!.cells.find((c) => c.filter === "top-p")!.delta!
-    expect(topp.n).toBe(2)
-    expect(topp.p).toBe(0.0002)
-    expect(topp.separated).toBe(false)
-    expect(topp.inFamily).toBe(false)
   })
 })

@@ -75,6 +75,17 @@ export const standardRuns: FakeRun[] = [
   { env: "sokoban", filter: "random", seed: 2, peak: 0.5, metrics: false }
 ]
 
+/**
+ * One env at 7 seeds: top-p above none on every seed, "drop" below it on every seed, random on
+ * both sides. The exact sign-flip p of 7 same-sign differences is 2/2^7 = 0.015625.
+ */
+export const sevenSeedRuns: FakeRun[] = [1, 2, 3, 4, 5, 6, 7].flatMap((seed) => [
+  { env: "frozenlake", filter: "none", seed, peak: 0.4 + 0.02 * seed },
+  { env: "frozenlake", filter: "top-p", seed, peak: 0.5 + 0.02 * seed + 0.01 * (seed % 3) },
+  { env: "frozenlake", filter: "drop", seed, peak: 0.3 + 0.02 * seed - 0.01 * (seed % 2) },
+  { env: "frozenlake", filter: "random", seed, peak: 0.4 + 0.02 * seed + (seed % 2 ? 0.03 : -0.03) * (1 + seed / 10) }
+])
+
 export const corrupt = (dir: string): { tornRun: string; badRun: string } => {
   const [tornRun, badRun] = writeRuns(dir, [
     { env: "frozenlake", filter: "none", seed: 9, peak: 0.5, algo: "ppo" },

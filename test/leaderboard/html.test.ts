@@ -21,7 +21,7 @@ const page = (): { html: string; window: Window } => {
     { env: XSS, filter: `x"><img src=x onerror=alert(3)>`, filterOptions: { p: 1 }, seed: 1, peak: 0.4 },
     { env: "sokoban", filter: "top-k", seed: 3, peak: 0.1, status: "failed" }
   ])
-  const w = Effect.runSync(writeSite([dir], join(base, "site"), undefined, { minPairs: 2 }))
+  const w = Effect.runSync(writeSite([dir], join(base, "site")))
   const html = readFileSync(w.files.html, "utf8")
   const window = new Window({ url: "file:///site/index.html", settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } as any })
   window.document.write(html)
@@ -35,20 +35,22 @@ describe("leaderboard page (happy-dom)", () => {
     const { html, window } = page()
     const doc = window.document
     expect(doc.querySelectorAll("#results tbody tr").length).toBe(3)
-    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(expect.arrayContaining(["env", "algo", "none (peak)", "random (Δ)", "top-p (Δ)"]))
+    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(expect.arrayContaining(["env", "algo", "none (area)", "random (Δ)", "top-p (Δ)"]))
     expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(5)
     // One line per cell: frozenlake and sokoban 3 each, the markup env 3 (none and two configurations of one filter).
     expect(doc.querySelectorAll("#cells tbody tr").length).toBe(9)
     expect([...doc.querySelectorAll("#cells thead th")].map((t: any) => t.textContent)).toEqual(
-      expect.arrayContaining(["peak (%)", "last-3 (%)", "Δ peak", "level", "p (Holm)", "sep.", "Δ last-3", "seeds for ±5", "env steps", "tokens", "rollouts", "opt. steps"])
+      expect.arrayContaining(["peak (%)", "last-3 (%)", "Δ area", "level", "p (Holm)", "verdict", "Δ last-3", "seeds for ±5", "env steps", "tokens", "rollouts", "opt. steps"])
     )
     // Across envs: one line per (algo, filter) — grpo: none, random, top-p and the markup env's two filters.
     expect(doc.querySelectorAll("#across tbody tr").length).toBe(5)
     expect([...doc.querySelectorAll("#legend dt")].map((t: any) => t.textContent)).toEqual([
-      "peak, last-3",
+      "area, last-3, peak, fact area",
       "Δ vs none",
-      "separated ✓",
+      "verdict: ▲ better, ▼ worse, cannot separate",
       "none′ (noise floor)",
+      "kept groups, kept non-zero-spread",
+      "none does not learn",
       "seeds for ±5",
       "IQM",
       "P(> none)",
@@ -57,8 +59,9 @@ describe("leaderboard page (happy-dom)", () => {
     expect(doc.querySelectorAll("#runs tbody tr").length).toBe(16)
     expect(html).not.toMatch(/<(link|img|script)[^>]+(src|href)=["']?https?:/i)
     expect(doc.querySelectorAll("script[src], link[rel=stylesheet]").length).toBe(0)
-    const best = doc.querySelector("#results tbody tr td.best") as any
-    expect(best.textContent).toContain("★")
+    // Two seeds per cell cannot separate anything, and the first sentence says so; no cell is "best".
+    expect((doc.querySelector("p.verdict") as any).textContent).toStartWith("No filter can separate from none at these seeds: n = 2 cannot separate at this family size")
+    expect(doc.querySelectorAll("#results tbody tr td.best").length).toBe(0)
     // Run links are relative and point at the run files.
     const a = doc.querySelector("#runs a") as any
     expect(a.getAttribute("href")).toMatch(/^\.\.\/results\/[^/]+\/config\.json$/)
@@ -78,28 +81,25 @@ describe("leaderboard page (happy-dom)", () => {
     expect(failed).toContain("<img src=x onerror=alert(2)>")
   })
 
-  test("the cells table shows each statistic: intervals, the Holm level, separated marks, seeds needed and budgets", () => {
+  test("the cells table shows each statistic: intervals, the Holm level, verdicts, seeds needed and budgets", () => {
     const { window } = page()
     const doc = window.document
     const row = (env: string, filter: string) => [...doc.querySelectorAll("#cells tbody tr")].find((r: any) => r.cells[0].textContent === env && r.cells[3].textContent === filter) as any
     const cells = (r: any) => [...r.cells].map((c: any) => c.textContent.trim())
     // frozenlake top-p: peaks 0.8, 0.9 against none's 0.5, 0.7 (test/leaderboard/build.test.ts works these out by hand).
-    // Columns: env algo setting filter | seeds peak last-3 | pairs Δpeak level p sep. | Δlast-3 level sep. | seeds±5 | 4 budgets.
+    // Columns: env algo setting filter | seeds peak last-3 | pairs Δarea level p verdict | Δlast-3 level verdict | seeds±5 | 4 budgets.
     const t = cells(row("frozenlake", "top-p"))
-    expect(t.slice(4, 7)).toEqual(["2", "85.0 [80.0, 90.0]", "63.7 [60.0, 67.5]"])
-    expect(t.slice(7, 12)).toEqual(["2", "+25.0 [+20.0, +30.0]", "98.33%", "<0.001 (<0.001)", "✓"])
-    expect(t.slice(12, 15)).toEqual(["+18.8 [+15.0, +22.5]", "98.33%", "✓"])
-    expect(t[15]).toBe("16")
+    expect(t.slice(4, 7)).toEqual(["2", "85.0 [21.5, 148.5]", "63.7 [16.1, 111.4]"])
+    // Two pairs: the mean without an interval, and the reason instead of a mark.
+    expect(t.slice(7, 12)).toEqual(["2", "+15.6 (n = 2 cannot separate at this family size)", "95%", "0.500", "n = 2 cannot separate at this family size"])
+    expect(t.slice(12, 15)).toEqual(["+18.8 (n = 2 cannot separate at this family size)", "95%", "n = 2 cannot separate at this family size"])
+    expect(t[15]).toBe("9")
     expect(t.slice(16)).toEqual(["—", "—", "—", "—"])
-    // sokoban top-p: deltas −0.1, +0.1: not separated, read at 95%.
-    const s = cells(row("sokoban", "top-p"))
-    expect(s[9]).toBe("95%")
-    expect(s[11]).toBe("")
-    // A cell with one pair: a mean, no interval, "n<4" (too few pairs to test) instead of a test.
+    // A cell with one pair: a mean, no interval or p.
     const one = cells(row(XSS, `x"><img src=x onerror=alert(3)>(p=1)`))
     expect(one[7]).toBe("1")
-    expect(one[8]).toBe("+10.0")
-    expect(one[11]).toBe("n<4")
+    expect(one[8]).toBe("+6.3 (n = 1 cannot separate at this family size)")
+    expect(one[10]).toBe("—")
   })
 
   test("clicking a column header sorts the rows, clicking again reverses", async () => {

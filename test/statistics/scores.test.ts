@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { curveOf, lastMeanScore, peakScore } from "../../core/statistics/scores.ts"
+import { areaScore, curveOf, lastMeanScore, peakScore } from "../../core/statistics/scores.ts"
 
 describe("a run's score two ways", () => {
   const lines = [
@@ -43,5 +43,32 @@ describe("a run's score two ways", () => {
     expect(() => peakScore([{ step: 0, value: Number.NaN }])).toThrow("not a finite number")
     expect(() => curveOf([{ step: 0, m: Number.POSITIVE_INFINITY }], "m")).toThrow("not a finite number")
     expect(() => lastMeanScore([{ step: 0, value: 1 }], 0)).toThrow("k must be")
+  })
+
+  test("area: the mean of the evaluations after the first step, by hand; none after it → null", () => {
+    // Steps 0, 10, 20, 30 with 0.9 (the shared warm start), 0.5, 0.7, 0.6: (0.5 + 0.7 + 0.6)/3 = 0.6, whatever step 0 holds.
+    const curve = [
+      { step: 20, value: 0.7 },
+      { step: 0, value: 0.9 },
+      { step: 10, value: 0.5 },
+      { step: 30, value: 0.6 }
+    ]
+    expect(areaScore(curve)).toBeCloseTo(0.6, 12)
+    // A collapse the peak does not see: peak 0.9 either way, area 0.6 against 0.1.
+    expect(areaScore(curve.map((p) => (p.step === 0 ? p : { ...p, value: 0.1 })))).toBeCloseTo(0.1, 12)
+    expect(areaScore([{ step: 0, value: 0.4 }])).toBeNull()
+    expect(
+      areaScore([
+        { step: 5, value: 0.4 },
+        { step: 5, value: 0.4 }
+      ])
+    ).toBeNull()
+    expect(() => areaScore([])).toThrow("no evaluations")
+    expect(() =>
+      areaScore([
+        { step: 0, value: 0 },
+        { step: 1, value: Number.NaN }
+      ])
+    ).toThrow("not a finite number")
   })
 })

@@ -59,7 +59,7 @@ export const rowForest = (row: Row, domain: readonly [number, number], href: Cel
   const fd = floor ? primaryDeltaOf(floor) : null
   const band = fd && fd.lo !== null && fd.hi !== null ? { lo: fd.lo, hi: fd.hi, label: `noise floor: none′ − none ${interval(fd.lo, fd.hi)}` } : null
   return intervalChart({
-    title: rowTitle(row),
+    title: `${rowTitle(row)}${row.notLearning ? " (none does not learn)" : ""}`,
     items,
     domain,
     tick: (t) => signedPct(t).replace(/\.0$/, ""),
