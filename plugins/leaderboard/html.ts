@@ -103,10 +103,10 @@ const pageHead = (lb: Leaderboard): string[] => {
   h.push('<meta name="viewport" content="width=device-width, initial-scale=1">')
   h.push(`<title>ragen-bench leaderboard</title><style>${CSS}</style></head><body>`)
   h.push("<h1>ragen-bench leaderboard</h1>")
-  h.push(`<p id="verdict">${esc(pageSentence(lb))}</p>`)
+  h.push(`<p id="verdict" class="verdict">${esc(pageSentence(lb))}</p>`)
   const complete = lb.entries.filter((e) => e.status === "complete").length
   h.push(
-    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Each filter is compared with <code>none</code> on the same seeds (same warm start, same instances): the paired difference in ${esc(PRIMARY_LABEL)} with its interval at the Holm level. <span class="v v-better">▲ better</span> and <span class="v v-worse">▼ worse</span> mark a difference that separates after Holm over the page; <span class="v v-not-separated">≈ not separated</span> one whose interval holds 0; <span class="v v-cannot-separate">? too few seeds</span> one that cannot be tested at its n. ★ marks the best cell of a row only when it separates above none. The <a href="#legend-h">legend</a> says what each number is.</p>`
+    `<p>${complete} complete runs of ${lb.entries.length} from ${lb.sources.map((s) => `<code>${esc(s)}</code>`).join(", ")}. Each filter is compared with <code>none</code> on the same seeds (same warm start, same instances): the paired difference in ${esc(PRIMARY_LABEL)} with its interval at the Holm level. <span class="v v-better">▲ better</span> and <span class="v v-worse">▼ worse</span> mark a difference that separates after Holm over the page; <span class="v v-not-separated">≈ not separated</span> one whose interval holds 0; <span class="v v-cannot-separate">? cannot separate at this n</span> one that could not separate even at its most extreme result, at its number of seeds and this family size. ★ marks the best cell of a row only when it separates above none. The <a href="#legend-h">legend</a> says what each number is.</p>`
   )
   h.push(
     '<nav class="toc"><a href="#pictures-h">Differences</a><a href="#across-h">Across envs</a><a href="#results-h">Results</a><a href="#dynamics-h">Curves</a><a href="#cells-h">Cells</a><a href="#runs-h">Runs</a><a href="episodes/index.html">Episodes</a><a href="#submit-h">Submit</a> · download <a href="leaderboard.json" download>leaderboard.json</a> <a href="cells.csv" download>cells.csv</a> <a href="leaderboard.md">leaderboard.md</a></nav>'

@@ -15,7 +15,7 @@ export const VERDICT_MARK: Readonly<Record<Verdict, { glyph: string; word: strin
   better: { glyph: "▲", word: "better", colour: BETTER_COLOUR },
   worse: { glyph: "▼", word: "worse", colour: WORSE_COLOUR },
   "not-separated": { glyph: "≈", word: "not separated", colour: "#555555" },
-  "cannot-separate": { glyph: "?", word: "too few seeds", colour: "#555555" }
+  "cannot-separate": { glyph: "?", word: "cannot separate at this n", colour: "#555555" }
 }
 
 export type CellHref = (row: Row, cell: Cell) => string | undefined
