@@ -15,14 +15,25 @@ export const VERDICT_MARK: Readonly<Record<Verdict, { glyph: string; word: strin
   better: { glyph: "▲", word: "better", colour: BETTER_COLOUR },
   worse: { glyph: "▼", word: "worse", colour: WORSE_COLOUR },
   "not-separated": { glyph: "≈", word: "not separated", colour: "#555555" },
-  "cannot-separate": { glyph: "?", word: "cannot separate at this n", colour: "#555555" }
+  "cannot-separate": { glyph: "?", word: "cannot separate", colour: "#555555" }
 }
 
 export type CellHref = (row: Row, cell: Cell) => string | undefined
 
-/** The shared domain of every forest panel on a page. */
+/**
+ * The shared domain of every forest panel on a page: it holds every mean and every interval of a
+ * comparison that could separate (and the noise floor's); the interval of one that cannot at its
+ * n may be far wider, and runs off the panel with an arrow rather than squash the others.
+ */
 export const forestDomain = (lb: Leaderboard): readonly [number, number] =>
-  symmetricDomain(lb.rows.flatMap((r) => r.cells.flatMap((c) => (primaryDeltaOf(c) ? [primaryDeltaOf(c)!.lo, primaryDeltaOf(c)!.hi, primaryDeltaOf(c)!.mean] : []))))
+  symmetricDomain(
+    lb.rows.flatMap((r) =>
+      r.cells.flatMap((c) => {
+        const d = primaryDeltaOf(c)
+        return d ? (verdictOf(d) === "cannot-separate" && c.kind !== "noise-floor" ? [d.mean] : [d.lo, d.hi, d.mean]) : []
+      })
+    )
+  )
 
 const interval = (lo: number | null, hi: number | null): string => (lo === null || hi === null ? "no interval" : `[${signedPct(lo)}, ${signedPct(hi)}]`)
 
@@ -41,7 +52,8 @@ const itemOf = (row: Row, c: Cell, href: CellHref): IntervalItem | null => {
     filled: !floor && (v === "better" || v === "worse"),
     note: floor ? `${signedPct(d.mean)} noise floor` : `${signedPct(d.mean)} ${mark.glyph} ${mark.word}`,
     noteColour: floor ? NOISE_FLOOR_COLOUR : mark.colour,
-    hover: `${c.filter} − none on ${shortId(row.env)}: ${signedPct(d.mean)} points ${interval(d.lo, d.hi)} at ${pct(d.level)}%, n = ${d.n} pairs${floor ? " (the noise floor: none on another sampling stream)" : `; ${mark.word}`}`,
+    strong: !floor && (v === "better" || v === "worse"),
+    hover: `${c.filter} − none on ${shortId(row.env)}: ${signedPct(d.mean)} points ${interval(d.lo, d.hi)} at ${pct(d.level)}%, n = ${d.n} pairs${floor ? " (the noise floor: none on another sampling stream)" : `; ${mark.word}${v === "cannot-separate" ? " at this n and family size" : ""}`}`,
     dashed: floor
   }
   const h = href(row, c)

@@ -19,6 +19,8 @@ export interface IntervalItem {
   /** Right-hand text (e.g. "+2.5 ▲ better") and its colour. */
   readonly note: string
   readonly noteColour: string
+  /** Bold note (a separated result). */
+  readonly strong?: boolean
   readonly hover: string
   readonly href?: string
   readonly dashed?: boolean
@@ -38,11 +40,11 @@ export interface IntervalChartOptions {
   readonly kind: string
 }
 
-const W = 460
+const W = 470
 const LABEL_W = 128
-const NOTE_W = 140
+const NOTE_W = 150
 const ROW_H = 22
-const TOP = 26
+const TOP = 34
 const BOTTOM = 30
 
 const f = (v: number): string => v.toFixed(1)
@@ -50,7 +52,7 @@ const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n -
 
 /** The frame: title, grid, ticks, axis label, reference lines and the band. */
 const frame = (o: IntervalChartOptions, X: (v: number) => number, plotH: number): string[] => {
-  const p: string[] = [`<text x="4" y="16" class="ct">${esc(o.title)}</text>`]
+  const p: string[] = [`<text x="4" y="14" class="ct">${esc(o.title)}</text>`]
   const bottom = TOP + plotH
   if (o.band) {
     const x0 = X(Math.max(o.domain[0], o.band.lo))
@@ -81,11 +83,14 @@ const itemRow = (o: IntervalChartOptions, it: IntervalItem, i: number, X: (v: nu
     const x1 = X(clamp(it.hi))
     if (o.style === "bar") p.push(`<rect x="${f(x0)}" y="${f(y - 7)}" width="${f(Math.max(2, x1 - x0))}" height="14" fill="${it.colour}" fill-opacity="0.35"/>`)
     else p.push(`<line x1="${f(x0)}" x2="${f(x1)}" y1="${f(y)}" y2="${f(y)}" stroke="${it.colour}" stroke-width="2.2"${dash}/>`)
+    // An interval wider than the shared axis ends in an arrow: it goes on beyond the panel.
+    if (it.lo < o.domain[0]) p.push(`<path class="clipped" d="M${f(x0)},${f(y)} l6,-4 v8 z" fill="${it.colour}"/>`)
+    if (it.hi > o.domain[1]) p.push(`<path class="clipped" d="M${f(x1)},${f(y)} l-6,-4 v8 z" fill="${it.colour}"/>`)
   }
   const x = X(clamp(it.value))
   if (o.style === "bar") p.push(`<line x1="${f(x)}" x2="${f(x)}" y1="${f(y - 8)}" y2="${f(y + 8)}" stroke="${it.colour}" stroke-width="2.5"/>`)
   else p.push(`<circle cx="${f(x)}" cy="${f(y)}" r="4.5" stroke="${it.colour}" stroke-width="2" fill="${it.filled ? it.colour : "#fff"}"/>`)
-  p.push(`<text x="${W - NOTE_W + 6}" y="${f(y + 4)}" class="note-t" fill="${it.noteColour}">${esc(it.note)}</text>`)
+  p.push(`<text x="${W - NOTE_W + 6}" y="${f(y + 4)}" class="note-t${it.strong ? " strong" : ""}" fill="${it.noteColour}">${esc(it.note)}</text>`)
   const body = p.join("")
   const attrs = `class="item" data-label="${esc(it.label)}"`
   return it.href ? `<a href="${esc(it.href)}" ${attrs}>${body}</a>` : `<g ${attrs}>${body}</g>`

@@ -17,7 +17,7 @@ const FIXED: Readonly<Record<string, string>> = {
 }
 
 /** For labels without a fixed colour: Okabe–Ito's remaining hues and Tol's muted set. */
-const EXTRA = ["#D55E00", "#882255", "#117733", "#332288", "#999933", "#44AA99", "#AA4499", "#6699CC", "#661100", "#888888"]
+const EXTRA = ["#D55E00", "#882255", "#117733", "#332288", "#999933", "#44AA99", "#AA4499", "#661100"]
 
 export const NOISE_FLOOR_COLOUR = "#8a8a8a"
 export const BETTER_COLOUR = "#0072B2"
