@@ -24,7 +24,7 @@ import { improvementOf, iqmOf, keptOf, notLearningOf, pageSentence, PRIMARY_LABE
 const SORT_JS = `
 var q = document.getElementById("q");
 if (q) {
-  q.parentElement.hidden = false;
+  q.closest(".search").hidden = false;
   q.addEventListener("input", function () {
     var t = q.value.trim().toLowerCase();
     document.querySelectorAll("[data-search]").forEach(function (el) {
