@@ -118,6 +118,10 @@ describe("the site's pages", () => {
     const other = texts.find((t) => !t.includes("none′"))!
     expect(other).toContain("Side by side: none | random, seed 1")
     expect(other).not.toContain("noise floor")
+    // The noise floor's own episode page and its line in the index say what it is; the others do not.
+    const floorRun = fx.site.leaderboard.entries.find((e) => e.samplingStream === 1 && e.env.includes("bandit"))!
+    expect(readFileSync(join(fx.siteDir, "episodes", `${floorRun.runId}.html`), "utf8")).toContain("noise floor: none on sampling stream 1")
+    expect(index.match(/<span class="floor">noise floor<\/span>/g)).toHaveLength(1)
     // Each step shows both sides of the same validation seeds.
     const d = doc(join(fx.siteDir, "episodes", pages[texts.indexOf(other)]!))
     const step = d.querySelector("section.step")
