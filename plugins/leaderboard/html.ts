@@ -5,7 +5,7 @@
  * result file could not run even if an escape were missed.
  */
 import { createHash } from "node:crypto"
-import { emptyContext, type PageContext, safeHref } from "./context.ts"
+import { cellAnchor, emptyContext, type PageContext, safeHref } from "./context.ts"
 import { esc } from "./escape.ts"
 import { shortId, fmtAggregatePct, fmtCount, fmtEstimate, fmtFraction, fmtLevel, fmtP, fmtPairCount, fmtPairs, fmtProbability, pct, signedPct } from "./format.ts"
 import { dynamicsSection, picturesSection, rowSearch } from "./html-pictures.ts"
@@ -67,7 +67,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1400px;pad
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;background:#e6f0fa}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:700;background:#e6f0fa}a.cell-link{color:inherit;text-decoration:none}a.cell-link:hover{text-decoration:underline}
 .note{color:#666;font-size:12px}code{font-size:12px;overflow-wrap:anywhere}
 .ok{color:#11661d}.bad{color:#a11}.ref{color:#666;font-style:italic}tr.noise-floor td{background:#f7f7fb}
 #cells,#runs{font-size:12px}#cells td.num{white-space:nowrap}#cells td,#cells th{padding:.2rem .35rem}
@@ -136,8 +136,10 @@ const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>, ctx: PageC
       }
       const d = primaryDeltaOf(c)
       const best = isBest(c)
-      if (c.kind === "baseline" || !d) h.push(numCell(p.mean, esc(fmtEstimate(p)), ""))
-      else h.push(numCell(d.mean, `${deltaHtml(d)} <span class="note">(${esc(fmtPairs(d))}; ${pct(p.mean)})</span>${best ? " ★" : ""}`, best ? "best" : ""))
+      // A click on a cell opens its runs (its section on the row's page).
+      const open = (inner: string): string => (page ? `<a class="cell-link" href="${esc(safeHref(`${page}#${cellAnchor(r, c)}`))}">${inner}</a>` : inner)
+      if (c.kind === "baseline" || !d) h.push(numCell(p.mean, open(esc(fmtEstimate(p))), ""))
+      else h.push(numCell(d.mean, `${open(deltaHtml(d))} <span class="note">(${esc(fmtPairs(d))}; ${pct(p.mean)})</span>${best ? " ★" : ""}`, best ? "best" : ""))
     }
     h.push("</tr>")
   }
@@ -160,7 +162,7 @@ const cellsTable = (lb: Leaderboard, ctx: PageContext): string[] => {
       const d = c.delta
       const l = c.deltaLast3
       const page = ctx.rowPages.get(r.key)
-      const name = page ? `<a href="${esc(safeHref(`${page}#cell-${r.cells.indexOf(c)}`))}">${esc(c.filter)}</a>` : esc(c.filter)
+      const name = page ? `<a href="${esc(safeHref(`${page}#${cellAnchor(r, c)}`))}">${esc(c.filter)}</a>` : esc(c.filter)
       h.push(
         `<tr class="${esc(c.kind)}" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}" data-search="${esc(`${rowSearch(r)} ${c.filter}`)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td><td>${name}</td>${numCell(c.peak.n, String(c.peak.n))}${estCell(primaryOf(c), c.peak.n, isBest(c) ? "best" : "")}${estCell(c.last3, c.peak.n)}${estCell(c.peak, c.peak.n)}${numCell(keptOf(c), fmtFraction(keptOf(c)))}${numCell(d?.n ?? null, esc(fmtPairCount(d)))}${pairedCells(d)}${numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")}${verdictCell(d, c)}${pairedCells(l, d?.n)}${verdictCell(l, c)}${numCell(
           d?.seedsNeeded ?? null,

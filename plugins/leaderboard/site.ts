@@ -8,10 +8,11 @@ import { Effect } from "effect"
 import { compareIndexHtml, writeComparePages } from "./episodes-compare.ts"
 import { writeEpisodePages } from "./episodes.ts"
 import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
-import { join, relative, resolve } from "node:path"
+import { copyFileSync, existsSync, mkdirSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
 import { buildLeaderboard, CHART_METRICS, collectRuns, type RunInput } from "./build.ts"
-import type { ComparePage, PageContext } from "./context.ts"
+import { type ComparePage, type PageContext, safeHref, safeName } from "./context.ts"
 import { renderCellsCsv } from "./csv.ts"
 import { renderHtml } from "./html.ts"
 import { renderMarkdown } from "./markdown.ts"
@@ -71,7 +72,15 @@ export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, co
     }
     const leaderboard = buildLeaderboard({ runs: input.runs, problems: [...input.problems, ...agentProblems], sources: input.sources, siteDir })
     const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html"), csv: join(siteDir, "cells.csv") }
-    const link = (e: AgentEntry, file: string) => relative(resolve(siteDir), resolve(e.path, file)).split("\\").join("/")
+    // Agent evaluations' files are copied into the site too (agents/<run id>/), so its links stay inside it.
+    const link = (e: AgentEntry, file: string): string => {
+      const rel = `agents/${safeName(e.summary.runId)}/${file}`
+      if (existsSync(join(e.path, file))) {
+        mkdirSync(dirname(join(siteDir, rel)), { recursive: true })
+        copyFileSync(join(e.path, file), join(siteDir, rel))
+      }
+      return safeHref(rel)
+    }
     writeJsonAtomic(files.json, leaderboard)
     writeFileAtomic(files.md, renderMarkdown(leaderboard) + (agents.length > 0 ? `\n## Agents\n\n${agentsMarkdown(agents)}\n` : ""))
     writeFileAtomic(files.csv, renderCellsCsv(leaderboard))
