@@ -26,7 +26,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1400px;pad
 h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem}h3{font-size:1rem;margin:1.2rem 0 .3rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .4rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}.note{color:#666;font-size:12px}
-code{font-size:12px;overflow-wrap:anywhere}.wide{overflow-x:auto;max-width:100%}.floor{background:#f3f3f8;padding:0 .3rem}
+code{font-size:12px;overflow-wrap:anywhere}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;background:#f6f6f6;padding:.5rem}.wide{overflow-x:auto;max-width:100%}.floor{background:#f3f3f8;padding:0 .3rem}
 ${CHART_CSS}
 `.trim()
 
@@ -54,6 +54,15 @@ const cellSection = (lb: Leaderboard, row: Row, c: Cell, ctx: PageContext): stri
   return h
 }
 
+/** The row key (canonical JSON) indented for reading; as it is when it does not parse. */
+const pretty = (key: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(key), null, 2)
+  } catch {
+    return key
+  }
+}
+
 export const renderRowPage = (lb: Leaderboard, row: Row, ctx: PageContext, domain: readonly [number, number]): string => {
   const h: string[] = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">']
   h.push(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`)
@@ -62,7 +71,9 @@ export const renderRowPage = (lb: Leaderboard, row: Row, ctx: PageContext, domai
   h.push('<p><a href="../index.html">leaderboard</a> · <a href="../episodes/index.html">episodes</a></p>')
   h.push(`<h1>${esc(rowTitle(row))}</h1>`)
   if (notLearningOf(row)) h.push(`<p><b>none does not learn here</b>: ${esc(notLearningOf(row))}. The row stays on the page, out of IQM, P(improvement) and the ranking.</p>`)
-  h.push(`<p class="note">Row key (the resolved config all its runs share, seed, filter and sampling stream aside): <code>${esc(row.key)}</code></p>`)
+  h.push(
+    `<details><summary>The row's config</summary><p class="note">The resolved config all its runs share (seed, filter and sampling stream aside) and the results-semantics version.</p><pre>${esc(pretty(row.key))}</pre></details>`
+  )
   const forest = rowForest(row, domain, cellHref(ctx, "../"))
   if (forest) h.push(`<h2>Differences from none</h2><figure class="charts">${forest}</figure>`)
   const g = lb.groups.find((x) => x.key === row.key)
