@@ -6,14 +6,14 @@
  */
 import { cellAnchor, type PageContext, safeHref, safeName } from "./context.ts"
 import { esc } from "./escape.ts"
-import { fmtEstimate, fmtPaired, fmtPairs, pct } from "./format.ts"
+import { fmtEstimate, fmtFraction, fmtPaired, fmtPairs, pct } from "./format.ts"
 import { cellHref, groupCharts } from "./html-pictures.ts"
 import { runLinks, whoseHtml } from "./html.ts"
 import { verdictHtml } from "./marks.ts"
 import { CHART_CSS } from "./plots/css.ts"
 import { rowForest, rowTitle } from "./plots/forest.ts"
 import type { Cell, Leaderboard, Row } from "./schema.ts"
-import { notLearningOf, PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
+import { keptOf, notLearningOf, PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
 
 export const ROWS_DIR = "rows"
 
@@ -37,7 +37,7 @@ const cellSection = (lb: Leaderboard, row: Row, c: Cell, ctx: PageContext): stri
   const floor = c.kind === "noise-floor" ? ' <span class="floor">noise floor: none on another sampling stream</span>' : ""
   h.push(`<section id="${cellAnchor(row, c)}"><h3>${esc(c.filter)}${floor}</h3>`)
   h.push(
-    `<p>${esc(PRIMARY_LABEL)}: ${p ? esc(fmtEstimate(p)) : "–"}${d ? `; − none: ${esc(fmtPaired(d))} (${esc(fmtPairs(d))}) ${verdictHtml(d)}` : c.kind === "baseline" ? " (the baseline)" : ""}</p>`
+    `<p>${esc(PRIMARY_LABEL)}: ${p ? esc(fmtEstimate(p)) : "–"}${d ? `; − none: ${esc(fmtPaired(d))} (${esc(fmtPairs(d))}) ${verdictHtml(d)}` : c.kind === "baseline" ? " (the baseline)" : ""}${keptOf(c) !== null ? `; kept ${esc(fmtFraction(keptOf(c)))} of its groups` : ""}</p>`
   )
   const runs = lb.entries.filter((e) => e.rowKey === row.key && e.filter === c.filter).sort((a, b) => a.seed - b.seed)
   h.push(
