@@ -1,8 +1,9 @@
 /**
  * The paper's claims about filtering (C1 Table 4, C4 Table 6, C5 Table 7, C6 Fig. 9): each a
  * paired difference of run scores between two filters of one setting, runs paired by seed within
- * a pairing group (every resolved setting equal but seed and filter, runs.ts), then combined over
- * settings with the stratified bootstrap (stats.ts).
+ * a pairing group (every resolved setting equal but seed and filter, runs.ts), tested in each
+ * setting and pooled over settings (stats.ts). The endpoint is the area under the validation
+ * curve (runs.ts `auc`); the peak is shown as the paper's score.
  */
 import { canonicalJson } from "../../core/hash.ts"
 import { iqmInterval } from "../../core/statistics/iqm.ts"
@@ -11,7 +12,22 @@ import type { SeedScore } from "../../core/statistics/paired.ts"
 import { spearmanInterval } from "../../core/statistics/spearman.ts"
 import { type ClaimRow, preset, table } from "./row.ts"
 import { eligible, evalCurve, groupBy, groupLabels, isNoFilter, isPaperTopP, isWithinGroup, lastMean, pairingConfig, quartileOf, type RunView, topPRank } from "./runs.ts"
-import { decide, fmtInterval, fmtNumber, fmtSeeds, meanInterval, notRun, olsSlope, pairedDeltas, stratifiedMeanInterval, stratifiedStatistic, type Verdict } from "./stats.ts"
+import {
+  decide,
+  decideEachSetting,
+  fmtInterval,
+  fmtNumber,
+  fmtOutcome,
+  fmtSeeds,
+  meanInterval,
+  notRun,
+  olsSlope,
+  pairedDeltas,
+  type SettingTest,
+  stratifiedMeanInterval,
+  stratifiedStatistic,
+  type Verdict
+} from "./stats.ts"
 
 export const MI_METRIC = "mi/first_turn/mi_est"
 
@@ -23,6 +39,7 @@ const scores = (runs: ReadonlyArray<RunView>, pick: (v: RunView) => number | nul
 
 const peakOf = (v: RunView) => v.peak
 const last3Of = (v: RunView) => v.last3
+const aucOf = (v: RunView) => v.auc
 
 /** One setting's paired comparison of arm a against arm b. */
 interface Stratum {
@@ -33,6 +50,8 @@ interface Stratum {
   readonly seeds: number[]
   readonly peak: number[]
   readonly last3: number[]
+  /** Per-seed differences of the area under the validation curve (the endpoint). */
+  readonly auc: number[]
 }
 
 /** Per pairing group, arm a − arm b (by seed) of peak and last-3 scores; groups without a pair are left out. */
@@ -45,8 +64,18 @@ const strataOf = (views: ReadonlyArray<RunView>, armA: (vs: RunView[]) => RunVie
     const pk = pairedDeltas(scores(a, peakOf), scores(b, peakOf))
     if (pk.deltas.length === 0) continue
     const l3 = pairedDeltas(scores(a, last3Of), scores(b, last3Of))
+    const auc = pairedDeltas(scores(a, aucOf), scores(b, aucOf))
     const seeds = new Set(pk.seeds)
-    out.push({ label: labels.get(group)!, algo: vs[0]!.algo, a: a.filter((v) => seeds.has(v.seed)), b: b.filter((v) => seeds.has(v.seed)), seeds: pk.seeds, peak: pk.deltas, last3: l3.deltas })
+    out.push({
+      label: labels.get(group)!,
+      algo: vs[0]!.algo,
+      a: a.filter((v) => seeds.has(v.seed)),
+      b: b.filter((v) => seeds.has(v.seed)),
+      seeds: pk.seeds,
+      peak: pk.deltas,
+      last3: l3.deltas,
+      auc: auc.deltas
+    })
   }
   return out.sort((x, y) => x.label.localeCompare(y.label))
 }
@@ -64,19 +93,28 @@ const topPArm = (vs: RunView[]): RunView[] => {
   return ranked.filter((v) => topPRank(v) === best)
 }
 
-const strataTable = (strata: ReadonlyArray<Stratum>, aName: string, bName: string, seed: string): string =>
+/** Per setting: the arms' areas, the area difference with its t interval and its outcome in the claim's test, last-3 and the paper's peak. */
+const strataTable = (strata: ReadonlyArray<Stratum>, aName: string, bName: string, seed: string, tests: ReadonlyArray<SettingTest>): string =>
   table(
-    ["setting", "seeds", "n", `${bName} peak`, `${aName} peak`, `Δ peak [95%]`, `Δ last-3 [95%]`],
-    strata.map((s, i) => [
-      s.label,
-      fmtSeeds(s.seeds),
-      String(s.peak.length),
-      fmtNumber(mean(s.b.map((v) => v.peak))),
-      fmtNumber(mean(s.a.map((v) => v.peak))),
-      fmtInterval(meanInterval(s.peak, `${seed} peak ${i} ${s.label}`)),
-      fmtInterval(meanInterval(s.last3, `${seed} last3 ${i} ${s.label}`))
-    ])
+    ["setting", "seeds", "n", `${bName} area`, `${aName} area`, "Δ area [95% t]", "in this setting", "Δ last-3 [95% t]", "Δ peak (paper's) [95% t]"],
+    strata.map((s, i) => {
+      const t = tests.find((x) => x.label === s.label)
+      return [
+        s.label,
+        fmtSeeds(s.seeds),
+        String(s.auc.length),
+        fmtNumber(mean(s.b.map((v) => v.auc))),
+        fmtNumber(mean(s.a.map((v) => v.auc))),
+        fmtInterval(meanInterval(s.auc, `${seed} auc ${i} ${s.label}`)),
+        t ? fmtOutcome(t) : "–",
+        fmtInterval(meanInterval(s.last3, `${seed} last3 ${i} ${s.label}`)),
+        fmtInterval(meanInterval(s.peak, `${seed} peak ${i} ${s.label}`))
+      ]
+    })
   )
+
+/** Settings where no filter does not learn (success 0 at every evaluation, or ≥ 90% zero-spread groups): no filter has anything to act on. */
+const learns = (s: Stratum): boolean => !s.b.every((v) => v.allZero || (v.zeroSpread !== null && v.zeroSpread >= 0.9))
 
 const mean = (xs: ReadonlyArray<number | null>): number | null => {
   const v = xs.filter((x): x is number => x !== null)
@@ -94,42 +132,42 @@ const runsOf = (strata: ReadonlyArray<Stratum>): RunView[] => strata.flatMap((s)
 
 export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
   const views = all.filter(eligible)
-  const strata = strataOf(views, (vs) => vs.filter(isPaperTopP), noFilterArm)
+  const every = strataOf(views, (vs) => vs.filter(isPaperTopP), noFilterArm)
+  const strata = every.filter(learns)
+  const idle = every.filter((s) => !learns(s))
   const base = {
     id: "C1",
     claim: "Top-p filtering raises average success across environments and algorithms",
     paper: "Table 4",
     presets: [preset("standard", "PPO"), preset("standard-extended", "adds GRPO"), preset("table4", "the reference script's rows")],
     method:
-      "Per setting (env, algorithm and every other resolved option equal; Table 4's top-p-softmax 1.0 with zero-spread groups included counts as no filter), the per-seed difference of the paper's top-p (softmax, p = 0.9, include zero) minus no filter, of peak validation success (val/success@0.5, the paper's score) and of the mean of the last 3 evaluations. Across settings: the mean of the settings' mean differences with a stratified bootstrap interval (seeds resampled within each setting), the IQM of the differences and P(top-p > none) (core/statistics). Verdict on the peak difference."
+      "Per setting (env, algorithm and every other resolved option equal; Table 4's top-p-softmax 1.0 with zero-spread groups included counts as no filter), the per-seed difference of the paper's top-p (softmax, p = 0.9, include zero) minus no filter of the area under the validation curve (val/success@0.5, mean over the evaluations after step 0), with last-3 and the peak (the paper's score) beside it. Settings where no filter does not learn (success 0 at every evaluation, or ≥ 90% zero-spread groups) are shown but left out. Verdict: the area difference tested in each setting (sign-flip, Holm over the settings); across settings the mean of the settings' means (Welch t interval, stratified sign-flip p), the IQM of the differences and P(top-p > none) (core/statistics)."
   }
-  if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting has both the paper's top-p and no filter"), runs: [], details: [] }
-  const peak = stratifiedMeanInterval(
-    strata.map((s) => s.peak),
-    "C1 peak"
-  )
-  const last3 = stratifiedMeanInterval(
-    strata.filter((s) => s.last3.length).map((s) => s.last3),
-    "C1 last3"
-  )
+  if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting where no filter learns has both the paper's top-p and no filter"), runs: [], details: [] }
+  const pooled = (pick: (s: Stratum) => number[], what: string) => stratifiedMeanInterval(strata.filter((s) => pick(s).length).map(pick), `C1 ${what}`)
   const iqm = iqmInterval(
-    strata.map((s) => s.peak),
+    strata.map((s) => s.auc),
     { seed: "C1 iqm" }
   )
   const poi = probabilityOfImprovementInterval(
-    strata.map((s) => s.a.map((v) => v.peak!)),
-    strata.map((s) => s.b.map((v) => v.peak!)),
+    strata.map((s) => s.a.flatMap((v) => (v.auc === null ? [] : [v.auc]))),
+    strata.map((s) => s.b.flatMap((v) => (v.auc === null ? [] : [v.auc]))),
     { seed: "C1 poi" }
   )
-  const verdict = decide(peak, "above", "the mean peak difference top-p − none")
+  const { verdict, tests } = decideEachSetting(
+    strata.map((s) => ({ label: s.label, values: s.auc })),
+    "above",
+    "the area difference top-p − none",
+    "C1 setting"
+  )
   const byAlgo = [...groupBy(strata, (s) => s.algo)].map(([algo, ss]) => [
     algo,
     String(ss.length),
-    String(ss.reduce((a, s) => a + s.peak.length, 0)),
+    String(ss.reduce((a, s) => a + s.auc.length, 0)),
     fmtInterval(
       stratifiedMeanInterval(
-        ss.map((s) => s.peak),
-        `C1 ${algo} peak`
+        ss.map((s) => s.auc),
+        `C1 ${algo} auc`
       )
     ),
     fmtInterval(
@@ -143,18 +181,20 @@ export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
     ...base,
     n: pairsN(strata),
     numbers: [
-      `Δ peak ${fmtInterval(peak)}`,
-      `Δ last-3 ${fmtInterval(last3)}`,
-      `IQM Δ peak ${fmtInterval({ ...iqm, n: iqm.runs })}`,
-      `P(top-p > none) ${fmtInterval({ ...poi, n: poi.runs }, { signed: false, digits: 2 })}`
+      `Δ area ${fmtInterval(pooled((s) => s.auc, "auc"))}`,
+      `Δ last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`,
+      `Δ peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`,
+      `IQM Δ area ${fmtInterval({ ...iqm, n: iqm.runs })}`,
+      `P(top-p > none) area ${fmtInterval({ ...poi, n: poi.runs }, { signed: false, digits: 2 })}`
     ],
     verdict,
     runs: runsOf(strata),
     details: [
       "Per algorithm, across its settings:",
-      table(["algorithm", "settings", "pairs", "Δ peak [95%]", "Δ last-3 [95%]"], byAlgo),
+      table(["algorithm", "settings", "pairs", "Δ area [95% t]", "Δ last-3 [95% t]"], byAlgo),
       "Per setting (paired by seed):",
-      strataTable(strata, "top-p", "none", "C1")
+      strataTable(strata, "top-p", "none", "C1", tests),
+      ...(idle.length ? [`Left out (no filter does not learn): ${idle.map((s) => s.label).join("; ")}.`] : [])
     ]
   }
 }
@@ -170,24 +210,23 @@ export const c5PromptBeatsTrajectory = (all: ReadonlyArray<RunView>): ClaimRow =
     paper: "Table 7",
     presets: [preset("table7")],
     method:
-      "Per setting, the per-seed difference of prompt-level top-p (linear p = 0.9 as the preset runs it; the paper's softmax 0.9 where a setting has no linear one) minus trajectory-level within-group filtering, of peak validation success and of the last-3 mean; across settings the stratified-bootstrap mean. Verdict on the peak difference."
+      "Per setting, the per-seed difference of prompt-level top-p (linear p = 0.9 as the preset runs it; the paper's softmax 0.9 where a setting has no linear one) minus trajectory-level within-group filtering, of the area under the validation curve (the verdict's endpoint: a peak difference is structurally 0 where curves only fall, as both arms share step 0), with last-3 and the paper's peak beside it. Verdict: the area difference tested in each setting (sign-flip, Holm over the settings); across settings the mean of the settings' means."
   }
   if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting has both top-p and within-group runs"), runs: [], details: [] }
-  const peak = stratifiedMeanInterval(
-    strata.map((s) => s.peak),
-    "C5 peak"
-  )
-  const last3 = stratifiedMeanInterval(
-    strata.filter((s) => s.last3.length).map((s) => s.last3),
-    "C5 last3"
+  const pooled = (pick: (s: Stratum) => number[], what: string) => stratifiedMeanInterval(strata.filter((s) => pick(s).length).map(pick), `C5 ${what}`)
+  const { verdict, tests } = decideEachSetting(
+    strata.map((s) => ({ label: s.label, values: s.auc })),
+    "above",
+    "the area difference top-p − within-group",
+    "C5 setting"
   )
   return {
     ...base,
     n: pairsN(strata),
-    numbers: [`Δ peak ${fmtInterval(peak)}`, `Δ last-3 ${fmtInterval(last3)}`],
-    verdict: decide(peak, "above", "the mean peak difference top-p − within-group"),
+    numbers: [`Δ area ${fmtInterval(pooled((s) => s.auc, "auc"))}`, `Δ last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`, `Δ peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`],
+    verdict,
     runs: runsOf(strata),
-    details: ["Per setting (paired by seed):", strataTable(strata, "top-p", "within-group", "C5")]
+    details: ["Per setting (paired by seed):", strataTable(strata, "top-p", "within-group", "C5", tests)]
   }
 }
 
@@ -196,6 +235,33 @@ export const c5PromptBeatsTrajectory = (all: ReadonlyArray<RunView>): ClaimRow =
 /** Mean of the last 3 evaluation-step values of the MI proxy: the run's final MI. */
 const finalMi = (v: RunView): number | null => lastMean(evalCurve(v.run, MI_METRIC))
 
+/** Mean over runs with its t interval, as a level (unsigned). */
+const levelCell = (runs: ReadonlyArray<RunView>, pick: (v: RunView) => number | null, seed: string): string =>
+  fmtInterval(
+    meanInterval(
+      runs.flatMap((v) => {
+        const x = pick(v)
+        return x === null ? [] : [x]
+      }),
+      seed
+    ),
+    { signed: false }
+  )
+
+/** C4's per-quartile table: each quartile's area, peak and final MI per setting. */
+const quartileTable = (perQuartile: ReadonlyArray<{ group: string; k: number; runs: RunView[] }>, labels: ReadonlyMap<string, string>): string =>
+  table(
+    ["setting", "quartile", "n", "area", "peak success", "final MI"],
+    perQuartile.map((p) => [
+      labels.get(p.group)!,
+      `Q${p.k}`,
+      String(p.runs.length),
+      levelCell(p.runs, (v) => v.auc, `C4 q${p.k} auc ${p.group}`),
+      levelCell(p.runs, (v) => v.peak, `C4 q${p.k} peak ${p.group}`),
+      levelCell(p.runs, finalMi, `C4 q${p.k} mi ${p.group}`)
+    ])
+  )
+
 export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
   const views = all.filter(eligible).filter((v) => quartileOf(v) !== null)
   const base = {
@@ -203,24 +269,27 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
     claim: "Success and MI fall from the high-RV to the low-RV quartile",
     paper: "Table 6",
     presets: [preset("table6")],
-    method: `Quantile-filter runs keeping one reward-variance quartile (Q1 = [0, 0.25) = highest RV … Q4 = [0.75, 1)). Per setting, the per-seed difference Q1 − Q4 of peak validation success (the verdict's; the last-3 mean is shown beside it) and of the final MI (${MI_METRIC}, mean of its last 3 evaluation-step values); across settings the stratified-bootstrap mean. The trend over Q1…Q4 is shown as Spearman's ρ of quartile index against peak success (pair bootstrap; a decline is ρ < 0). Reproduced when both Q1 − Q4 intervals lie above 0; not reproduced when either lies below 0.`
+    method: `Quantile-filter runs keeping one reward-variance quartile (Q1 = [0, 0.25) = highest RV … Q4 = [0.75, 1)). Per setting, the per-seed difference Q1 − Q4 of the area under the validation curve (the verdict's endpoint; last-3 and the paper's peak beside it) and of the final MI (${MI_METRIC}, mean of its last 3 evaluation-step values); across settings the mean of the settings' means. The trend over Q1…Q4 is shown as Spearman's ρ of quartile index against the area (pair bootstrap; a decline is ρ < 0). Reproduced when both Q1 − Q4 differences lie above 0 in each setting (sign-flip, Holm over the settings); not reproduced when either is contradicted and never holds; mixed when settings disagree.`
   }
   const q = (k: number) => (vs: RunView[]) => vs.filter((v) => quartileOf(v) === k)
   const strata = strataOf(views, q(1), q(4))
   if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting has both Q1 and Q4 quantile runs"), runs: [], details: [] }
   const miStrata = strata.map((s) => pairedDeltas(scores(s.a, finalMi), scores(s.b, finalMi)).deltas)
-  const peak = stratifiedMeanInterval(
-    strata.map((s) => s.peak),
-    "C4 peak"
-  )
+  const pooled = (pick: (s: Stratum) => number[], what: string) => stratifiedMeanInterval(strata.filter((s) => pick(s).length).map(pick), `C4 ${what}`)
   const mi = stratifiedMeanInterval(miStrata, "C4 mi")
-  const last3 = stratifiedMeanInterval(
-    strata.filter((s) => s.last3.length).map((s) => s.last3),
-    "C4 last3"
+  const area = decideEachSetting(
+    strata.map((s) => ({ label: s.label, values: s.auc })),
+    "above",
+    "Q1 − Q4 area",
+    "C4 setting auc"
   )
-  const vPeak = decide(peak, "above", "Q1 − Q4 peak success")
-  const vMi = decide(mi, "above", "Q1 − Q4 final MI")
-  const verdict = combineAll([vPeak, vMi])
+  const miTests = decideEachSetting(
+    strata.map((s, i) => ({ label: s.label, values: miStrata[i]! })),
+    "above",
+    "Q1 − Q4 final MI",
+    "C4 setting mi"
+  )
+  const verdict = combineAll([area.verdict, miTests.verdict])
   const labels = groupLabels(views)
   const perQuartile = [...groupBy(views, (v) => v.group)]
     .filter(([g]) => strata.some((s) => s.a[0]?.group === g))
@@ -228,10 +297,10 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
   const trends = [...groupBy(views, (v) => v.group)]
     .filter(([g]) => strata.some((s) => s.a[0]?.group === g))
     .map(([group, vs]) => {
-      const pts = vs.filter((v) => v.peak !== null)
+      const pts = vs.filter((v) => v.auc !== null && quartileOf(v) !== null)
       const rho = spearmanInterval(
         pts.map((v) => quartileOf(v)!),
-        pts.map((v) => v.peak!),
+        pts.map((v) => v.auc!),
         { seed: `C4 trend ${group}` }
       )
       return [labels.get(group)!, String(rho.n), rho.rho === null ? "–" : fmtInterval({ value: rho.rho, lo: rho.lo, hi: rho.hi, n: rho.n, level: rho.level }, { digits: 2 })]
@@ -239,47 +308,35 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
   return {
     ...base,
     n: pairsN(strata),
-    numbers: [`Q1 − Q4 peak ${fmtInterval(peak)}`, `Q1 − Q4 last-3 ${fmtInterval(last3)}`, `Q1 − Q4 final MI ${fmtInterval(mi)}`],
+    numbers: [
+      `Q1 − Q4 area ${fmtInterval(pooled((s) => s.auc, "auc"))}`,
+      `Q1 − Q4 last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`,
+      `Q1 − Q4 peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`,
+      `Q1 − Q4 final MI ${fmtInterval(mi)}`
+    ],
     verdict,
     runs: [...new Set(perQuartile.flatMap((p) => p.runs))],
     details: [
-      "Per quartile (mean over seeds, 95% bootstrap interval):",
-      table(
-        ["setting", "quartile", "n", "peak success", "final MI"],
-        perQuartile.map((p) => [
-          labels.get(p.group)!,
-          `Q${p.k}`,
-          String(p.runs.length),
-          fmtInterval(
-            meanInterval(
-              p.runs.flatMap((v) => (v.peak === null ? [] : [v.peak])),
-              `C4 q${p.k} peak ${p.group}`
-            ),
-            { signed: false }
-          ),
-          fmtInterval(
-            meanInterval(
-              p.runs.flatMap((v) => {
-                const m = finalMi(v)
-                return m === null ? [] : [m]
-              }),
-              `C4 q${p.k} mi ${p.group}`
-            ),
-            { signed: false }
-          )
-        ])
-      ),
-      "Trend: Spearman's ρ of quartile index (1 = highest RV) against peak success, per setting:",
+      "Per quartile (mean over seeds, 95% t interval):",
+      quartileTable(perQuartile, labels),
+      "Trend: Spearman's ρ of quartile index (1 = highest RV) against the area, per setting:",
       table(["setting", "runs", "ρ [95%]"], trends),
       "Q1 − Q4 per setting (paired by seed):",
-      strataTable(strata, "Q1", "Q4", "C4")
+      strataTable(strata, "Q1", "Q4", "C4", area.tests),
+      "Q1 − Q4 final MI per setting:",
+      table(
+        ["setting", "n", "Δ final MI [95% t]", "in this setting"],
+        miTests.tests.map((t) => [t.label, String(t.n), fmtInterval(t.iv), fmtOutcome(t)])
+      )
     ]
   }
 }
 
-/** Every part must hold for reproduced; any part contradicted is not reproduced; else the smallest n decides "inconclusive". */
+/** Every part must hold for reproduced; any part mixed is mixed; any part contradicted is not reproduced; else the smallest n decides "inconclusive". */
 export const combineAll = (parts: ReadonlyArray<Verdict>): Verdict => {
   if (parts.some((p) => p.kind === "not run")) return parts.find((p) => p.kind === "not run")!
+  const mixed = parts.find((p) => p.kind === "mixed")
+  if (mixed) return mixed
   const bad = parts.find((p) => p.kind === "not reproduced")
   if (bad) return bad
   if (parts.every((p) => p.kind === "reproduced")) return { kind: "reproduced", n: Math.min(...parts.map((p) => p.n)), why: parts.map((p) => p.why).join("; ") }

@@ -1,8 +1,9 @@
 /** docs/replication.md from the claim rows: a header saying how and from what it was made, a summary table, then each claim's method and tables. */
 import { DEFAULT_RESAMPLES } from "../../core/statistics/bootstrap.ts"
+import { EXACT_MAX_PAIRS } from "../../plugins/leaderboard/statistics/paired-tests.ts"
 import { type ClaimRow, table } from "./row.ts"
 import type { RunView } from "./runs.ts"
-import { fmtDuration, fmtSeeds, MIN_N, verdictText } from "./stats.ts"
+import { ALPHA, fmtDuration, fmtSeeds, verdictText } from "./stats.ts"
 
 /** Workers the wall-time column assumes: the 2-core reference machine running 2 runs at a time. */
 export const WORKERS = 2
@@ -62,10 +63,10 @@ export const renderReport = (input: ReportInput): string => {
     `- Code version(s): ${shown.length ? shown.map(([c, n]) => `\`${c}\` (${n} runs)`).join(", ") : "none (no runs)"}${code.length > shown.length ? `, and ${code.length - shown.length} more` : ""}.`
   )
   out.push(
-    `- Statistics: 95% percentile-bootstrap intervals (${DEFAULT_RESAMPLES.toLocaleString("en-US")} resamples, each stream seeded by a label naming what it resamples, so the document is the same on every run); paired differences by seed within a setting (all resolved options equal but seed and filter); across settings the stratified bootstrap. Curves are read at evaluation steps, so run folders and compact records give the same numbers.`
+    `- Statistics: the leaderboard's calibrated ones (docs/leaderboard.md shows the calibration). A mean over seeds or runs: its 95% t interval and the two-sided exact sign-flip p of "the mean is 0" (all 2^n sign patterns up to n = ${EXACT_MAX_PAIRS}, seeded Monte Carlo beyond; its smallest p is 2/2^n, so 5 or fewer units can never reach p ≤ ${ALPHA}). Paired differences by seed within a setting (all resolved options equal but seed and filter). Across settings: the mean of the settings' means, a t interval with Welch–Satterthwaite degrees of freedom and the stratified sign-flip p (signs flipped within each setting). Slopes and correlations keep the percentile bootstrap (${DEFAULT_RESAMPLES.toLocaleString("en-US")} resamples, seeded by a label naming what they resample). Curves are read at evaluation steps, so run folders and compact records give the same numbers.`
   )
   out.push(
-    `- Verdict: with at least ${MIN_N} units (seed pairs or runs), and at least ${MIN_N} seeds in every setting where settings are pooled (a percentile interval from two seeds is their range, not a 95% interval), an interval that excludes 0 in the claimed direction → **reproduced**; in the other direction → **not reproduced**; otherwise **inconclusive at n**. **not run**: no run in the folders can test the claim. Each claim is tested at 95% on its own (no correction across the rows).`
+    `- Verdict: p ≤ ${ALPHA} with the difference in the claimed direction → **reproduced**; in the other direction → **not reproduced**; otherwise **inconclusive at n** (the reason says when n cannot separate at all). A claim pooled over settings is **reproduced** only when it holds in each setting (Holm over the claim's settings); holding in some settings and contradicted in others is **mixed**. **not run**: no run in the folders can test the claim. Each claim is tested on its own (no correction across the rows). The filter claims' endpoint is the area under the validation curve (mean success over the evaluations after step 0): a peak difference is structurally 0 wherever curves only fall (arms that share a seed share step 0); the peak is shown as the paper's.`
   )
   out.push(
     `- Wall time: the sum of \`summary.json\` wallSeconds of the runs a row uses, divided by ${WORKERS} workers (a 2-core machine running two at a time); runs a row does not use (controls, the noise floor) are not counted.`

@@ -11,6 +11,7 @@ import type { RunRead } from "../../core/results/store.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import { type CurvePoint, curveOf } from "../../core/statistics/scores.ts"
 import { envName, last3Of, peakOf, samplingStreamOf } from "../../plugins/leaderboard/build.ts"
+import { areaOf, keptOf } from "../../plugins/leaderboard/run-scores.ts"
 
 type Config = RunRead["config"]["config"]
 
@@ -34,6 +35,11 @@ export interface RunView {
   /** Peak validation success (the paper's score) and the mean of the last 3 evaluations. */
   readonly peak: number | null
   readonly last3: number | null
+  /** The area under the validation curve (mean success over the evaluations after step 0): the filter claims' endpoint. */
+  readonly auc: number | null
+  /** Zero-spread groups' mean fraction (null where not logged) and whether success is 0 at every evaluation: "does not learn". */
+  readonly zeroSpread: number | null
+  readonly allZero: boolean
 }
 
 const localId = (id: string): string => id.replace(/^.*\//, "")
@@ -62,7 +68,10 @@ export const viewOf = (run: RunRead): RunView => {
     complete: run.summary?.status === "complete",
     wallSeconds: run.summary ? run.summary.wallSeconds : null,
     peak: peakOf(run),
-    last3: last3Of(run)
+    last3: last3Of(run),
+    auc: areaOf(run),
+    zeroSpread: keptOf(run).zeroSpread,
+    allZero: curveOf(run.metrics.lines, SUCCESS_METRIC).every((p) => p.value === 0)
   }
 }
 

@@ -14,7 +14,7 @@ import { deltaHtml, isBest, verdictHtml } from "./marks.ts"
 import { CHART_CSS } from "./plots/css.ts"
 import type { Cell, Estimate, Leaderboard, Paired } from "./schema.ts"
 import { submitSection } from "./submit.ts"
-import { improvementOf, iqmOf, keptOf, notLearningOf, pageSentence, PRIMARY_LABEL, primaryDeltaOf, primaryOf } from "./view.ts"
+import { improvementOf, iqmOf, keptOf, notLearningOf, pageSentence, PRIMARY_LABEL, primaryDeltaOf, primaryOf, verdictOf } from "./view.ts"
 
 /**
  * The page's only script, optional: sort a table by a clicked header (numbers by data-sort, text
@@ -81,7 +81,7 @@ ${CHART_CSS}
 const pairedCells = (d: Paired | null, pairs?: number): string =>
   d === null
     ? '<td class="num" data-sort="">–</td><td class="num" data-sort="">–</td>'
-    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null ? null : d.level, d.lo === null ? "–" : fmtLevel(d.level))}`
+    : `${numCell(d.mean, `${deltaHtml(d, false)}${pairs !== undefined && d.n !== pairs ? ` <span class="note">(${esc(fmtPairs(d))})</span>` : ""}`)}${numCell(d.lo === null || verdictOf(d) === "cannot-separate" ? null : d.level, d.lo === null || verdictOf(d) === "cannot-separate" ? "–" : fmtLevel(d.level))}`
 
 /** The verdict column: the mark; the noise floor's marked as a reference (tested alone, never in the family). */
 const verdictCell = (d: Paired | null, c: Cell): string =>

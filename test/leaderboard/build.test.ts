@@ -103,6 +103,16 @@ describe("leaderboard build", () => {
     expect(md).toContain("★ best")
   })
 
+  test("testable but not separated: the first sentence says no filter separates beyond the noise floor", () => {
+    const dir = join(tempDir("lb"), "results")
+    writeRuns(
+      dir,
+      sevenSeedRuns.filter((r) => r.filter === "none" || r.filter === "random")
+    )
+    const lb = build(dir)
+    expect(lb.verdict.sentence).toBe("No filter separates from none beyond the noise floor on the area under the validation curve (n = 7; Holm over 1 comparison at α = 0.05, exact sign-flip test).")
+  })
+
   test("a row where none does not learn stays on the page, marked, out of the ranking and the aggregates", () => {
     const dir = join(tempDir("lb"), "results")
     writeRuns(dir, [

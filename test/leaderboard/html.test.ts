@@ -90,9 +90,9 @@ describe("leaderboard page (happy-dom)", () => {
     // Columns: env algo setting filter | seeds area last-3 peak kept | pairs Δarea level p verdict | Δlast-3 level verdict | seeds±5 | 4 budgets.
     const t = cells(row("frozenlake", "top-p"))
     expect(t.slice(4, 9)).toEqual(["2", "53.1 [13.4, 92.8]", "63.7 [16.1, 111.4]", "85.0 [21.5, 148.5]", "50%"])
-    // Two pairs: the mean without an interval, and the verdict in words instead of a mark.
-    expect(t.slice(9, 14)).toEqual(["2", "+15.6", "95%", "0.500", "? cannot separate"])
-    expect(t.slice(14, 17)).toEqual(["+18.8", "95%", "? cannot separate"])
+    // Two pairs: the mean without an interval (nor its level), and the verdict in words instead of a mark.
+    expect(t.slice(9, 14)).toEqual(["2", "+15.6", "–", "0.500", "? cannot separate"])
+    expect(t.slice(14, 17)).toEqual(["+18.8", "–", "? cannot separate"])
     expect(t[17]).toBe("9")
     expect(t.slice(18)).toEqual(["—", "—", "—", "—"])
     // A cell with one pair: a mean, no interval or p.

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { c1TopPRaisesSuccess, c4QuartilesDecline, c5PromptBeatsTrajectory, c6AdvantageShrinksWithSlip } from "../../benchmarks/replication/filter-claims.ts"
 import { type Fake, jitter, numbersIn, LINEAR_TOP_P, NONE, PAPER_TOP_P, quartile, rising, views, WITHIN_GROUP } from "./fixtures.ts"
 
-const SEEDS = [1, 2, 3, 4]
+// Eight seeds: with two settings (Holm over 2) the exact sign-flip test needs 7 same-sign pairs (2/2^7 ≤ 0.05/2).
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8]
 const ENVS = [
   { env: "envs/sokoban-v1", base: 0.3 },
   { env: "envs/frozenlake-v1", base: 0.6, envOptions: { successRate: 1 } }
@@ -18,17 +19,22 @@ const c1Runs = (delta: number, seeds = SEEDS, envs = ENVS): Fake[] =>
   )
 
 describe("C1: top-p raises average success (Table 4)", () => {
-  test("top-p 0.1 above none on every seed: reproduced, the mean peak difference by hand", () => {
+  test("top-p 0.1 above none on every seed: reproduced in each setting, the mean area difference by hand", () => {
     const r = c1TopPRaisesSuccess(views(c1Runs(0.1)))
     expect(r.verdict.kind).toBe("reproduced")
-    expect(r.verdict.n).toBe(8)
-    // Each pair's difference is 0.1 ± 0.01 (the top-p jitter): so are the mean and both bounds.
+    expect(r.verdict.n).toBe(16)
+    expect(r.verdict.why).toContain("in each of 2 settings")
+    // The area of rising(peak) is the mean of (0.7, 0.8, 0.9, 1)·peak = 0.85·peak: each pair's area difference is 0.85·(0.1 ± 0.01).
     const [value, lo, hi] = numbersIn(r.numbers[0]!)
-    expect(value!).toBeCloseTo(0.1, 1)
-    expect(lo!).toBeGreaterThan(0.09)
-    expect(hi!).toBeLessThan(0.11)
-    expect(r.runs.length).toBe(16)
-    expect(r.n).toBe("8 seed pairs over 2 settings")
+    expect(r.numbers[0]).toStartWith("Δ area")
+    expect(value!).toBeCloseTo(0.085, 2)
+    expect(lo!).toBeGreaterThan(0.075)
+    expect(hi!).toBeLessThan(0.095)
+    // The stratified sign-flip p: 16 same-sign pairs, 2/2^16.
+    expect(r.numbers[0]).toEndWith("p <0.001")
+    expect(r.numbers[2]).toStartWith("Δ peak (paper's) +0.1")
+    expect(r.runs.length).toBe(32)
+    expect(r.n).toBe("16 seed pairs over 2 settings")
   })
 
   test("top-p 0.1 below none: not reproduced", () => {
@@ -39,7 +45,7 @@ describe("C1: top-p raises average success (Table 4)", () => {
     const runs = c1Runs(0).map((f, i) => (f.filter === PAPER_TOP_P.filter ? { ...f, success: rising(Math.max(...f.success) + (i % 4 < 2 ? 0.1 : -0.1)) } : f))
     const r = c1TopPRaisesSuccess(views(runs))
     expect(r.verdict.kind).toBe("inconclusive")
-    expect(r.verdict.n).toBe(8)
+    expect(r.verdict.n).toBe(16)
   })
 
   test("two seed pairs: inconclusive at n = 2 even though both favour top-p", () => {
@@ -47,12 +53,17 @@ describe("C1: top-p raises average success (Table 4)", () => {
     expect(r.verdict).toMatchObject({ kind: "inconclusive", n: 2 })
   })
 
-  test("two settings of two seeds: inconclusive at n = 4 (2 seeds in a setting), though all four favour top-p", () => {
-    const r = c1TopPRaisesSuccess(views(c1Runs(0.2, [1, 2])))
-    expect(r.verdict).toMatchObject({ kind: "inconclusive", n: 4, perSetting: 2 })
-    expect(r.verdict.why).toContain("2 < 3 seeds")
-    // A third seed in each setting decides it.
-    expect(c1TopPRaisesSuccess(views(c1Runs(0.2, [1, 2, 3]))).verdict).toMatchObject({ kind: "reproduced", n: 6 })
+  test("two settings of six seeds cannot separate under Holm over 2 (2/2^6 > 0.05/2), though all favour top-p; seven can", () => {
+    const six = [1, 2, 3, 4, 5, 6]
+    const r = c1TopPRaisesSuccess(views(c1Runs(0.2, six)))
+    expect(r.verdict).toMatchObject({ kind: "inconclusive", n: 12, perSetting: 6 })
+    expect(r.verdict.why).toContain("no setting can separate")
+    expect(c1TopPRaisesSuccess(views(c1Runs(0.2, [...six, 7]))).verdict).toMatchObject({ kind: "reproduced", n: 14 })
+  })
+
+  test("holding in one setting and contradicted in the other: mixed", () => {
+    const runs = c1Runs(0.1).map((f) => (f.filter === PAPER_TOP_P.filter && f.env === ENVS[1]!.env ? { ...f, success: f.success.map((x) => x - 0.2) } : f))
+    expect(c1TopPRaisesSuccess(views(runs)).verdict.kind).toBe("mixed")
   })
 
   test("no top-p runs: not run; the noise floor and failed runs never count", () => {
@@ -74,7 +85,7 @@ describe("C1: top-p raises average success (Table 4)", () => {
 })
 
 describe("C5: prompt-level beats trajectory-level filtering (Table 7)", () => {
-  const runs = (delta: number, seeds = [1, 2, 3, 4, 5]): Fake[] =>
+  const runs = (delta: number, seeds = [1, 2, 3, 4, 5, 6]): Fake[] =>
     seeds.flatMap((seed) => [
       { ...LINEAR_TOP_P, seed, success: rising(0.3 + jitter(seed, 1, 0.05) + delta) },
       { ...WITHIN_GROUP, seed, success: rising(0.3 + jitter(seed, 1, 0.05) + jitter(seed, 2, 0.01)) },
@@ -92,7 +103,7 @@ describe("C5: prompt-level beats trajectory-level filtering (Table 7)", () => {
 
 describe("C4: success and MI fall from Q1 to Q4 (Table 6)", () => {
   /** Quartile k's success and final MI: base − slope·k (slope > 0: falls from Q1 to Q4). */
-  const runs = (slope: number, miSlope: number, seeds = [1, 2, 3]): Fake[] =>
+  const runs = (slope: number, miSlope: number, seeds = [1, 2, 3, 4, 5, 6]): Fake[] =>
     seeds.flatMap((seed) =>
       [1, 2, 3, 4].map((k) => ({
         ...quartile(k),
@@ -101,11 +112,12 @@ describe("C4: success and MI fall from Q1 to Q4 (Table 6)", () => {
         curves: { "mi/first_turn/mi_est": [null, 1.5 - miSlope * k, 1.5 - miSlope * k, 1.5 - miSlope * k + jitter(seed, k, 0.01), 1.5 - miSlope * k] }
       }))
     )
-  test("both fall: reproduced, with Q1 − Q4 of success 3·slope", () => {
+  test("both fall: reproduced, with Q1 − Q4 of the area 0.85·3·slope and of the peak 3·slope", () => {
     const r = c4QuartilesDecline(views(runs(0.05, 0.2)))
     expect(r.verdict.kind).toBe("reproduced")
-    expect(r.numbers[0]).toMatch(/^Q1 − Q4 peak \+0\.1[45]\d/)
-    expect(r.numbers[2]).toMatch(/^Q1 − Q4 final MI \+0\.(59\d|60\d)/)
+    expect(r.numbers[0]).toMatch(/^Q1 − Q4 area \+0\.12\d/)
+    expect(r.numbers[2]).toMatch(/^Q1 − Q4 peak \(paper's\) \+0\.1[45]\d/)
+    expect(r.numbers[3]).toMatch(/^Q1 − Q4 final MI \+0\.(59\d|60\d)/)
   })
   test("success rises from Q1 to Q4: not reproduced; MI rising alone: not reproduced", () => {
     expect(c4QuartilesDecline(views(runs(-0.05, 0.2))).verdict.kind).toBe("not reproduced")

@@ -73,6 +73,9 @@ describe("paired verdicts (sign-flip, Holm, t interval)", () => {
     expect(seedsNeededFor(0, "sign-flip", 0.05)).toBe(6)
     const [x] = pairedVerdicts([{ deltas: [0.05, 0.05, 0.05], seed: 1 }])
     expect(x!.seedsNeeded).toBe(6)
+    // Three comparisons of 5 pairs: none is testable, but with more seeds all three would be: 2/2^7 ≤ 0.05/3 < 2/2^6.
+    const page = pairedVerdicts([0, 1, 2].map((seed) => ({ deltas: [0.05, 0.05, 0.05, 0.05, 0.05], seed })))
+    for (const v of page) expect(v.seedsNeeded).toBe(7)
   })
 
   test("degenerate: one pair, all equal, NaN", () => {

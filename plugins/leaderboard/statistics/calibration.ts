@@ -135,3 +135,18 @@ export const pageRejectionRate = (dist: NullDistribution, n: number, m: number, 
 
 /** Monte Carlo standard error of a rate r over `reps` repetitions. */
 export const mcse = (rate: number, reps: number): number => Math.sqrt((rate * (1 - rate)) / reps)
+
+/**
+ * Power on a page: one comparison with true mean `effect` among m − 1 null ones, every per-seed
+ * difference normal with sd `sd` (the suite's measured paired sd), n pairs each; the share of
+ * pages on which that comparison is separated in the right direction.
+ */
+export const powerOnPage = (sd: number, effect: number, n: number, m: number, reps: number, test: PairedTest = PAIRED_TEST, alpha = 0.05): number => {
+  const rng = new Rng(`calibration:power:${sd}:${effect}:${n}:${m}`)
+  let hit = 0
+  for (let r = 0; r < reps; r++) {
+    const page = Array.from({ length: m }, (_, i) => ({ deltas: Array.from({ length: n }, () => sd * rng.normal() + (i === 0 ? effect : 0)), seed: i }))
+    if (pairedVerdicts(page, { alpha, test })[0]!.verdict === (effect >= 0 ? "better" : "worse")) hit++
+  }
+  return hit / reps
+}

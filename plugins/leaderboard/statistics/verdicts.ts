@@ -54,7 +54,7 @@ export interface VerdictResult {
   readonly separated: boolean
   readonly inFamily: boolean
   readonly verdict: Verdict
-  /** Seeds to detect a 5-point difference at 80% power, never below what the test needs to reject at the page's first Holm threshold α/m. */
+  /** Seeds to detect a 5-point difference at 80% power, never below what the test needs to reject at the page's first Holm threshold α/m (m: the page's comparisons with two pairs or more). */
   readonly seedsNeeded: number | null
   readonly note?: string
 }
@@ -116,6 +116,8 @@ export const pairedVerdicts = (comparisons: ReadonlyArray<VerdictComparison>, op
   )
   const holmOf = new Map(members.map((i, k) => [i, tested[k]!]))
   const rejected = tested.filter((h) => h.reject).length
+  // The family a comparison would face with enough seeds: every in-family comparison with two pairs or more.
+  const candidates = Math.max(1, comparisons.filter((c) => (c.inFamily ?? true) && c.deltas.length >= 2).length)
   // The most lenient threshold any comparison faced: α/(m − r) after r rejections (α when nothing was tested).
   const lenient = members.length > rejected ? alpha / (members.length - rejected) : alpha
   return comparisons.map((c, i) => {
@@ -158,7 +160,7 @@ export const pairedVerdicts = (comparisons: ReadonlyArray<VerdictComparison>, op
       separated,
       inFamily: h !== undefined,
       verdict,
-      seedsNeeded: seedsNeededFor(sd, test, alpha / Math.max(1, members.length), options.power)
+      seedsNeeded: seedsNeededFor(sd, test, alpha / candidates, options.power)
     }
   })
 }
