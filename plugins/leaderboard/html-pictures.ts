@@ -34,7 +34,7 @@ export const picturesSection = (lb: Leaderboard, ctx: PageContext): string[] => 
   const domain = forestDomain(lb)
   h.push(`<h2 id="pictures-h">Differences from none</h2>`)
   h.push(
-    `<p class="note">Per row, each filter's paired difference from <code>none</code> in ${esc(PRIMARY_LABEL)} (points) with its interval at the Holm level; the shaded band is the noise floor, none on another sampling stream against none: a difference inside it is what chance alone gives. Every panel has the same axis. Click a line for its runs.</p>`
+    `<p class="note">Per row, each filter's paired difference from <code>none</code> in ${esc(PRIMARY_LABEL)} (points) with its interval at the Holm level (none where the comparison cannot separate at its n: its mean only); the shaded band is the noise floor, none on another sampling stream against none: a difference inside it is what chance alone gives. Every panel has the same axis. Click a line for its runs.</p>`
   )
   h.push(markKey())
   h.push('<div class="charts" id="forest">')

@@ -43,17 +43,20 @@ const itemOf = (row: Row, c: Cell, href: CellHref): IntervalItem | null => {
   const floor = c.kind === "noise-floor"
   const v = verdictOf(d)
   const mark = VERDICT_MARK[v]
+  // A comparison that cannot separate at its n shows its mean only, as the tables do: its interval
+  // could exclude 0 and look decisive while the test could not reject (the noise floor keeps its band).
+  const bare = v === "cannot-separate" && !floor
   const it: IntervalItem = {
     label: c.filter,
     value: d.mean,
-    lo: d.lo,
-    hi: d.hi,
+    lo: bare ? null : d.lo,
+    hi: bare ? null : d.hi,
     colour: floor ? NOISE_FLOOR_COLOUR : colourOf(c.filter),
     filled: !floor && (v === "better" || v === "worse"),
     note: floor ? `${signedPct(d.mean)} noise floor` : `${signedPct(d.mean)} ${mark.glyph} ${mark.word}`,
     noteColour: floor ? NOISE_FLOOR_COLOUR : mark.colour,
     strong: !floor && (v === "better" || v === "worse"),
-    hover: `${c.filter} − none on ${shortId(row.env)}: ${signedPct(d.mean)} points ${interval(d.lo, d.hi)} at ${pct(d.level)}%, n = ${d.n} pairs${floor ? " (the noise floor: none on another sampling stream)" : `; ${mark.word}${v === "cannot-separate" ? " at this n and family size" : ""}`}`,
+    hover: `${c.filter} − none on ${shortId(row.env)}: ${signedPct(d.mean)} points${bare ? "" : ` ${interval(d.lo, d.hi)} at ${pct(d.level)}%`}, n = ${d.n} pairs${floor ? " (the noise floor: none on another sampling stream)" : `; ${mark.word}${v === "cannot-separate" ? " at this n and family size" : ""}`}`,
     dashed: floor
   }
   const h = href(row, c)
