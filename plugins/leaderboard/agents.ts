@@ -89,7 +89,10 @@ export const agentsHtml = (entries: ReadonlyArray<AgentEntry>, linkTo: (e: Agent
   h.push('<table id="agents" class="sortable"><thead><tr><th>env</th><th>agent</th><th>episodes</th><th>T</th><th>success %</th><th>return</th><th>reproducible</th><th>files</th></tr></thead><tbody>')
   for (const e of entries) {
     const s = e.summary
-    const files = ["config.json", "metrics.jsonl", "summary.json"].map((f) => `<a href="${esc(linkTo(e, f))}">${f.split(".")[0]}</a>`).join(" ")
+    const files = ["config.json", "metrics.jsonl", "summary.json"]
+      .filter((f) => existsSync(join(e.path, f)))
+      .map((f) => `<a href="${esc(linkTo(e, f))}">${f.split(".")[0]}</a>`)
+      .join(" ")
     h.push(
       `<tr data-run="${esc(s.runId)}"><td>${esc(s.env)}</td><td>${esc(s.agent)}</td><td class="num" data-sort="${s.episodes}">${s.episodes}</td><td class="num">${esc(e.config.config.temperature)}</td><td class="num" data-sort="${s.success.mean}">${esc(interval(s.success, true))}</td><td class="num" data-sort="${s.return.mean}">${esc(interval(s.return, false))}</td><td title="${esc(e.config.note ?? "")}">${s.reproducible ? "yes" : '<span class="bad">no (remote)</span>'}</td><td>${files}</td></tr>`
     )

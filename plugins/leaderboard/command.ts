@@ -103,7 +103,12 @@ export default defineCommand({
         const ref = yield* collectInputs([refDir], siteDir)
         const joined = joinReference(mine.runs, ref.runs, ref.sources[0]!)
         for (const n of joined.notes) process.stderr.write(`${terminalSafe(n)}\n`)
-        return { runs: [...mine.runs, ...joined.runs], problems: [...mine.problems, ...ref.problems], sources: [...mine.sources, ...ref.sources] }
+        return {
+          runs: [...mine.runs, ...joined.runs],
+          problems: [...mine.problems, ...ref.problems],
+          sources: [...mine.sources, ...ref.sources],
+          reference: joined.runs.map((r) => r.run.config.runId)
+        }
       })
       const site = yield* writeSite(all, siteDir, collected)
       // Paths and messages come from result folders: no control or escape sequence reaches the terminal.

@@ -15,7 +15,7 @@ import { writeFileAtomic } from "../../core/results/atomic.ts"
 import { readSamples, SAMPLES_FILE } from "../../core/results/samples.ts"
 import type { RunRead } from "../../core/results/store.ts"
 import type { SampleEpisode, SamplesLine } from "../../core/schema/samples.ts"
-import { thin } from "./build.ts"
+import { samplingStreamOf, thin } from "./build.ts"
 import { esc } from "./escape.ts"
 import type { Problem } from "./schema.ts"
 
@@ -28,7 +28,7 @@ export const MAX_PAGE_EPISODES = 8
 export const episodesPagePath = (runId: string): string =>
   `${EPISODES_DIR}/${/^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$/.test(runId) ? runId : `run-${createHash("sha256").update(runId).digest("hex").slice(0, 16)}`}.html`
 
-const CSS = `
+export const EPISODE_CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1400px;padding:0 1rem;color:#111}
 h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .4rem;text-align:left;vertical-align:top}
@@ -38,17 +38,17 @@ pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:12px;max-width
 nav.steps a{display:inline-block;margin:0 .4rem .3rem 0;padding:.05rem .35rem;border:1px solid #ccc;border-radius:3px;text-decoration:none}
 .step{display:none}.step:target{display:block}
 main:not(:has(.step:target)) .step:last-of-type{display:block}
-details{margin:.3rem 0}summary{cursor:pointer}
+details{margin:.3rem 0}summary{cursor:pointer}.floor{background:#f3f3f8;padding:0 .3rem}.wide{overflow-x:auto;max-width:100%}
 `.trim()
 
-const page = (title: string, body: string): string =>
+export const episodePage = (title: string, body: string): string =>
   [
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8">',
     // No script may run on these pages: every byte of the samples is someone else's text.
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${esc(title)}</title><style>${CSS}</style></head><body>`,
+    `<title>${esc(title)}</title><style>${EPISODE_CSS}</style></head><body>`,
     body,
     "</body></html>",
     ""
@@ -85,7 +85,13 @@ export interface EpisodesRun {
   readonly algo: string
   readonly filter: string
   readonly seed: number
+  /** The rollout sampling stream; none on a stream ≠ 0 is the noise floor. */
+  readonly samplingStream?: number
 }
+
+/** "the noise floor" for none on another sampling stream, else "". */
+export const noiseFloorNote = (run: { readonly filter: string; readonly samplingStream?: number }): string =>
+  /(^|\/)none$/.test(run.filter) && (run.samplingStream ?? 0) !== 0 ? `noise floor: none on sampling stream ${run.samplingStream}, the same seed's instances and warm start` : ""
 
 /** One run's page: the first-turn reasoning across steps, then the steps and their episodes. */
 export const renderEpisodesPage = (run: EpisodesRun, allLines: ReadonlyArray<SamplesLine>): string => {
@@ -93,6 +99,8 @@ export const renderEpisodesPage = (run: EpisodesRun, allLines: ReadonlyArray<Sam
   const h: string[] = []
   h.push(`<p><a href="index.html">all runs</a> · <a href="../index.html">leaderboard</a></p>`)
   h.push(`<h1>Episodes of <code>${esc(run.runId)}</code></h1>`)
+  const floor = noiseFloorNote(run)
+  if (floor) h.push(`<p class="floor"><b>${esc(floor)}</b>: what a difference of nothing looks like.</p>`)
   h.push(
     `<p>${esc(run.env)} · ${esc(run.algo)} · filter ${esc(run.filter)} · seed ${run.seed}. ${allLines.length} evaluations${allLines.length > lines.length ? ` (${lines.length} shown, evenly spaced)` : ""}.</p>`
   )
@@ -141,7 +149,7 @@ export const renderEpisodesPage = (run: EpisodesRun, allLines: ReadonlyArray<Sam
     h.push("</section>")
   }
   h.push("</main>")
-  return page(`episodes: ${run.runId}`, h.join("\n"))
+  return episodePage(`episodes: ${run.runId}`, h.join("\n"))
 }
 
 export interface EpisodesIndexEntry extends EpisodesRun {
@@ -149,41 +157,50 @@ export interface EpisodesIndexEntry extends EpisodesRun {
   readonly evaluations: number
 }
 
-export const renderEpisodesIndex = (entries: ReadonlyArray<EpisodesIndexEntry>, problems: ReadonlyArray<Problem>): string => {
+export const renderEpisodesIndex = (entries: ReadonlyArray<EpisodesIndexEntry>, problems: ReadonlyArray<Problem>, sideBySide = ""): string => {
   const h: string[] = ['<p><a href="../index.html">leaderboard</a></p>', "<h1>Episodes</h1>"]
   if (entries.length === 0) h.push("<p>No run kept samples (samples.jsonl; the trainer option <code>evalSamples</code>).</p>")
   else {
     h.push("<table><thead><tr><th>run</th><th>env</th><th>algo</th><th>filter</th><th>seed</th><th>evaluations</th></tr></thead><tbody>")
     for (const e of entries) {
       const href = e.href.split("/").map(encodeURIComponent).join("/")
+      const floor = noiseFloorNote(e) ? ' <span class="floor">noise floor</span>' : ""
       h.push(
-        `<tr><td><a href="./${esc(href)}"><code>${esc(e.runId)}</code></a></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}</td><td class="num">${e.seed}</td><td class="num">${e.evaluations}</td></tr>`
+        `<tr><td><a href="./${esc(href)}"><code>${esc(e.runId)}</code></a></td><td>${esc(e.env)}</td><td>${esc(e.algo)}</td><td>${esc(e.filter)}${floor}</td><td class="num">${e.seed}</td><td class="num">${e.evaluations}</td></tr>`
       )
     }
     h.push("</tbody></table>")
   }
+  if (sideBySide) h.push(sideBySide)
   if (problems.length > 0) {
     h.push('<h2>Files left out</h2><ul id="problems">')
     for (const p of problems) h.push(`<li><code>${esc(p.path)}</code>: ${esc(p.message)}</li>`)
     h.push("</ul>")
   }
-  return page("ragen-bench episodes", h.join("\n"))
+  return episodePage("ragen-bench episodes", h.join("\n"))
 }
 
 export interface EpisodePagesWritten {
   readonly index: string
   /** Run id → the page, relative to the site folder. */
   readonly pages: ReadonlyMap<string, string>
+  /** Run id → its samples (what the pages show), for the side-by-side pages. */
+  readonly samples: ReadonlyMap<string, ReadonlyArray<SamplesLine>>
   readonly problems: ReadonlyArray<Problem>
 }
 
 /** Read each run's samples.jsonl (through its Schema) and write its page and the index under <site>/episodes/. */
-export const writeEpisodePages = (runs: ReadonlyArray<{ readonly run: RunRead }>, siteDir: string): Effect.Effect<EpisodePagesWritten> =>
+export const writeEpisodePages = (
+  runs: ReadonlyArray<{ readonly run: RunRead }>,
+  siteDir: string,
+  sideBySide: (samples: ReadonlyMap<string, ReadonlyArray<SamplesLine>>) => string = () => ""
+): Effect.Effect<EpisodePagesWritten> =>
   Effect.gen(function* () {
     const rel = (p: string): string => relative(resolve(siteDir), resolve(p)).split("\\").join("/")
     const entries: EpisodesIndexEntry[] = []
     const problems: Problem[] = []
     const pages = new Map<string, string>()
+    const samples = new Map<string, ReadonlyArray<SamplesLine>>()
     for (const { run } of [...runs].sort((a, b) => a.run.config.runId.localeCompare(b.run.config.runId))) {
       const path = join(run.dir, SAMPLES_FILE)
       const r = yield* Effect.result(readSamples(path))
@@ -200,13 +217,14 @@ export const writeEpisodePages = (runs: ReadonlyArray<{ readonly run: RunRead }>
         continue
       }
       const c = run.config.config
-      const info: EpisodesRun = { runId, env: c.env, algo: c.algo, filter: c.filter, seed: c.seed }
+      const info: EpisodesRun = { runId, env: c.env, algo: c.algo, filter: c.filter, seed: c.seed, samplingStream: samplingStreamOf(c) }
+      samples.set(runId, r.success.lines)
       const file = episodesPagePath(runId)
       writeFileAtomic(join(siteDir, file), renderEpisodesPage(info, r.success.lines))
       pages.set(runId, file)
       entries.push({ ...info, href: file.slice(EPISODES_DIR.length + 1), evaluations: r.success.lines.length })
     }
     const index = join(siteDir, EPISODES_DIR, "index.html")
-    writeFileAtomic(index, renderEpisodesIndex(entries, problems))
-    return { index, pages, problems }
+    writeFileAtomic(index, renderEpisodesIndex(entries, problems, sideBySide(samples)))
+    return { index, pages, problems, samples }
   })

@@ -1,24 +1,68 @@
-/** Build and write the site: leaderboard.json, leaderboard.md, index.html under `siteDir`. */
+/**
+ * Build and write the site under `siteDir`: leaderboard.json, leaderboard.md, cells.csv,
+ * index.html, a page per row (rows/), every run's files (runs/), the episode pages and the
+ * side-by-side episode pages (episodes/). Every link on every page stays inside the folder, so a
+ * copy of site/ alone works.
+ */
 import { Effect } from "effect"
+import { compareIndexHtml, writeComparePages } from "./episodes-compare.ts"
 import { writeEpisodePages } from "./episodes.ts"
 import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
-import { join, relative, resolve } from "node:path"
+import { copyFileSync, existsSync, mkdirSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
-import { buildLeaderboard, type RunInput } from "./build.ts"
+import { buildLeaderboard, CHART_METRICS, type RunInput } from "./build.ts"
 import { collectInputs } from "./collect.ts"
+import { type ComparePage, type PageContext, safeHref, safeName } from "./context.ts"
+import { renderCellsCsv } from "./csv.ts"
 import { renderHtml } from "./html.ts"
 import { renderMarkdown } from "./markdown.ts"
+import { curveBands } from "./plots/bands.ts"
+import { forestDomain } from "./plots/forest.ts"
+import { writeRunFiles } from "./run-files.ts"
+import { renderRowPage, rowPagePaths } from "./rows.ts"
 import type { Leaderboard, Problem } from "./schema.ts"
 
 export interface SiteWritten {
   readonly leaderboard: Leaderboard
-  readonly files: { readonly json: string; readonly md: string; readonly html: string }
+  readonly files: { readonly json: string; readonly md: string; readonly html: string; readonly csv: string }
 }
 
-/** `collected`: runs gathered by the caller (a joined reference set) instead of collectInputs (run folders and compact records, range-checked). */
-export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }>): Effect.Effect<SiteWritten> =>
+/** What the caller gathered: runs, problems, sources, and the run ids read from a reference set. */
+export interface SiteInput {
+  readonly runs: RunInput[]
+  readonly problems: Problem[]
+  readonly sources: string[]
+  readonly reference?: ReadonlyArray<string>
+}
+
+/** Every run's files, the episode and side-by-side pages: what the pages link to. */
+const writeLinked = (lb: Leaderboard, input: SiteInput, siteDir: string): Effect.Effect<PageContext> =>
   Effect.gen(function* () {
-    const { runs, problems, sources } = yield* collected ?? collectInputs(resultDirs, siteDir)
+    const runDirs = writeRunFiles(input.runs, siteDir)
+    let compare: ComparePage[] = []
+    const episodes = yield* writeEpisodePages(input.runs, siteDir, (samples) => {
+      compare = writeComparePages(lb.entries, samples, siteDir)
+      return compareIndexHtml(compare, lb.entries)
+    })
+    return {
+      bands: curveBands(
+        input.runs,
+        lb.entries,
+        CHART_METRICS.map((m) => m.metric)
+      ),
+      runDirs,
+      episodes: episodes.pages,
+      reference: new Set(input.reference ?? []),
+      rowPages: rowPagePaths(lb),
+      compare
+    }
+  })
+
+/** `collected`: runs gathered by the caller (compact folders, a joined reference set) instead of collectInputs (run folders and compact records, range-checked). */
+export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<SiteInput>): Effect.Effect<SiteWritten> =>
+  Effect.gen(function* () {
+    const input: SiteInput = yield* collected ?? collectInputs(resultDirs, siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
     const agents: AgentEntry[] = []
     const agentProblems: Array<{ path: string; message: string }> = []
@@ -27,13 +71,23 @@ export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, co
       agents.push(...a.entries)
       agentProblems.push(...a.problems)
     }
-    const leaderboard = buildLeaderboard({ runs, problems: [...problems, ...agentProblems], sources, siteDir })
-    const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html") }
-    const link = (e: AgentEntry, file: string) => relative(resolve(siteDir), resolve(e.path, file)).split("\\").join("/")
+    const leaderboard = buildLeaderboard({ runs: input.runs, problems: [...input.problems, ...agentProblems], sources: input.sources, siteDir })
+    const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html"), csv: join(siteDir, "cells.csv") }
+    // Agent evaluations' files are copied into the site too (agents/<run id>/), so its links stay inside it.
+    const link = (e: AgentEntry, file: string): string => {
+      const rel = `agents/${safeName(e.summary.runId)}/${file}`
+      if (existsSync(join(e.path, file))) {
+        mkdirSync(dirname(join(siteDir, rel)), { recursive: true })
+        copyFileSync(join(e.path, file), join(siteDir, rel))
+      }
+      return safeHref(rel)
+    }
     writeJsonAtomic(files.json, leaderboard)
     writeFileAtomic(files.md, renderMarkdown(leaderboard) + (agents.length > 0 ? `\n## Agents\n\n${agentsMarkdown(agents)}\n` : ""))
-    writeFileAtomic(files.html, renderHtml(leaderboard, agents.length > 0 ? agentsHtml(agents, link) : ""))
-    // Per run, the validation episodes its evaluations kept (samples.jsonl): episodes/index.html.
-    yield* writeEpisodePages(runs, siteDir)
+    writeFileAtomic(files.csv, renderCellsCsv(leaderboard))
+    const ctx = yield* writeLinked(leaderboard, input, siteDir)
+    const domain = forestDomain(leaderboard)
+    for (const row of leaderboard.rows) writeFileAtomic(join(siteDir, ctx.rowPages.get(row.key)!), renderRowPage(leaderboard, row, ctx, domain))
+    writeFileAtomic(files.html, renderHtml(leaderboard, agents.length > 0 ? agentsHtml(agents, link) : "", ctx))
     return { leaderboard, files }
   })

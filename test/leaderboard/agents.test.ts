@@ -92,7 +92,10 @@ describe("agents table on the site", () => {
     expect(html).toContain('<table id="agents"')
     expect(html).toContain("openai &lt;img src=x onerror=alert(1)&gt;")
     expect(html).not.toContain("<img src=x")
-    expect(html).toContain(`href="../agents/${a.config.runId}/config.json"`)
+    // Its files are copied into the site (a copied site/ keeps its links); only files it has are linked.
+    expect(html).toContain(`href="./agents/${a.config.runId}/config.json"`)
+    expect(readFileSync(join(root, "site", "agents", a.config.runId, "config.json"), "utf8")).toContain(a.config.runId)
+    expect(html).not.toContain(`agents/${a.config.runId}/metrics.jsonl`)
     expect(readFileSync(site.files.md, "utf8")).toContain("## Agents")
     expect(readFileSync(site.files.md, "utf8")).toContain("80.0 [40.0, 100.0]")
   })

@@ -35,12 +35,12 @@ describe("leaderboard page (happy-dom)", () => {
     const { html, window } = page()
     const doc = window.document
     expect(doc.querySelectorAll("#results tbody tr").length).toBe(3)
-    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(expect.arrayContaining(["env", "algo", "none (area)", "random (Δ)", "top-p (Δ)"]))
+    expect([...doc.querySelectorAll("#results thead th")].map((t: any) => t.textContent)).toEqual(expect.arrayContaining(["env", "algo", "none (%)", "random − none", "top-p − none"]))
     expect(doc.querySelectorAll("#ranking tbody tr").length).toBe(5)
     // One line per cell: frozenlake and sokoban 3 each, the markup env 3 (none and two configurations of one filter).
     expect(doc.querySelectorAll("#cells tbody tr").length).toBe(9)
     expect([...doc.querySelectorAll("#cells thead th")].map((t: any) => t.textContent)).toEqual(
-      expect.arrayContaining(["peak (%)", "last-3 (%)", "Δ area", "level", "p (Holm)", "verdict", "Δ last-3", "seeds for ±5", "env steps", "tokens", "rollouts", "opt. steps"])
+      expect.arrayContaining(["area (%)", "peak (%)", "last-3 (%)", "kept", "Δ area", "level", "p (Holm)", "verdict", "Δ last-3", "seeds for ±5", "env steps", "tokens", "rollouts", "opt. steps"])
     )
     // Across envs: one line per (algo, filter) — grpo: none, random, top-p and the markup env's two filters.
     expect(doc.querySelectorAll("#across tbody tr").length).toBe(5)
@@ -62,9 +62,9 @@ describe("leaderboard page (happy-dom)", () => {
     // Two seeds per cell cannot separate anything, and the first sentence says so; no cell is "best".
     expect((doc.querySelector("p.verdict") as any).textContent).toStartWith("No filter can separate from none at these seeds: n = 2 cannot separate at this family size")
     expect(doc.querySelectorAll("#results tbody tr td.best").length).toBe(0)
-    // Run links are relative and point at the run files.
+    // Run links are relative and point at the run's files copied into the site (a copied site/ keeps them).
     const a = doc.querySelector("#runs a") as any
-    expect(a.getAttribute("href")).toMatch(/^\.\.\/results\/[^/]+\/config\.json$/)
+    expect(a.getAttribute("href")).toMatch(/^\.\/runs\/[^/]+\/config\.json$/)
   })
 
   test("strings from result files are escaped: no injected element exists", () => {
@@ -87,19 +87,19 @@ describe("leaderboard page (happy-dom)", () => {
     const row = (env: string, filter: string) => [...doc.querySelectorAll("#cells tbody tr")].find((r: any) => r.cells[0].textContent === env && r.cells[3].textContent === filter) as any
     const cells = (r: any) => [...r.cells].map((c: any) => c.textContent.trim())
     // frozenlake top-p: peaks 0.8, 0.9 against none's 0.5, 0.7 (test/leaderboard/build.test.ts works these out by hand).
-    // Columns: env algo setting filter | seeds peak last-3 | pairs Δarea level p verdict | Δlast-3 level verdict | seeds±5 | 4 budgets.
+    // Columns: env algo setting filter | seeds area last-3 peak kept | pairs Δarea level p verdict | Δlast-3 level verdict | seeds±5 | 4 budgets.
     const t = cells(row("frozenlake", "top-p"))
-    expect(t.slice(4, 7)).toEqual(["2", "85.0 [21.5, 148.5]", "63.7 [16.1, 111.4]"])
-    // Two pairs: the mean without an interval (nor its level), and the reason instead of a mark.
-    expect(t.slice(7, 12)).toEqual(["2", "+15.6 (n = 2 cannot separate at this family size)", "–", "0.500", "n = 2 cannot separate at this family size"])
-    expect(t.slice(12, 15)).toEqual(["+18.8 (n = 2 cannot separate at this family size)", "–", "n = 2 cannot separate at this family size"])
-    expect(t[15]).toBe("9")
-    expect(t.slice(16)).toEqual(["—", "—", "—", "—"])
+    expect(t.slice(4, 9)).toEqual(["2", "53.1 [13.4, 92.8]", "63.7 [16.1, 111.4]", "85.0 [21.5, 148.5]", "50%"])
+    // Two pairs: the mean without an interval (nor its level), and the verdict in words instead of a mark.
+    expect(t.slice(9, 14)).toEqual(["2", "+15.6", "–", "0.500", "? cannot separate"])
+    expect(t.slice(14, 17)).toEqual(["+18.8", "–", "? cannot separate"])
+    expect(t[17]).toBe("9")
+    expect(t.slice(18)).toEqual(["—", "—", "—", "—"])
     // A cell with one pair: a mean, no interval or p.
     const one = cells(row(XSS, `x"><img src=x onerror=alert(3)>(p=1)`))
-    expect(one[7]).toBe("1")
-    expect(one[8]).toBe("+6.3 (n = 1 cannot separate at this family size)")
-    expect(one[10]).toBe("—")
+    expect(one[9]).toBe("1")
+    expect(one[10]).toBe("+6.3")
+    expect(one[12]).toBe("—")
   })
 
   test("clicking a column header sorts the rows, clicking again reverses", async () => {
