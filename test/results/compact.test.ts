@@ -30,14 +30,14 @@ const writeDetailedRun = (dir: string): string => {
       "mi/first_turn/retrieval_acc": s % 2 === 0 ? 0.9 : null
     }
     if (s % 5 === 0) {
-      line["val/success@0.5"] = 0.123456789 * (s + 1)
+      line["val/success@0.5"] = 0.0123456789 * (s + 1)
       line["val/success@1.0"] = 0.1
       line["reasoning/fact_accuracy"] = 0.75
       line["grad/task_norm/b1"] = 2.5
     } else line["val/success@0.5"] = null
     run.appendMetrics(line)
   }
-  run.writeSummary({ status: "complete", stepsDone: 10, wallSeconds: 2, finalValSuccess: 0.123456789 * 11, peakValSuccess: 0.123456789 * 11, final: { step: 10 } })
+  run.writeSummary({ status: "complete", stepsDone: 10, wallSeconds: 2, finalValSuccess: 0.0123456789 * 11, peakValSuccess: 0.0123456789 * 11, final: { step: 10 } })
   return run.dir
 }
 
@@ -52,7 +52,7 @@ describe("compact run records", () => {
     expect(Object.keys(rec.curves).sort()).toEqual(
       ["filter/kept_ratio", "grad/task_norm/b1", "mi/first_turn/retrieval_acc", "reasoning/fact_accuracy", "train/entropy", "val/success@0.5", "val/success@1.0"].sort()
     )
-    expect(rec.curves["val/success@0.5"]).toEqual([0.123457, 0.740741, 1.35802])
+    expect(rec.curves["val/success@0.5"]).toEqual([0.0123457, 0.0740741, 0.135802])
     expect(rec.curves["train/entropy"]).toEqual([1, 2.66667, 4.33333])
     // step 5 logged MI as null: kept as null, not as 0
     expect(rec.curves["mi/first_turn/retrieval_acc"]).toEqual([0.9, null, 0.9])
