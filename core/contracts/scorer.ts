@@ -20,9 +20,23 @@ export interface CrossScorer {
   score(reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>): Promise<CrossScores>
 }
 
+/** What a scorer's `make` gets besides its options and the policy: the other registered scorers. */
+export interface ScorerContext {
+  /**
+   * The scorer registered as `id` (full or short id, as `train.scorer`), made for the same policy
+   * with `options` decoded through its schema: how a GPU scorer gets its CPU fallback.
+   */
+  readonly scorer: (id: string, options?: unknown) => Promise<CrossScorer>
+}
+
 export interface ScorerSpec<Options = any> {
   readonly id: string
   readonly description: string
   readonly options: Schema.Codec<Options, any>
-  make(options: Options, policy: Policy): Promise<CrossScorer>
+  make(options: Options, policy: Policy, context: ScorerContext): Promise<CrossScorer>
+  /**
+   * One line on whether this scorer can run here and, when not, why and the fix (e.g. the WebGPU
+   * adapter probe). Optional; `ragen-bench list scorers` prints it under the scorer.
+   */
+  probe?(): Promise<string>
 }

@@ -10,9 +10,7 @@
  * A failure while scoring (device lost, out of memory, a rejected dispatch, a dead child) is a
  * typed error (errors.ts): one warning, then this call and every later one go to the CPU scorer.
  */
-import type { CrossScorer, CrossScores, Policy } from "../../core/contracts/index.ts"
-import { makeCpuScorer } from "../scorers/cpu.ts"
-import type { ModelConfig } from "../tinylm/config.ts"
+import type { CrossScorer, CrossScores } from "../../core/contracts/index.ts"
 import { isSoftwareAdapter, navigatorGpu, requestDevice } from "./adapter.ts"
 import { type GpuBackend, InProcessBackend } from "./backend.ts"
 import { DenoChildBackend } from "./child.ts"
@@ -20,7 +18,8 @@ import { dawnGpu } from "./dawn.ts"
 import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
 import { crossBatch } from "./cross.ts"
-import { parameterLayout, type ScoreRow } from "./layout.ts"
+import type { ScoreRow } from "./layout.ts"
+import type { ModelView } from "./view.ts"
 
 export type BackendChoice = "auto" | "navigator" | "dawn" | "deno"
 
@@ -36,59 +35,6 @@ export interface WebGpuScorerOptions {
 }
 
 export const defaultWebGpuOptions: WebGpuScorerOptions = { backend: "auto", maxPositions: 16384, batchSize: 64 }
-
-/** What the scorer reads from a tinylm policy (plugins/tinylm/policy.ts TinyLMPolicy). */
-export interface TinyLMView {
-  readonly config: ModelConfig
-  readonly params: Float32Array
-  readonly sharePrefix: boolean
-  encodePrompt(prompt: string): Int32Array
-  encode(text: string): Int32Array
-  /** Changes whenever the weights do. */
-  version(): string
-}
-
-/**
- * The tinylm policy's weights, config and tokenizer, or why this policy cannot be scored on the
- * GPU. Read by shape (no import of the CPU model, which pulls in its WASM kernels): a policy
- * object with `model.params`, `model.config`, `model.tensors` in GPT's layout and a tokenizer.
- * The version is the policy's `weightsVersion` counter when it has one, else its optimizer step
- * and a 32-bit hash of the weights (a full pass: ≈ 1 ms per million parameters, far below a
- * scoring call), so a checkpoint loaded at the same step is still seen as new weights.
- */
-export const tinylmView = (policy: Policy): TinyLMView | { reason: string } => {
-  const p = policy as unknown as {
-    model?: { params?: unknown; config?: ModelConfig; tensors?: ReadonlyArray<{ name: string; offset: number; size: number }> }
-    tokenizer?: { encode?: (s: string) => Int32Array }
-    encodePrompt?: (s: string) => Int32Array
-    settings?: { sharePrefix?: boolean }
-    t?: number
-    weightsVersion?: number
-  }
-  const m = p.model
-  if (!m || !(m.params instanceof Float32Array) || !m.config || !m.tensors || typeof p.tokenizer?.encode !== "function" || typeof p.encodePrompt !== "function") {
-    return { reason: `policy ${policy.id} has no tinylm weights to run on the GPU` }
-  }
-  const { slots, total } = parameterLayout(m.config)
-  const same = m.tensors.length === slots.size && m.tensors.every((t) => slots.get(t.name)?.offset === t.offset && slots.get(t.name)?.size === t.size)
-  if (!same || m.params.length < total) return { reason: `policy ${policy.id}: parameter layout differs from plugins/webgpu/layout.ts` }
-  const params = m.params.subarray(0, total)
-  const words = new Uint32Array(params.buffer, params.byteOffset, params.length)
-  const tok = p.tokenizer
-  return {
-    config: m.config,
-    params,
-    sharePrefix: p.settings?.sharePrefix !== false,
-    encodePrompt: (s) => p.encodePrompt!.call(policy, s),
-    encode: (s) => tok.encode!.call(tok, s),
-    version: () => {
-      if (typeof p.weightsVersion === "number") return `v${p.weightsVersion}`
-      let h = 0x811c9dc5
-      for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 16777619)
-      return `t${p.t ?? 0}:${(h >>> 0).toString(16)}`
-    }
-  }
-}
 
 /**
  * Try the backends in order; the first device wins, each miss leaves its reason. With
@@ -145,8 +91,8 @@ export interface WebGpuScorer extends CrossScorer {
   readonly close: () => void
 }
 
-export const makeWebGpuScorer = (policy: Policy, view: TinyLMView, backend: GpuBackend, options: WebGpuScorerOptions, warn: (line: string) => void = (l) => console.error(l)): WebGpuScorer => {
-  const cpu = makeCpuScorer(policy, { batchSize: options.batchSize })
+/** The scorer on `backend`; `cpu` (the registry's CPU scorer for the same policy) answers after a GPU failure. */
+export const makeWebGpuScorer = (view: ModelView, backend: GpuBackend, cpu: CrossScorer, warn: (line: string) => void = (l) => console.error(l)): WebGpuScorer => {
   let failed: WebGpuError | undefined
   const name = `${backend.via} on ${backend.adapter}`
   const fail = (e: unknown): WebGpuError => {
@@ -156,7 +102,7 @@ export const makeWebGpuScorer = (policy: Policy, view: TinyLMView, backend: GpuB
     backend.close()
     return err
   }
-  const upload = () => backend.setWeights(view.config, view.params, view.version())
+  const upload = () => backend.setWeights(view.config, view.params(), view.version())
   const gpuScore = async (reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>): Promise<CrossScores> => {
     const batch = crossBatch(reasonings, prompts, { ctx: view.config.ctx, sharePrefix: view.sharePrefix, encodePrompt: view.encodePrompt, encode: view.encode })
     await upload()

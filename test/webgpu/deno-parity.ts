@@ -11,7 +11,8 @@ import { requestDevice } from "../../plugins/webgpu/adapter.ts"
 import { InProcessBackend } from "../../plugins/webgpu/backend.ts"
 import { Pipelines } from "../../plugins/webgpu/engine.ts"
 import { scoreRow } from "../../plugins/webgpu/layout.ts"
-import { defaultWebGpuOptions, makeWebGpuScorer, tinylmView } from "../../plugins/webgpu/scorer.ts"
+import { makeWebGpuScorer } from "../../plugins/webgpu/scorer.ts"
+import { modelView } from "../../plugins/webgpu/view.ts"
 import { fixtureBatch, fixturePolicy } from "./fixture.ts"
 import { compare, type ErrorReport, kernelParity } from "./kernel-parity.ts"
 
@@ -23,11 +24,11 @@ if ("reason" in got) {
 } else {
   const kernels = await kernelParity(got.device, await Pipelines.create(got.device))
   const policy = fixturePolicy()
-  const view = tinylmView(policy)
+  const view = modelView(policy)
   if ("reason" in view) throw new Error(view.reason)
   const warnings: string[] = []
   const backend = new InProcessBackend(got, { maxPositions: 256 }) // small chunks: several per call, a prompt group split across two
-  const gpuScorer = makeWebGpuScorer(policy, view, backend, defaultWebGpuOptions, (l) => warnings.push(l))
+  const gpuScorer = makeWebGpuScorer(view, backend, makeCpuScorer(policy), (l) => warnings.push(l))
   const cpuScorer = makeCpuScorer(policy)
   const batch = fixtureBatch(12, 6)
 
@@ -48,7 +49,7 @@ if ("reason" in got) {
     mg = mi(Lg)
   const miDiff: Record<string, ErrorReport> = {}
   for (const [k, v] of Object.entries(mc)) if (typeof v === "number") miDiff[k] = compare([(mg as unknown as Record<string, number>)[k]!], [v])
-  const weightsAgain = await backend.setWeights(view.config, view.params, view.version()) // same version: no upload
+  const weightsAgain = await backend.setWeights(view.config, view.params(), view.version()) // same version: no upload
 
   // device loss: one warning, then the CPU scorer's exact numbers
   const backendBefore = gpuScorer.backendName()
