@@ -11,6 +11,7 @@ import { definePlugin } from "../../core/contracts/index.ts"
 import type { CrossScorer, Policy, ScorerContext, ScorerSpec } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
 import { noteRuntime } from "../../core/runtime.ts"
+import { probeOnce } from "./doctor.ts"
 import { makeWebGpuScorer, openBackend, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
 import { modelView } from "./view.ts"
 
@@ -32,11 +33,11 @@ const log = (line: string) => console.error(line)
 const cpuOf = (o: WebGpuScorerOptions, ctx: ScorerContext): Promise<CrossScorer> => ctx.scorer("cpu", { batchSize: o.batchSize })
 
 /** The GPU scorer, or the reasons there is none. */
-const tryGpu = async (o: WebGpuScorerOptions, policy: Policy, ctx: ScorerContext, hardwareOnly: boolean): Promise<WebGpuScorer | { reasons: string[] }> => {
+const tryGpu = async (o: WebGpuScorerOptions, policy: Policy, ctx: ScorerContext, hardwareOnly: boolean): Promise<WebGpuScorer | { why: string }> => {
   const view = modelView(policy)
-  if ("reason" in view) return { reasons: [view.reason] }
-  const { backend, reasons } = await openBackend(o.backend, o, hardwareOnly)
-  if (!backend) return { reasons }
+  if ("reason" in view) return { why: view.reason }
+  const { backend, reasons, diagnosis } = await openBackend(o.backend, o, hardwareOnly)
+  if (!backend) return { why: `${diagnosis} [tried ${reasons.join("; ")}]` }
   const s = makeWebGpuScorer(view, backend, await cpuOf(o, ctx))
   noteRuntime("scorer", `webgpu: ${s.backendName()}`)
   return s
@@ -44,13 +45,12 @@ const tryGpu = async (o: WebGpuScorerOptions, policy: Policy, ctx: ScorerContext
 
 export const webgpuScorerSpec: ScorerSpec<WebGpuOptions> = {
   id: "webgpu",
+  probe: async () => (await probeOnce()).line,
   description: "Cross-scores on WebGPU (WGSL forward of the tinylm policy): navigator.gpu, Dawn, or a Deno child",
   options: WebGpuOptions,
   make: async (o, policy, ctx) => {
     const s = await tryGpu(o, policy, ctx, false)
-    if ("reasons" in s) {
-      throw new UsageError({ field: "scorer", message: `scorer webgpu: no WebGPU device (${s.reasons.join("; ")}); use scorer: auto (falls back to the CPU) or scorer: cpu` })
-    }
+    if ("why" in s) throw new UsageError({ field: "scorer", message: `scorer webgpu: no WebGPU device: ${s.why}; or use scorer: auto (falls back to the CPU) or scorer: cpu` })
     log(`scorer webgpu: ${s.backendName()}`)
     return s
   }
@@ -58,13 +58,14 @@ export const webgpuScorerSpec: ScorerSpec<WebGpuOptions> = {
 
 export const autoScorerSpec: ScorerSpec<WebGpuOptions> = {
   id: "auto",
+  probe: async () => (await probeOnce()).line,
   description: "WebGPU cross-scoring when an adapter is found, else the CPU scorer (logs which and why)",
   options: WebGpuOptions,
   make: async (o, policy, ctx) => {
     const s = await tryGpu(o, policy, ctx, true)
-    if ("reasons" in s) {
+    if ("why" in s) {
       noteRuntime("scorer", "cpu (auto)")
-      log(`scorer auto: cpu, because ${s.reasons.join("; ")}`)
+      log(`scorer auto: cpu, because ${s.why}`)
       return cpuOf(o, ctx)
     }
     log(`scorer auto: webgpu, ${s.backendName()}`)

@@ -15,6 +15,7 @@ import { isSoftwareAdapter, navigatorGpu, requestDevice } from "./adapter.ts"
 import { type GpuBackend, InProcessBackend } from "./backend.ts"
 import { DenoChildBackend } from "./child.ts"
 import { dawnGpu } from "./dawn.ts"
+import { probeWebGpu } from "./doctor.ts"
 import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
 import { crossBatch } from "./cross.ts"
@@ -38,9 +39,16 @@ export const defaultWebGpuOptions: WebGpuScorerOptions = { backend: "auto", maxP
 
 /**
  * Try the backends in order; the first device wins, each miss leaves its reason. With
- * `hardwareOnly` (scorer: auto) a software adapter is a miss too.
+ * `hardwareOnly` (scorer: auto) a software adapter is a miss too. When none is taken, the
+ * adapter probe (doctor.ts) says why in one line and names the fix.
  */
-export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly = false): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
+export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly = false): Promise<{ backend?: GpuBackend; reasons: string[]; diagnosis?: string }> => {
+  const got = await tryBackends(choice, options, hardwareOnly)
+  if (got.backend) return got
+  return { ...got, diagnosis: (await probeWebGpu({ deno: options.deno })).line }
+}
+
+const tryBackends = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly: boolean): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
   const reasons: string[] = []
   const bo = { maxPositions: options.maxPositions }
   const accept = (b: GpuBackend): boolean => {
@@ -49,29 +57,24 @@ export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOp
     b.close()
     return false
   }
+  const inProcess = async (gpu: GPU, via: "navigator.gpu" | "dawn"): Promise<GpuBackend | undefined> => {
+    const got = await requestDevice(gpu, via)
+    if (!("device" in got)) return void reasons.push(got.reason)
+    const b = new InProcessBackend(got, bo)
+    if (accept(b)) return b
+    got.device.destroy()
+    return undefined
+  }
   if (choice === "auto" || choice === "navigator") {
     const gpu = navigatorGpu()
-    if (gpu) {
-      const got = await requestDevice(gpu, "navigator.gpu")
-      if ("device" in got) {
-        const b = new InProcessBackend(got, bo)
-        if (accept(b)) return { backend: b, reasons }
-        got.device.destroy()
-      } else reasons.push(got.reason)
-    } else reasons.push("navigator.gpu: this runtime has none")
+    const b = gpu ? await inProcess(gpu, "navigator.gpu") : void reasons.push("navigator.gpu: this runtime has none")
+    if (b) return { backend: b, reasons }
   }
   const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined
   if ((choice === "auto" && !isDeno) || choice === "dawn") {
     const gpu = await dawnGpu()
-    if ("reason" in gpu) reasons.push(gpu.reason)
-    else {
-      const got = await requestDevice(gpu, "dawn")
-      if ("device" in got) {
-        const b = new InProcessBackend(got, bo)
-        if (accept(b)) return { backend: b, reasons }
-        got.device.destroy()
-      } else reasons.push(got.reason)
-    }
+    const b = "reason" in gpu ? void reasons.push(gpu.reason) : await inProcess(gpu, "dawn")
+    if (b) return { backend: b, reasons }
   }
   if ((choice === "auto" && !isDeno) || choice === "deno") {
     const b = await DenoChildBackend.start({ ...bo, deno: options.deno })

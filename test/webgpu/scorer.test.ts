@@ -147,7 +147,10 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
     } else {
       // this machine: Deno's only adapter is Mesa's llvmpipe
       expect(value.id).toBe("cpu")
-      expect(log).toMatch(/scorer auto: cpu, because deno child \(navigator\.gpu\): adapter .*(llvmpipe|swiftshader).* rejected: a software rasterizer/i)
+      expect(log).toMatch(
+        /scorer auto: cpu, because only a software adapter \(.*(llvmpipe|swiftshader).*; on an NVIDIA server: .*VK_DRIVER_FILES.* \[tried .*deno child \(navigator\.gpu\): adapter .*(llvmpipe|swiftshader).* rejected: a software rasterizer/i
+      )
+      expect(log.split("\n").filter((l) => l.startsWith("scorer auto:")).length).toBe(1)
     }
   }, 120_000)
 
