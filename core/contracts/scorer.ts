@@ -3,7 +3,7 @@
  * against prompts j, by teacher forcing, as a per-token mean and as a sum.
  */
 import type { Schema } from "effect"
-import type { Policy } from "./policy.ts"
+import type { Policy, TokenForward, TrainItem } from "./policy.ts"
 
 export interface CrossScores {
   /** R rows × N columns, row-major: per-token mean log-prob. */
@@ -18,6 +18,13 @@ export interface CrossScorer {
   readonly id: string
   /** Score every reasoning text against every prompt (prompts end with "<think>"). */
   score(reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>): Promise<CrossScores>
+  /**
+   * Teacher-forced forward of `policy` on this scorer's device: per item its tokens' log-probs,
+   * entropies and values as `TrainablePolicy.forward` gives them (the trainer's old log-probs and
+   * reference KL under `train.teacherForcing: scorer`). Optional; resolves undefined when this
+   * scorer cannot run that policy (the trainer then uses the policy's own forward).
+   */
+  forward?(policy: Policy, items: ReadonlyArray<TrainItem>): Promise<TokenForward[] | undefined>
 }
 
 /** What a scorer's `make` gets besides its options and the policy: the other registered scorers. */

@@ -150,6 +150,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
       log(`resume: from step ${state.step} (${resumeFrom.policyPath})`)
     }
     const scorer = yield* (yield* Scorer).make(policy)
+    if (opts.teacherForcing === "scorer") log(`teacher forcing: ${scorer?.forward ? `on scorer ${scorer.id}` : `scorer ${scorer?.id ?? "(none)"} has no forward: the policy's own`}`)
     const miEma: Record<string, MiEma> = structuredClone(state.miEma)
     const c: TrainContext = { s, policy, ref, scorer, miEma, resolveFilter: o.resolveFilter }
     const apply = o.applyFilter

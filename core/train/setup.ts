@@ -81,7 +81,7 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
         message: `${algoE.fullId} needs at least G = ${algo.minGroupSize} trajectories per prompt (group statistics), got G = ${config.G}; raise --G or use --algo ppo`
       })
     }
-    const scorerEntry = opts.diagEvery > 0 ? yield* registry.resolve("scorers", opts.scorer) : undefined
+    const scorerEntry = opts.diagEvery > 0 || opts.teacherForcing === "scorer" ? yield* registry.resolve("scorers", opts.scorer) : undefined
     const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, {}, "scorer") : undefined
     const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context
     const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov") ? spec.instructions(envOptions) : undefined

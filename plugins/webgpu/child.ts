@@ -132,7 +132,12 @@ export class DenoChildBackend implements GpuBackend {
     const out: EngineScores = { sum: x.slice(0, R), mean: x.slice(R, 2 * R) }
     if (!opts.tokenLogprobs) return out
     let o = 2 * R
-    return { ...out, tokens: rows.map((r) => x.slice(o, (o += r.scored))) }
+    const part = () => rows.map((r) => x.slice(o, (o += r.scored)))
+    const tokens = part(),
+      entropy = part(),
+      values = part()
+    if (o > x.length) throw new GpuFailure("device-lost", `webgpu: the Deno worker answered ${x.length} floats, ${o} expected`)
+    return { ...out, tokens, entropy, values }
   }
 
   async loseDevice(): Promise<void> {

@@ -8,7 +8,8 @@
  * - Rows that continue the same prompt share its activations, as in the CPU policy
  *   (tinylm/prefix.ts), but packed without padding (layout.ts packChunks): each distinct prefix
  *   once, then each row's own tokens, up to the engine's position capacity per chunk.
- * - Each chunk is one submission of 4 + 10·L dispatches (wgsl.ts) through one bind group;
+ * - Each chunk is one submission of 4 + 10·L dispatches (5 + 10·L with per-token outputs: the value
+ *   head) (wgsl.ts) through one bind group;
  *   per-dispatch parameters sit in 256-byte uniform slots written once per chunk. Every
  *   chunk's per-row results are copied into one readback buffer, mapped once per call.
  * - Failures are GpuFailure with a kind: device-lost, out-of-memory (from the error scope),
@@ -16,7 +17,7 @@
  *
  * Layout of `a` (floats, cap = positions per chunk): RES (cap,C) residual stream, LN (cap,C),
  * QKV (cap,3C), ATTY (cap,C), PROJ (cap,C), FCH (cap,4C), HSEL (cap,C), LOGITS (cap,Vp),
- * LP (cap), PAIR (cap,2). Layout of `ids` (i32, cap each): tokens, segment of each position,
+ * LP, ENT, VAL (cap each: per scored position its log-prob, entropy, value), PAIR (cap,2). Layout of `ids` (i32, cap each): tokens, segment of each position,
  * per segment its start, prefix start and prefix length; gather map, targets; per row its
  * first gathered index, scored count and continuation length.
  */
@@ -132,8 +133,10 @@ export interface EngineOptions {
 export interface EngineScores {
   readonly sum: Float32Array
   readonly mean: Float32Array
-  /** Per row, its scored tokens' log-probs (only when asked: parity tests). */
+  /** Per row, its scored tokens' log-probs, entropies and values (only when asked: teacher forcing, parity tests). */
   readonly tokens?: Float32Array[]
+  readonly entropy?: Float32Array[]
+  readonly values?: Float32Array[]
 }
 
 /** Wrap a device call in out-of-memory and validation error scopes; a caught error becomes a GpuFailure. */
@@ -198,6 +201,8 @@ export class ForwardEngine {
       HSEL: take(N * C),
       LOGITS: take(N * Vp),
       LP: take(N),
+      ENT: take(N),
+      VAL: take(N),
       PAIR: take(2 * N)
     }
     const aFloats = o
@@ -206,7 +211,7 @@ export class ForwardEngine {
     this.ids = new Int32Array(o)
     const layout = parameterLayout(config)
     this.slots = layout.slots
-    this.rec = new Recorder(4 + 10 * config.layers + 4)
+    this.rec = new Recorder(4 + 10 * config.layers + 5)
     this.w = device.createBuffer({ label: "weights", size: layout.total * 4, usage: U.STORAGE | U.COPY_DST })
     this.a = device.createBuffer({ label: "activations", size: aFloats * 4, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST })
     this.idsBuf = device.createBuffer({ label: "ids", size: this.ids.byteLength, usage: U.STORAGE | U.COPY_DST })
@@ -229,7 +234,7 @@ export class ForwardEngine {
 
   /** Floats of activations per position (what bounds the chunk size). */
   static floatsPerPosition(config: ModelConfig): number {
-    return 12 * config.d + paddedVocab(config.vocab) + 3
+    return 12 * config.d + paddedVocab(config.vocab) + 5
   }
 
   static async create(device: GPUDevice, config: ModelConfig, options: EngineOptions = {}, pipes?: Pipelines): Promise<ForwardEngine> {
@@ -313,7 +318,7 @@ export class ForwardEngine {
   }
 
   /** Record the forward of a loaded chunk (the dispatch list of the header). */
-  private record(N: number, B: number, M: number): void {
+  private record(N: number, B: number, M: number, perToken: boolean): void {
     const { d: C, layers: L, heads: NH, vocab: V, ctx } = this.config
     const A = this.off,
       I = this.idOff,
@@ -337,7 +342,8 @@ export class ForwardEngine {
     }
     r.rows("layernorm", { rows: M, c: C, inp: A.RES!, out: A.HSEL!, wt: t("lnfw"), bs: t("lnfb"), map: I.GMAP!, usemap: 1 }, M)
     mm(M, C, this.Vp, A.HSEL!, A.LOGITS!, t("wte"), 0, 0)
-    r.rows("head", { m: M, v: V, vp: this.Vp, logits: A.LOGITS!, lp: A.LP!, tgt: I.TGT! }, M)
+    r.rows("head", { m: M, v: V, vp: this.Vp, logits: A.LOGITS!, lp: A.LP!, tgt: I.TGT!, ent: A.ENT! }, M)
+    if (perToken) r.elements("value", { m: M, c: C, inp: A.HSEL!, wt: t("valuew"), bs: t("valueb"), out: A.VAL! }, M)
     r.elements("reduce", { rows: B, lp: A.LP!, start: I.RSTART!, scored: I.RSCORED!, total: I.RTOTAL!, out: A.PAIR! }, B)
   }
 
@@ -348,7 +354,7 @@ export class ForwardEngine {
     const R = rows.length
     const sum = new Float32Array(R),
       mean = new Float32Array(R)
-    if (R === 0) return { sum, mean, ...(opts.tokenLogprobs ? { tokens: [] } : {}) }
+    if (R === 0) return { sum, mean, ...(opts.tokenLogprobs ? { tokens: [], entropy: [], values: [] } : {}) }
     const chunks = packChunks(rows, this.cap)
     let totalM = 0
     for (const r of rows) totalM += r.scored
@@ -357,11 +363,12 @@ export class ForwardEngine {
     const tokStart = new Int32Array(R)
     const { out, tok } = await scoped(dev, "scoring", () => {
       const out = dev.createBuffer({ label: "scores", size: R * 8, usage: U.COPY_DST | U.MAP_READ })
-      const tok = opts.tokenLogprobs ? dev.createBuffer({ label: "token logprobs", size: Math.max(4, totalM * 4), usage: U.COPY_DST | U.MAP_READ }) : undefined
+      // per token: log-probs, then entropies, then values, each totalM floats
+      const tok = opts.tokenLogprobs ? dev.createBuffer({ label: "per-token outputs", size: Math.max(4, 3 * totalM * 4), usage: U.COPY_DST | U.MAP_READ }) : undefined
       let tokAt = 0
       for (const c of chunks) {
         const { N, B, M } = this.loadChunk(rows, c)
-        this.record(N, B, M)
+        this.record(N, B, M, tok !== undefined)
         dev.queue.writeBuffer(this.idsBuf, 0, this.ids.buffer, this.ids.byteOffset, this.ids.byteLength)
         dev.queue.writeBuffer(this.uni, 0, this.rec.slots.buffer, 0, this.rec.used * SLOT)
         const enc = dev.createCommandEncoder()
@@ -369,7 +376,11 @@ export class ForwardEngine {
         this.rec.encode(pass, this.pipes, this.group)
         pass.end()
         enc.copyBufferToBuffer(this.a, this.off.PAIR! * 4, out, order.length * 8, B * 8)
-        if (tok && M > 0) enc.copyBufferToBuffer(this.a, this.off.LP! * 4, tok, tokAt * 4, M * 4)
+        if (tok && M > 0) {
+          enc.copyBufferToBuffer(this.a, this.off.LP! * 4, tok, tokAt * 4, M * 4)
+          enc.copyBufferToBuffer(this.a, this.off.ENT! * 4, tok, (totalM + tokAt) * 4, M * 4)
+          enc.copyBufferToBuffer(this.a, this.off.VAL! * 4, tok, (2 * totalM + tokAt) * 4, M * 4)
+        }
         for (const i of c.rows) {
           tokStart[i] = tokAt
           tokAt += rows[i]!.scored
@@ -392,14 +403,12 @@ export class ForwardEngine {
     })
     out.unmap()
     out.destroy()
-    let tokens: Float32Array[] | undefined
-    if (tok) {
-      const all = new Float32Array(tok.getMappedRange().slice(0))
-      tokens = rows.map((r, i) => all.slice(tokStart[i]!, tokStart[i]! + r.scored))
-      tok.unmap()
-      tok.destroy()
-    }
-    return { sum, mean, ...(tokens ? { tokens } : {}) }
+    if (!tok) return { sum, mean }
+    const all = new Float32Array(tok.getMappedRange().slice(0))
+    const part = (k: number) => rows.map((r, i) => all.slice(k * totalM + tokStart[i]!, k * totalM + tokStart[i]! + r.scored))
+    tok.unmap()
+    tok.destroy()
+    return { sum, mean, tokens: part(0), entropy: part(1), values: part(2) }
   }
 
   destroy(): void {

@@ -10,7 +10,7 @@
  * A failure while scoring (device lost, out of memory, a rejected dispatch, a dead child) is a
  * typed error (errors.ts): one warning, then this call and every later one go to the CPU scorer.
  */
-import type { CrossScorer, CrossScores } from "../../core/contracts/index.ts"
+import type { CrossScorer, CrossScores, Policy } from "../../core/contracts/index.ts"
 import { isSoftwareAdapter, navigatorGpu, requestDevice } from "./adapter.ts"
 import { type GpuBackend, InProcessBackend } from "./backend.ts"
 import { DenoChildBackend } from "./child.ts"
@@ -20,7 +20,8 @@ import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
 import { crossBatch } from "./cross.ts"
 import type { ScoreRow } from "./layout.ts"
-import type { ModelView } from "./view.ts"
+import { gpuForward } from "./teacher.ts"
+import { type ModelView, modelView } from "./view.ts"
 
 export type BackendChoice = "auto" | "navigator" | "dawn" | "deno"
 
@@ -92,6 +93,7 @@ export interface WebGpuScorer extends CrossScorer {
   /** Score with per-token log-probs too (parity tests). */
   readonly scoreRows: (rows: ReadonlyArray<ScoreRow>) => Promise<{ sum: Float32Array; mean: Float32Array; tokens: Float32Array[] }>
   readonly close: () => void
+  readonly forward: NonNullable<CrossScorer["forward"]>
 }
 
 /** The scorer on `backend`; `cpu` (the registry's CPU scorer for the same policy) answers after a GPU failure. */
@@ -106,6 +108,15 @@ export const makeWebGpuScorer = (view: ModelView, backend: GpuBackend, cpu: Cros
     return err
   }
   const upload = () => backend.setWeights(view.config, view.params(), view.version())
+  // teacher forcing runs whichever policy it is given (the live one, the KL reference): a view each
+  const views = new WeakMap<Policy, ModelView | null>()
+  const viewOf = (p: Policy): ModelView | undefined => {
+    if (!views.has(p)) {
+      const v = modelView(p)
+      views.set(p, "reason" in v ? null : v)
+    }
+    return views.get(p) ?? undefined
+  }
   const gpuScore = async (reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>): Promise<CrossScores> => {
     const batch = crossBatch(reasonings, prompts, { ctx: view.config.ctx, sharePrefix: view.sharePrefix, encodePrompt: view.encodePrompt, encode: view.encode })
     await upload()
@@ -124,6 +135,16 @@ export const makeWebGpuScorer = (view: ModelView, backend: GpuBackend, cpu: Cros
       } catch (e) {
         fail(e)
         return cpu.score(reasonings, prompts)
+      }
+    },
+    forward: async (policy, items) => {
+      const v = failed ? undefined : viewOf(policy)
+      if (!v) return undefined
+      try {
+        return await gpuForward(v, backend, items)
+      } catch (e) {
+        fail(e)
+        return undefined
       }
     },
     loseDevice: () => backend.loseDevice(),

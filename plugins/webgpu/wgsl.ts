@@ -39,8 +39,9 @@ export const FIELDS = {
   attention: ["total", "c", "nh", "qkv", "out", "seg", "sstart", "sp0", "sp"],
   gelu: ["n", "x"],
   residual: ["n", "out", "x", "y"],
-  head: ["m", "v", "vp", "logits", "lp", "tgt"],
-  reduce: ["rows", "lp", "start", "scored", "total", "out"]
+  head: ["m", "v", "vp", "logits", "lp", "tgt", "ent"],
+  reduce: ["rows", "lp", "start", "scored", "total", "out"],
+  value: ["m", "c", "inp", "wt", "bs", "out"]
 } as const
 export type KernelName = keyof typeof FIELDS
 
@@ -216,11 +217,13 @@ const residual = /* wgsl */ `${struct("residual")}${BINDINGS}
 }`
 
 /**
- * headForward's log-prob only: per gathered position, log-softmax over the V real entries
- * (max, then Σ exp, one workgroup per row) and the gather of the target's log-prob.
+ * headForward without the probabilities: per gathered position, log-softmax over the V real
+ * entries (max, then Σ exp and Σ exp·z in one pass; one workgroup per row), the target's
+ * log-prob and the entropy lse − Σ p z (clamped at 0 as the CPU twin).
  */
 const head = /* wgsl */ `${struct("head")}${BINDINGS}
 var<workgroup> red: array<f32, ${WG}>;
+var<workgroup> red2: array<f32, ${WG}>;
 @compute @workgroup_size(${WG}) fn main(${ENTRY}) {
   let r = lin(wid, nwg);
   if (r >= p.m) { return; }
@@ -233,11 +236,27 @@ var<workgroup> red: array<f32, ${WG}>;
   let m = red[0];
   workgroupBarrier();
   var s = 0.0;
-  for (var i = li; i < p.v; i += ${WG}u) { s += exp(a[z + i] - m); }
+  var sz = 0.0;
+  for (var i = li; i < p.v; i += ${WG}u) { let e = exp(a[z + i] - m); s += e; sz += e * a[z + i]; }
   red[li] = s;
+  red2[li] = sz;
   workgroupBarrier();
-  for (var k = ${WG / 2}u; k > 0u; k >>= 1u) { if (li < k) { red[li] += red[li + k]; } workgroupBarrier(); }
-  if (li == 0u) { a[p.lp + r] = a[z + u32(ids[p.tgt + r])] - (m + log(red[0])); }
+  for (var k = ${WG / 2}u; k > 0u; k >>= 1u) { if (li < k) { red[li] += red[li + k]; red2[li] += red2[li + k]; } workgroupBarrier(); }
+  if (li == 0u) {
+    let lse = m + log(red[0]);
+    a[p.lp + r] = a[z + u32(ids[p.tgt + r])] - lse;
+    a[p.ent + r] = max(0.0, lse - red2[0] / red[0]);
+  }
+}`
+
+/** valueForward: per gathered position v = h · valuew + valueb (the PPO critic's head). */
+const value = /* wgsl */ `${struct("value")}${BINDINGS}
+@compute @workgroup_size(${WG}) fn main(${ENTRY}) {
+  let r = lin(wid, nwg) * ${WG}u + li;
+  if (r >= p.m) { return; }
+  var s = 0.0;
+  for (var i = 0u; i < p.c; i++) { s += a[p.inp + r * p.c + i] * w[p.wt + i]; }
+  a[p.out + r] = s + w[p.bs];
 }`
 
 /**
@@ -259,4 +278,4 @@ const reduce = /* wgsl */ `${struct("reduce")}${BINDINGS}
   a[p.out + 2u * i + 1u] = mean;
 }`
 
-export const SHADERS: Record<KernelName, string> = { encoder, layernorm, matmul, attention, gelu, residual, head, reduce }
+export const SHADERS: Record<KernelName, string> = { encoder, layernorm, matmul, attention, gelu, residual, head, reduce, value }

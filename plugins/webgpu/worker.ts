@@ -4,7 +4,8 @@
  * host runtime (Bun) has no WebGPU of its own and Dawn finds no adapter.
  * Requests: weights {config, version, maxPositions} + f32 params; score {tokenLogprobs} + packed
  * rows (layout.ts); lose {} (tests: destroys the device). Answers: ready {adapter} or
- * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R, tokens…]) / error {kind, message}.
+ * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R], then with tokenLogprobs each row's log-probs, entropies,
+ * values) / error {kind, message}.
  */
 import type { ModelConfig } from "../tinylm/config.ts"
 import { requestDevice } from "./adapter.ts"
@@ -48,12 +49,12 @@ if ("reason" in got) {
           if (!engine) throw new Error("score before weights")
           const rows = unpackRows(new Int32Array(f.payload))
           const r = await engine.score(rows, { tokenLogprobs: h.tokenLogprobs === true })
-          const nTok = r.tokens?.reduce((s, t) => s + t.length, 0) ?? 0
-          const out = new Float32Array(2 * rows.length + nTok)
+          const perToken = [...(r.tokens ?? []), ...(r.entropy ?? []), ...(r.values ?? [])]
+          const out = new Float32Array(2 * rows.length + perToken.reduce((s, t) => s + t.length, 0))
           out.set(r.sum, 0)
           out.set(r.mean, rows.length)
           let o = 2 * rows.length
-          for (const t of r.tokens ?? []) out.set(t, o), (o += t.length)
+          for (const t of perToken) out.set(t, o), (o += t.length)
           await send({ op: "scores", rows: rows.length }, out)
         } else if (h.op === "lose") {
           device.destroy()

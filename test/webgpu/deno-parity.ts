@@ -51,6 +51,24 @@ if ("reason" in got) {
   for (const [k, v] of Object.entries(mc)) if (typeof v === "number") miDiff[k] = compare([(mg as unknown as Record<string, number>)[k]!], [v])
   const weightsAgain = await backend.setWeights(view.config, view.params(), view.version()) // same version: no upload
 
+  // teacher forcing (train.teacherForcing: scorer): the live policy's forward and its snapshot's score
+  const items = pairs.map((q, i) => ({ prompt: q.prompt, tokens: cpuTok[i]!.tokens as Int32Array }))
+  items.push({ prompt: batch.prompts[0]!, tokens: new Int32Array(0) }) // an empty turn
+  const fwCpu = await policy.forward(items)
+  const fwGpu = await gpuScorer.forward(policy, items)
+  const ref = await policy.snapshot()
+  const refCpu = await ref.score(items.map((it) => ({ prompt: it.prompt, continuation: it.tokens })))
+  const refGpu = await gpuScorer.forward(ref, items)
+  if (!fwGpu || !refGpu) throw new Error(`teacher forcing fell back: ${warnings.join("; ")}`)
+  const teacher = {
+    logprobs: compare(flat(fwGpu.map((f) => f.logprobs)), flat(fwCpu.map((f) => f.logprobs))),
+    entropy: compare(flat(fwGpu.map((f) => f.entropy)), flat(fwCpu.map((f) => f.entropy))),
+    values: compare(flat(fwGpu.map((f) => f.values)), flat(fwCpu.map((f) => f.values))),
+    refLogprobs: compare(flat(refGpu.map((f) => f.logprobs)), flat(refCpu.map((r) => r.logprobs))),
+    refEntropy: compare(flat(refGpu.map((f) => f.entropy)), flat(refCpu.map((r) => r.entropy))),
+    items: items.length
+  }
+
   // device loss: one warning, then the CPU scorer's exact numbers
   const backendBefore = gpuScorer.backendName()
   await gpuScorer.loseDevice()
@@ -65,6 +83,7 @@ if ("reason" in got) {
     mi: miDiff,
     regimes: [mc.regime, mg.regime],
     reupload: weightsAgain,
+    teacher,
     fallback: { exact: fallbackExact, warnings, backend: gpuScorer.backendName() }
   })
 }

@@ -13,6 +13,7 @@ import { headForward } from "../../plugins/tinylm/kernels/head.ts"
 import { layernormForward } from "../../plugins/tinylm/kernels/layernorm.ts"
 import { matmulForward } from "../../plugins/tinylm/kernels/matmul.ts"
 import { residualForward } from "../../plugins/tinylm/kernels/residual.ts"
+import { valueForward } from "../../plugins/tinylm/kernels/value.ts"
 import { groupsFor, type Pipelines, runKernel } from "../../plugins/webgpu/engine.ts"
 
 export interface ErrorReport {
@@ -207,19 +208,39 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     out[`residual ${n}`] = compare(gotR.subarray(2 * n), refR)
   }
 
-  // head: log-softmax over V real entries of Vp, gather of the target
+  // head: log-softmax over V real entries of Vp, gather of the target, entropy
   {
     const M = 9,
       V = 300,
       Vp = 304
     const logits = randn(M * Vp, rng, 3)
     const tgt = Int32Array.from({ length: M }, () => rng.int(V))
-    const lp = new Float32Array(M)
-    headForward(new Float32Array(M * Vp), lp, new Float32Array(M), logits, tgt, M, V, Vp)
-    const a = new Float32Array(M * Vp + M)
+    const lp = new Float32Array(M),
+      ent = new Float32Array(M)
+    headForward(new Float32Array(M * Vp), lp, ent, logits, tgt, M, V, Vp)
+    const a = new Float32Array(M * Vp + 2 * M)
     a.set(logits, 0)
-    const got = await runKernel(device, pipes, "head", { m: M, v: V, vp: Vp, logits: 0, lp: M * Vp, tgt: 0 }, groupsFor("head", M), new Float32Array(4), a, tgt)
-    out[`head log-softmax+gather ${M}x${V}`] = compare(got.subarray(M * Vp), lp)
+    const got = await runKernel(device, pipes, "head", { m: M, v: V, vp: Vp, logits: 0, lp: M * Vp, tgt: 0, ent: M * Vp + M }, groupsFor("head", M), new Float32Array(4), a, tgt)
+    out[`head log-softmax+gather ${M}x${V}`] = compare(got.subarray(M * Vp, M * Vp + M), lp)
+    out[`head entropy ${M}x${V}`] = compare(got.subarray(M * Vp + M), ent)
+  }
+
+  // value head: v = h · w + b on gathered rows
+  {
+    const M = 300,
+      C = 72
+    const h = randn(M * C, rng),
+      wv = randn(C, rng, 0.3),
+      b = randn(1, rng)
+    const ref = new Float32Array(M)
+    valueForward(ref, h, wv, b, M, C)
+    const w = new Float32Array(C + 1)
+    w.set(wv, 0)
+    w.set(b, C)
+    const a = new Float32Array(M * C + M)
+    a.set(h, 0)
+    const got = await runKernel(device, pipes, "value", { m: M, c: C, inp: 0, wt: 0, bs: C, out: M * C }, groupsFor("value", M), w, a, new Int32Array(4))
+    out[`value ${M}x${C}`] = compare(got.subarray(M * C), ref)
   }
 
   // reduce: per-row sum and per-token mean (over the whole continuation; 0 for an empty one)

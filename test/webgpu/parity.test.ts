@@ -7,6 +7,8 @@
  *   per-token mean        max abs ≤ 1e-4
  *   sum (≤ 127 tokens)    max abs ≤ 1e-3
  *   MI proxies            max abs ≤ 1e-4, the retrieval/recall counts and the regime equal
+ *   teacher forcing       log-probs, entropies, values (policy.forward) and the reference's
+ *                         log-probs and entropies (snapshot.score): max abs ≤ 1e-4
  */
 import { describe, expect, test } from "bun:test"
 import { requireAdapter, runDeno } from "./helpers.ts"
@@ -27,7 +29,7 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
       expect(e.maxAbs).toBeLessThanOrEqual(KERNEL_TOLERANCE.abs)
       expect(e.maxRel).toBeLessThanOrEqual(KERNEL_TOLERANCE.rel)
     }
-    expect(Object.keys(j.kernels).length).toBe(10)
+    expect(Object.keys(j.kernels).length).toBe(12)
     const m = j.model
     table.push(`model token log-probs  max abs ${m.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenLogprobs.n}`)
     table.push(`model per-token mean   max abs ${m.tokenMean.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenMean.n}`)
@@ -41,6 +43,14 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
       if (/^(retrieval|recall|chance|rows|cols)/.test(k)) expect(e.maxAbs).toBe(0)
       else expect(e.maxAbs).toBeLessThanOrEqual(1e-4)
     }
+    // teacher forcing on the GPU (policy.forward and the reference's score), same tolerance as the token log-probs
+    for (const [k, e] of Object.entries(j.teacher) as [string, { maxAbs: number; n: number } | number][]) {
+      if (typeof e === "number") continue
+      table.push(`teacher forcing ${k.padEnd(12)} max abs ${e.maxAbs.toExponential(2)} (tol 1e-4) n=${e.n}`)
+      expect(e.n).toBeGreaterThan(300)
+      expect(e.maxAbs).toBeLessThanOrEqual(1e-4)
+    }
+    expect(Object.keys(j.teacher).length).toBe(6)
     expect(j.regimes[0]).toBe(j.regimes[1])
     expect(j.reupload).toBe(false) // same weights version: nothing uploaded
     // device loss: one typed warning, then the CPU scorer's numbers exactly

@@ -119,6 +119,20 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
       return g
     }
     const first = await check()
+    // teacher forcing through the child (per-token log-probs, entropies, values over the frames)
+    const items = b.reasonings.map((r, i) => ({ prompt: b.prompts[i % b.prompts.length]!, tokens: policy.tokenizer.encode(r) }))
+    const fg = await s.forward(policy, items)
+    const fc = await policy.forward(items)
+    if (!fg) throw new Error("the WebGPU forward fell back")
+    for (const k of ["logprobs", "entropy", "values"] as const) {
+      expect(fg.map((f) => f[k].length)).toEqual(fc.map((f) => f[k].length))
+      expect(
+        compare(
+          fg.flatMap((f) => Array.from(f[k])),
+          fc.flatMap((f) => Array.from(f[k]))
+        ).maxAbs
+      ).toBeLessThanOrEqual(1e-4)
+    }
     // a training step changes the weights: the scorer sees a new version and uploads it
     const x = policy.model.params
     for (let i = 0; i < x.length; i += 7) x[i] = x[i]! * 1.1
