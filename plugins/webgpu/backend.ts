@@ -4,7 +4,7 @@
  */
 import type { ModelConfig } from "../tinylm/config.ts"
 import type { Acquired } from "./adapter.ts"
-import { type EngineScores, ForwardEngine, Pipelines } from "./engine.ts"
+import { type EngineScores, type EngineStats, ForwardEngine, Pipelines } from "./engine.ts"
 import type { ScoreRow } from "./layout.ts"
 
 export interface GpuBackend {
@@ -22,6 +22,8 @@ export interface GpuBackend {
 
 export interface BackendOptions {
   readonly maxPositions: number
+  /** plan.ts's fused dispatch list (default true). */
+  readonly fused?: boolean
 }
 
 export class InProcessBackend implements GpuBackend {
@@ -44,7 +46,7 @@ export class InProcessBackend implements GpuBackend {
     if (!this.engine || key !== this.key) {
       this.engine?.destroy()
       this.pipes ??= await Pipelines.create(this.got.device)
-      this.engine = await ForwardEngine.create(this.got.device, config, { maxPositions: this.options.maxPositions }, this.pipes)
+      this.engine = await ForwardEngine.create(this.got.device, config, { maxPositions: this.options.maxPositions, fused: this.options.fused ?? true }, this.pipes)
       this.key = key
     }
     return this.engine.setWeights(params, version)
@@ -58,6 +60,11 @@ export class InProcessBackend implements GpuBackend {
   async loseDevice(): Promise<void> {
     this.got.device.destroy()
     await this.got.device.lost
+  }
+
+  /** What the engine moved so far (benchmarks). */
+  get stats(): EngineStats | undefined {
+    return this.engine?.stats
   }
 
   close(): void {

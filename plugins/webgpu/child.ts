@@ -62,6 +62,7 @@ export class DenoChildBackend implements GpuBackend {
   static async start(options: BackendOptions & { readonly deno?: string }): Promise<DenoChildBackend | { reason: string }> {
     const b = new DenoChildBackend(options.deno ?? defaultDenoPath())
     b.maxPositions = options.maxPositions
+    b.fused = options.fused ?? true
     try {
       const f = await b.next()
       if (f.header.op === "ready") {
@@ -79,6 +80,7 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   private maxPositions = 16384
+  private fused = true
 
   // Keep the event loop alive only while a reply is awaited.
   private busy(): void {
@@ -120,7 +122,7 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   async setWeights(config: ModelConfig, params: Float32Array, version: string): Promise<boolean> {
-    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions }, params)
+    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions, fused: this.fused }, params)
     return f.header.uploaded === true
   }
 

@@ -35,7 +35,7 @@ const ENTRY = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wo
 export const FIELDS = {
   encoder: ["n", "c", "wte", "wpe", "last", "out", "tok", "seg", "sstart", "sp"],
   layernorm: ["rows", "c", "inp", "out", "wt", "bs", "map", "usemap"],
-  matmul: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias"],
+  matmul: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias", "epi", "ln", "lnw", "lnb"],
   attention: ["total", "c", "nh", "qkv", "out", "seg", "sstart", "sp0", "sp"],
   gelu: ["n", "x"],
   residual: ["n", "out", "x", "y"],
@@ -99,14 +99,40 @@ var<workgroup> red: array<f32, ${WG_ROW}>;
  * tile per workgroup of 16×16 threads, 4×4 outputs per thread in registers, k in steps of 16
  * through workgroup memory (the register-blocked tiling of Volkov & Demmel 2008, as in most
  * WebGPU matmul examples). Tiles are stored k-major so a thread's 4 rows are adjacent.
+ * Fusions (plan.ts's fused list), each the twin of the separate kernel it replaces:
+ *   ln = 1   the rows of inp are LayerNormed on load (k = C): the workgroup first takes each of
+ *            its 64 rows' mean and then variance (two passes, as layernorm), 4 threads per row;
+ *   epi = 1  GELU (tanh form, the gelu kernel's clamp) on the result;
+ *   epi = 2  the result is added to out (the residual; out is the residual stream, not an input).
  */
 const matmul = /* wgsl */ `${struct("matmul")}${BINDINGS}
 var<workgroup> As: array<f32, ${MM_TILE * 16}>;
 var<workgroup> Bs: array<f32, ${MM_TILE * 16}>;
+var<workgroup> part: array<f32, 256>;
+var<workgroup> mu: array<f32, ${MM_TILE}>;
+var<workgroup> rsd: array<f32, ${MM_TILE}>;
 @compute @workgroup_size(16, 16) fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let row0 = wid.y * ${MM_TILE}u;
   let col0 = wid.x * ${MM_TILE}u;
   let tid = lid.y * 16u + lid.x;
+  if (p.ln != 0u) {
+    let rr = tid / 4u;
+    let q = tid % 4u;
+    let row = row0 + rr;
+    var s = 0.0;
+    if (row < p.m) { for (var i = q; i < p.k; i += 4u) { s += a[p.inp + row * p.k + i]; } }
+    part[tid] = s;
+    workgroupBarrier();
+    if (q == 0u) { mu[rr] = (part[tid] + part[tid + 1u] + part[tid + 2u] + part[tid + 3u]) / f32(p.k); }
+    workgroupBarrier();
+    let mean = mu[rr];
+    var v = 0.0;
+    if (row < p.m) { for (var i = q; i < p.k; i += 4u) { let d = a[p.inp + row * p.k + i] - mean; v += d * d; } }
+    part[tid] = v;
+    workgroupBarrier();
+    if (q == 0u) { rsd[rr] = inverseSqrt((part[tid] + part[tid + 1u] + part[tid + 2u] + part[tid + 3u]) / f32(p.k) + 1e-5); }
+    workgroupBarrier();
+  }
   var acc: array<f32, 16>;
   for (var k0 = 0u; k0 < p.k; k0 += 16u) {
     for (var e = 0u; e < 4u; e++) {
@@ -115,7 +141,10 @@ var<workgroup> Bs: array<f32, ${MM_TILE * 16}>;
       let kk = f % 16u;
       let gk = k0 + kk;
       var av = 0.0;
-      if (row0 + r < p.m && gk < p.k) { av = a[p.inp + (row0 + r) * p.k + gk]; }
+      if (row0 + r < p.m && gk < p.k) {
+        av = a[p.inp + (row0 + r) * p.k + gk];
+        if (p.ln != 0u) { av = (av - mu[r]) * rsd[r] * w[p.lnw + gk] + w[p.lnb + gk]; }
+      }
       As[kk * ${MM_TILE}u + r] = av;
       var bv = 0.0;
       if (col0 + r < p.n && gk < p.k) { bv = w[p.wt + (col0 + r) * p.k + gk]; }
@@ -140,9 +169,16 @@ var<workgroup> Bs: array<f32, ${MM_TILE * 16}>;
     for (var j = 0u; j < 4u; j++) {
       let c = col0 + lid.x * 4u + j;
       if (c >= p.n) { continue; }
-      var b = 0.0;
-      if (p.hasbias != 0u) { b = w[p.bias + c]; }
-      a[p.out + r * p.n + c] = acc[i * 4u + j] + b;
+      var x = acc[i * 4u + j];
+      if (p.hasbias != 0u) { x += w[p.bias + c]; }
+      let o = p.out + r * p.n + c;
+      if (p.epi == 1u) {
+        let u = clamp(0.7978845608028654 * (x + 0.044715 * x * x * x), -15.0, 15.0);
+        x = 0.5 * x * (1.0 + tanh(u));
+      } else if (p.epi == 2u) {
+        x = a[o] + x;
+      }
+      a[o] = x;
     }
   }
 }`

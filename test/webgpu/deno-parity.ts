@@ -38,7 +38,14 @@ if ("reason" in got) {
   const rows = pairs.map((q, i) => scoreRow(view.encodePrompt(q.prompt), cpuTok[i]!.tokens as Int32Array, view.config.ctx, view.sharePrefix))
   const g = await gpuScorer.scoreRows(rows)
   const flat = (xs: ArrayLike<number>[]) => Float64Array.from(xs.flatMap((x) => Array.from(x)))
-  const tokenLogprobs = compare(flat(g.tokens), flat(cpuTok.map((c, i) => c.logprobs.subarray(0, rows[i]!.scored))))
+  const cpuFlat = flat(cpuTok.map((c, i) => c.logprobs.subarray(0, rows[i]!.scored)))
+  const tokenLogprobs = compare(flat(g.tokens), cpuFlat)
+  // the unfused dispatch list (plan.ts) on the same rows: the CPU's numbers too
+  const unfusedBackend = new InProcessBackend(got, { maxPositions: 256, fused: false })
+  await unfusedBackend.setWeights(view.config, view.params(), view.version())
+  const gu = await unfusedBackend.score(rows, { tokenLogprobs: true })
+  const unfused = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: unfusedBackend.stats!.dispatches, fusedDispatches: backend.stats!.dispatches }
+  unfusedBackend.close()
 
   const Lc = await cpuScorer.score(batch.reasonings, batch.prompts)
   const Lg = await gpuScorer.score(batch.reasonings, batch.prompts)
@@ -80,6 +87,7 @@ if ("reason" in got) {
     backend: backendBefore,
     kernels,
     model: { tokenLogprobs, sum, tokenMean, pairs: pairs.length, shape: { rows: Lc.rows, cols: Lc.cols } },
+    unfused,
     mi: miDiff,
     regimes: [mc.regime, mg.regime],
     reupload: weightsAgain,

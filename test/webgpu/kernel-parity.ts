@@ -44,6 +44,9 @@ const randn = (n: number, rng: Rng, s = 1): Float32Array => {
 }
 
 /** Tolerances stated per kernel (float32 on the GPU against float64 sums on the CPU). */
+/** The matmul's fusions off (plan.ts's unfused list). */
+const PLAIN = { epi: 0, ln: 0, lnw: 0, lnb: 0 }
+
 export const KERNEL_TOLERANCE = { abs: 1e-5, rel: 2e-3 } as const
 
 export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise<Record<string, ErrorReport>> => {
@@ -65,8 +68,46 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     w.set(b, n * k)
     const a = new Float32Array(m * k + m * n)
     a.set(inp, 0)
-    const got = await runKernel(device, pipes, "matmul", { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: bias ? 1 : 0 }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
+    const got = await runKernel(device, pipes, "matmul", { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: bias ? 1 : 0, ...PLAIN }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
     out[`matmul ${m}x${k}x${n}${bias ? " +bias" : ""}`] = compare(got.subarray(m * k), ref)
+  }
+
+  // the fused matmuls (plan.ts): LayerNorm prologue + GELU epilogue, and the residual epilogue,
+  // against the CPU kernels they replace run one after the other
+  {
+    const m = 70,
+      k = 64,
+      n = 200
+    const x = randn(m * k, rng, 2),
+      W = randn(n * k, rng, 0.2),
+      b = randn(n, rng),
+      lw = randn(k, rng),
+      lb = randn(k, rng),
+      res = randn(m * n, rng)
+    const ln = new Float32Array(m * k)
+    layernormForward(ln, new Float32Array(m), new Float32Array(m), x, lw, lb, m, k)
+    const mmOut = new Float32Array(m * n)
+    matmulForward(mmOut, ln, W, b, m, k, n)
+    const refGelu = new Float32Array(m * n)
+    geluForward(refGelu, mmOut, m * n)
+    const w = new Float32Array(n * k + n + 2 * k)
+    w.set(W, 0)
+    w.set(b, n * k)
+    w.set(lw, n * k + n)
+    w.set(lb, n * k + n + k)
+    const a = new Float32Array(m * k + m * n)
+    a.set(x, 0)
+    const fused = { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: 1, epi: 1, ln: 1, lnw: n * k + n, lnb: n * k + n + k }
+    const got = await runKernel(device, pipes, "matmul", fused, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
+    out[`matmul ${m}x${k}x${n} LayerNorm prologue + GELU epilogue`] = compare(got.subarray(m * k), refGelu)
+    // residual: out += x · W^T + b (out holds the residual stream)
+    const mm2 = new Float32Array(m * n)
+    matmulForward(mm2, x, W, b, m, k, n)
+    const refRes = new Float32Array(m * n)
+    residualForward(refRes, res, mm2, m * n)
+    a.set(res, m * k)
+    const got2 = await runKernel(device, pipes, "matmul", { ...fused, epi: 2, ln: 0 }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
+    out[`matmul ${m}x${k}x${n} residual epilogue`] = compare(got2.subarray(m * k), refRes)
   }
 
   // layernorm: plain, and gathered rows (usemap)
