@@ -6,6 +6,7 @@ import type { ModelConfig } from "../tinylm/config.ts"
 import type { Acquired } from "./adapter.ts"
 import { type EngineScores, type EngineStats, ForwardEngine, Pipelines } from "./engine.ts"
 import type { ScoreRow } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
 
 export interface GpuBackend {
   /** How the device was reached: "navigator.gpu", "dawn", "deno child (navigator.gpu)". */
@@ -22,8 +23,8 @@ export interface GpuBackend {
 
 export interface BackendOptions {
   readonly maxPositions: number
-  /** plan.ts's fused dispatch list (default true). */
-  readonly fused?: boolean
+  /** plan.ts's dispatch list (default epilogues). */
+  readonly fuse?: Fuse
 }
 
 export class InProcessBackend implements GpuBackend {
@@ -46,7 +47,7 @@ export class InProcessBackend implements GpuBackend {
     if (!this.engine || key !== this.key) {
       this.engine?.destroy()
       this.pipes ??= await Pipelines.create(this.got.device)
-      this.engine = await ForwardEngine.create(this.got.device, config, { maxPositions: this.options.maxPositions, fused: this.options.fused ?? true }, this.pipes)
+      this.engine = await ForwardEngine.create(this.got.device, config, { maxPositions: this.options.maxPositions, fuse: this.options.fuse ?? FUSE_DEFAULT }, this.pipes)
       this.key = key
     }
     return this.engine.setWeights(params, version)

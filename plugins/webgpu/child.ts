@@ -16,6 +16,7 @@ import type { BackendOptions, GpuBackend } from "./backend.ts"
 import { type EngineScores, GpuFailure, type GpuFailureKind } from "./engine.ts"
 import { encodeFrame, type Frame, FrameReader } from "./frames.ts"
 import { packRows, type ScoreRow } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
 
 export const defaultDenoPath = (): string => process.env.RAGEN_DENO ?? join(projectRoot, "node_modules", ".bin", "deno")
 export const workerPath = (): string => join(projectRoot, "plugins", "webgpu", "worker.ts")
@@ -62,7 +63,7 @@ export class DenoChildBackend implements GpuBackend {
   static async start(options: BackendOptions & { readonly deno?: string }): Promise<DenoChildBackend | { reason: string }> {
     const b = new DenoChildBackend(options.deno ?? defaultDenoPath())
     b.maxPositions = options.maxPositions
-    b.fused = options.fused ?? true
+    b.fuse = options.fuse ?? FUSE_DEFAULT
     try {
       const f = await b.next()
       if (f.header.op === "ready") {
@@ -80,7 +81,7 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   private maxPositions = 16384
-  private fused = true
+  private fuse: Fuse = FUSE_DEFAULT
 
   // Keep the event loop alive only while a reply is awaited.
   private busy(): void {
@@ -122,7 +123,7 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   async setWeights(config: ModelConfig, params: Float32Array, version: string): Promise<boolean> {
-    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions, fused: this.fused }, params)
+    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions, fuse: this.fuse }, params)
     return f.header.uploaded === true
   }
 

@@ -8,8 +8,8 @@
  * - Rows that continue the same prompt share its activations, as in the CPU policy
  *   (tinylm/prefix.ts), but packed without padding (layout.ts packChunks): each distinct prefix
  *   once, then each row's own tokens, up to the engine's position capacity per chunk.
- * - Each chunk is one submission of plan.ts's dispatch list (fused: 4 + 5·L, the default; unfused:
- *   4 + 10·L; one more with per-token outputs, the value head) through one bind group;
+ * - Each chunk is one submission of plan.ts's dispatch list (fuse: epilogues 4 + 7·L, the default;
+ *   none 4 + 10·L; all 4 + 5·L; one more with per-token outputs, the value head) through one bind group;
  *   per-dispatch parameters sit in 256-byte uniform slots written once per chunk, the chunk's
  *   ids (packed at their used sizes) in one upload. Every chunk's per-row results are copied
  *   into one readback buffer, mapped once per call. `stats` counts what a call moved.
@@ -19,11 +19,11 @@
  * Layout of `a` (floats, cap = positions per chunk): RES (cap,C) residual stream, LN (cap,C),
  * QKV (cap,3C), ATTY (cap,C), PROJ (cap,C), FCH (cap,4C), HSEL (cap,C), LOGITS (cap,Vp),
  * LP, ENT, VAL (cap each: per scored position its log-prob, entropy, value), PAIR (cap,2);
- * LN and PROJ are used by the unfused list only. `ids`: plan.ts BatchPlan.load.
+ * PROJ is used by the unfused list only, LN by all but fuse: all. `ids`: plan.ts BatchPlan.load.
  */
 import type { ModelConfig } from "../tinylm/config.ts"
 import { packChunks, parameterLayout, type ScoreRow } from "./layout.ts"
-import { activationLayout, BatchPlan, floatsPerPosition, fold, ID_REGIONS, type Recorder, Recorder as Rec, SLOT } from "./plan.ts"
+import { activationLayout, BatchPlan, FUSE_DEFAULT, type Fuse, floatsPerPosition, fold, ID_REGIONS, type Recorder, Recorder as Rec, SLOT } from "./plan.ts"
 import { type KernelName, MAX_HEAD, MM_TILE, SHADERS, WG } from "./wgsl.ts"
 
 export type GpuFailureKind = "device-lost" | "out-of-memory" | "validation" | "limits"
@@ -97,8 +97,8 @@ export interface EngineStats {
 export interface EngineOptions {
   /** Positions per chunk (prefix and row blocks together); lowered to fit the device's limits. */
   readonly maxPositions?: number
-  /** The fused dispatch list (default true; false: the unfused one, for parity and before/after counts). */
-  readonly fused?: boolean
+  /** plan.ts's dispatch list (default epilogues; the others for parity and before/after counts). */
+  readonly fuse?: Fuse
 }
 
 export interface EngineScores {
@@ -150,11 +150,11 @@ export class ForwardEngine {
     readonly pipes: Pipelines,
     config: ModelConfig,
     cap: number,
-    fused: boolean
+    fuse: Fuse
   ) {
     this.config = config
     this.cap = cap
-    this.plan = new BatchPlan(config, cap, fused)
+    this.plan = new BatchPlan(config, cap, fuse)
     const aFloats = activationLayout(config, cap).floats
     this.w = device.createBuffer({ label: "weights", size: parameterLayout(config).total * 4, usage: U.STORAGE | U.COPY_DST })
     this.a = device.createBuffer({ label: "activations", size: aFloats * 4, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST })
@@ -190,7 +190,7 @@ export class ForwardEngine {
       throw new GpuFailure("limits", `webgpu: the device's storage-buffer limit (${maxBytes} bytes) holds ${cap} positions, fewer than one row needs (${config.ctx})`)
     }
     const p = pipes ?? (await Pipelines.create(device))
-    return scoped(device, "allocating the activation buffers", () => new ForwardEngine(device, p, config, cap, options.fused ?? true))
+    return scoped(device, "allocating the activation buffers", () => new ForwardEngine(device, p, config, cap, options.fuse ?? FUSE_DEFAULT))
   }
 
   private alive(): void {

@@ -3,17 +3,24 @@
  * the used part uploaded) and its dispatch list with parameters. engine.ts runs it; planStats
  * counts it (dispatches, submissions, bytes moved) for benchmarks/webgpu-dispatches.ts.
  *
- * Two dispatch lists (issue 29's "fewer dispatches" lever), the same numbers within float32
- * rounding (test/webgpu/parity.test.ts runs both):
- *   unfused  4 + 10·L: per layer LN, QKV, attention, proj, residual, LN, FC, GELU, FC-proj, residual;
- *   fused    4 + 5·L:  per layer QKV (LayerNorm in its prologue), attention, proj (+ residual in
- *            its epilogue), FC (LayerNorm prologue, GELU epilogue), FC-proj (+ residual).
+ * Three dispatch lists (`Fuse`, issue 29's "fewer dispatches" lever), the same numbers within
+ * float32 rounding (test/webgpu/parity.test.ts runs each):
+ *   none       4 + 10·L: per layer LN, QKV, attention, proj, residual, LN, FC, GELU, FC-proj, residual;
+ *   epilogues  4 + 7·L:  per layer LN, QKV, attention, proj (+ residual in its epilogue), LN,
+ *              FC (+ GELU), FC-proj (+ residual): no intermediate written and read back, no
+ *              work repeated (the default);
+ *   all        4 + 5·L:  as epilogues, and each LayerNorm in the next matmul's prologue: fewer
+ *              dispatches, but every column tile of that matmul recomputes its rows' statistics.
  * Then both: the final LayerNorm at the gathered positions, the tied-head matmul, log-softmax +
  * gather (+ entropy), the per-row reduce, and with per-token outputs the value head.
  */
 import { type ModelConfig, paddedVocab } from "../tinylm/config.ts"
 import { type PackedChunk, parameterLayout, type ScoreRow, type TensorSlot } from "./layout.ts"
 import { FIELDS, type KernelName, MM_TILE, WG } from "./wgsl.ts"
+
+/** Which separate kernels are folded into the matmuls (see the header). */
+export type Fuse = "none" | "epilogues" | "all"
+export const FUSE_DEFAULT: Fuse = "epilogues"
 
 /** Bytes per uniform slot (WebGPU's largest minUniformBufferOffsetAlignment). */
 export const SLOT = 256
@@ -111,7 +118,7 @@ export class BatchPlan {
   constructor(
     readonly config: ModelConfig,
     readonly cap: number,
-    readonly fused: boolean
+    readonly fuse: Fuse
   ) {
     this.off = activationLayout(config, cap).off
     this.ids = new Int32Array(ID_REGIONS * cap)
@@ -202,11 +209,14 @@ export class BatchPlan {
     for (let l = 0; l < L; l++) {
       const ln1 = { w: t("ln1w", l, C), b: t("ln1b", l, C) },
         ln2 = { w: t("ln2w", l, C), b: t("ln2b", l, C) }
-      if (this.fused) {
-        mm(N, C, 3 * C, A.RES!, A.QKV!, t("qkvw", l, 3 * C * C), t("qkvb", l, 3 * C), 1, 0, ln1)
+      if (this.fuse !== "none") {
+        const all = this.fuse === "all"
+        if (!all) lnr(A.RES!, A.LN!, ln1.w, ln1.b)
+        mm(N, C, 3 * C, all ? A.RES! : A.LN!, A.QKV!, t("qkvw", l, 3 * C * C), t("qkvb", l, 3 * C), 1, 0, all ? ln1 : undefined)
         attention()
         mm(N, C, C, A.ATTY!, A.RES!, t("attprojw", l, C * C), t("attprojb", l, C), 1, 2)
-        mm(N, C, 4 * C, A.RES!, A.FCH!, t("fcw", l, 4 * C * C), t("fcb", l, 4 * C), 1, 1, ln2)
+        if (!all) lnr(A.RES!, A.LN!, ln2.w, ln2.b)
+        mm(N, C, 4 * C, all ? A.RES! : A.LN!, A.FCH!, t("fcw", l, 4 * C * C), t("fcb", l, 4 * C), 1, 1, all ? ln2 : undefined)
         mm(N, 4 * C, C, A.FCH!, A.RES!, t("fcprojw", l, 4 * C * C), t("fcprojb", l, C), 1, 2)
         continue
       }

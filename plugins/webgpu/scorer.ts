@@ -20,6 +20,7 @@ import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
 import { crossBatch } from "./cross.ts"
 import type { ScoreRow } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
 import { gpuForward } from "./teacher.ts"
 import { type ModelView, modelView } from "./view.ts"
 
@@ -34,6 +35,8 @@ export interface WebGpuScorerOptions {
   readonly batchSize: number
   /** The Deno binary for the child backend (default node_modules/.bin/deno, or $RAGEN_DENO). */
   readonly deno?: string | undefined
+  /** plan.ts's dispatch list (default epilogues; benchmarks compare the others). */
+  readonly fuse?: Fuse
 }
 
 export const defaultWebGpuOptions: WebGpuScorerOptions = { backend: "auto", maxPositions: 16384, batchSize: 64 }
@@ -51,7 +54,7 @@ export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOp
 
 const tryBackends = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly: boolean): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
   const reasons: string[] = []
-  const bo = { maxPositions: options.maxPositions }
+  const bo = { maxPositions: options.maxPositions, fuse: options.fuse ?? FUSE_DEFAULT }
   const accept = (b: GpuBackend): boolean => {
     if (!hardwareOnly || !isSoftwareAdapter(b.adapter)) return true
     reasons.push(`${b.via}: adapter ${b.adapter} rejected: a software rasterizer, slower than the CPU scorer (scorer: webgpu uses it anyway)`)

@@ -99,7 +99,7 @@ var<workgroup> red: array<f32, ${WG_ROW}>;
  * tile per workgroup of 16×16 threads, 4×4 outputs per thread in registers, k in steps of 16
  * through workgroup memory (the register-blocked tiling of Volkov & Demmel 2008, as in most
  * WebGPU matmul examples). Tiles are stored k-major so a thread's 4 rows are adjacent.
- * Fusions (plan.ts's fused list), each the twin of the separate kernel it replaces:
+ * Fusions (plan.ts's `Fuse` lists), each the twin of the separate kernel it replaces:
  *   ln = 1   the rows of inp are LayerNormed on load (k = C): the workgroup first takes each of
  *            its 64 rows' mean and then variance (two passes, as layernorm), 4 threads per row;
  *   epi = 1  GELU (tanh form, the gelu kernel's clamp) on the result;

@@ -2,7 +2,7 @@
  * The Deno WebGPU worker (run by child.ts as `deno run worker.ts`): the engine on Deno's
  * navigator.gpu, driven by frames on stdin, answering on stdout (frames.ts). Used when the
  * host runtime (Bun) has no WebGPU of its own and Dawn finds no adapter.
- * Requests: weights {config, version, maxPositions, fused} + f32 params; score {tokenLogprobs} + packed
+ * Requests: weights {config, version, maxPositions, fuse} + f32 params; score {tokenLogprobs} + packed
  * rows (layout.ts); lose {} (tests: destroys the device). Answers: ready {adapter} or
  * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R], then with tokenLogprobs each row's log-probs, entropies,
  * values) / error {kind, message}.
@@ -12,6 +12,7 @@ import { requestDevice } from "./adapter.ts"
 import { ForwardEngine, GpuFailure, Pipelines } from "./engine.ts"
 import { encodeFrame, FrameReader } from "./frames.ts"
 import { unpackRows } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
 
 declare const Deno: { stdin: { readable: ReadableStream<Uint8Array> }; stdout: { writable: WritableStream<Uint8Array> } }
 
@@ -37,10 +38,15 @@ if ("reason" in got) {
         if (pipes instanceof Error) throw pipes
         if (h.op === "weights") {
           const config = h.config as ModelConfig
-          const key = JSON.stringify([config, h.maxPositions, h.fused])
+          const key = JSON.stringify([config, h.maxPositions, h.fuse])
           if (!engine || key !== engineKey) {
             engine?.destroy()
-            engine = await ForwardEngine.create(device, config, { maxPositions: h.maxPositions as number, fused: h.fused !== false }, pipes)
+            engine = await ForwardEngine.create(
+              device,
+              config,
+              { maxPositions: h.maxPositions as number, fuse: (["none", "epilogues", "all"].includes(h.fuse as string) ? h.fuse : FUSE_DEFAULT) as Fuse },
+              pipes
+            )
             engineKey = key
           }
           const uploaded = engine.setWeights(new Float32Array(f.payload), String(h.version))

@@ -40,12 +40,15 @@ if ("reason" in got) {
   const flat = (xs: ArrayLike<number>[]) => Float64Array.from(xs.flatMap((x) => Array.from(x)))
   const cpuFlat = flat(cpuTok.map((c, i) => c.logprobs.subarray(0, rows[i]!.scored)))
   const tokenLogprobs = compare(flat(g.tokens), cpuFlat)
-  // the unfused dispatch list (plan.ts) on the same rows: the CPU's numbers too
-  const unfusedBackend = new InProcessBackend(got, { maxPositions: 256, fused: false })
-  await unfusedBackend.setWeights(view.config, view.params(), view.version())
-  const gu = await unfusedBackend.score(rows, { tokenLogprobs: true })
-  const unfused = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: unfusedBackend.stats!.dispatches, fusedDispatches: backend.stats!.dispatches }
-  unfusedBackend.close()
+  // the other dispatch lists (plan.ts Fuse) on the same rows: the CPU's numbers too
+  const lists: Record<string, { tokenLogprobs: ErrorReport; dispatches: number }> = { epilogues: { tokenLogprobs, dispatches: backend.stats!.dispatches } }
+  for (const fuse of ["none", "all"] as const) {
+    const b = new InProcessBackend(got, { maxPositions: 256, fuse })
+    await b.setWeights(view.config, view.params(), view.version())
+    const gu = await b.score(rows, { tokenLogprobs: true })
+    lists[fuse] = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: b.stats!.dispatches }
+    b.close()
+  }
 
   const Lc = await cpuScorer.score(batch.reasonings, batch.prompts)
   const Lg = await gpuScorer.score(batch.reasonings, batch.prompts)
@@ -87,7 +90,7 @@ if ("reason" in got) {
     backend: backendBefore,
     kernels,
     model: { tokenLogprobs, sum, tokenMean, pairs: pairs.length, shape: { rows: Lc.rows, cols: Lc.cols } },
-    unfused,
+    lists,
     mi: miDiff,
     regimes: [mc.regime, mg.regime],
     reupload: weightsAgain,

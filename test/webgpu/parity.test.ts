@@ -34,13 +34,14 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
     table.push(`model token log-probs  max abs ${m.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenLogprobs.n}`)
     table.push(`model per-token mean   max abs ${m.tokenMean.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenMean.n}`)
     table.push(`model sum              max abs ${m.sum.maxAbs.toExponential(2)} (tol 1e-3) n=${m.sum.n}`)
-    const u = j.unfused
-    table.push(
-      `unfused list token log-probs  max abs ${u.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${u.tokenLogprobs.n}; dispatches fused ${u.fusedDispatches} / unfused ${u.dispatches} (same rows)`
-    )
-    expect(u.tokenLogprobs.n).toBe(m.tokenLogprobs.n)
-    expect(u.tokenLogprobs.maxAbs).toBeLessThanOrEqual(1e-4)
-    expect(u.fusedDispatches).toBeLessThan(u.dispatches)
+    // each dispatch list (plan.ts Fuse) on the same rows
+    for (const [fuse, u] of Object.entries(j.lists) as [string, { tokenLogprobs: { maxAbs: number; n: number }; dispatches: number }][]) {
+      table.push(`fuse ${fuse.padEnd(9)} token log-probs max abs ${u.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${u.tokenLogprobs.n}, ${u.dispatches} dispatches`)
+      expect(u.tokenLogprobs.n).toBe(m.tokenLogprobs.n)
+      expect(u.tokenLogprobs.maxAbs).toBeLessThanOrEqual(1e-4)
+    }
+    expect(j.lists.all.dispatches).toBeLessThan(j.lists.epilogues.dispatches)
+    expect(j.lists.epilogues.dispatches).toBeLessThan(j.lists.none.dispatches)
     expect(m.tokenLogprobs.n).toBeGreaterThan(300)
     expect(m.tokenLogprobs.maxAbs).toBeLessThanOrEqual(1e-4)
     expect(m.tokenMean.maxAbs).toBeLessThanOrEqual(1e-4)
