@@ -1,11 +1,12 @@
 /**
  * WebGPU scoring side by side with PyTorch on the same GPU (issue 29), in one run: the same
- * model (tinylm `tiny`, the shipped FrozenLake warm start's config and weights), the same rows
+ * model (tinylm `tiny`; weights: benchmarks/webgpu-cases.ts, --weights init|warmstart), the same rows
  * (the cross-scoring batch of benchmarks/webgpu-scoring.ts: FrozenLake prompts, the policy's own
  * samples as reasonings), the same accounting (scored tokens). Per case:
  *   1. parity: the WebGPU scorer against the CPU scorer on the first reasonings (max |Δ| of sums
  *      and per-token means), then PyTorch's per-row sums against WebGPU's on every row;
- *   2. timing: the WebGPU engine (each --variants: none/epilogues/all, plan.ts's dispatch lists) and
+ *   2. timing: the WebGPU engine (each --variants: none/epilogues/all, plan.ts's dispatch lists, at
+ *      each --max-positions: positions per chunk, i.e. submissions per batch) and
  *      PyTorch (benchmarks/webgpu_vs_torch.py, each --torch-modes), medians of --iters;
  *   3. scored tokens/s and the ratio WebGPU / PyTorch (eager fp32: the issue's target ≥ 0.5).
  * Cases: tiny (P=4 G=4 × 4 columns: a smoke run on lavapipe), p8, p32 (P=32 G=8 × 32), stress
@@ -16,37 +17,37 @@
  *
  * Usage: deno run -A benchmarks/webgpu-vs-torch.ts [--cases p32,stress] [--iters 5]
  *          [--variants none,epilogues,all] [--torch-modes eager,bf16,compile] [--torch-device cuda|cpu]
- *          [--backend auto|navigator|dawn|deno] [--max-positions 16384] [--python python3] [--json]
+ *          [--backend auto|navigator|dawn|deno] [--max-positions 16384,65536] [--python python3] [--weights init|warmstart] [--json]
  *        (bun works too: WebGPU through Dawn or a Deno child)
  */
 import { spawnSync } from "node:child_process"
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
-import { buildPrompt, parseResponse } from "../core/prompt.ts"
-import { Rng } from "../core/rng.ts"
 import { projectRoot } from "../core/runtime.ts"
-import { decodeSync } from "../core/schema/decode.ts"
-import { frozenLakeSpec } from "../envs/frozenlake/env.ts"
 import { makeCpuScorer } from "../plugins/scorers/cpu.ts"
 import { parameterShapes } from "../plugins/tinylm/config.ts"
 import { encodeSafetensors } from "../plugins/tinylm/safetensors.ts"
-import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/spec.ts"
 import type { GpuBackend } from "../plugins/webgpu/backend.ts"
-import { crossBatch } from "../plugins/webgpu/cross.ts"
 import { packRows, type ScoreRow } from "../plugins/webgpu/layout.ts"
 import { type BackendChoice, defaultWebGpuOptions, makeWebGpuScorer, openBackend } from "../plugins/webgpu/scorer.ts"
 import type { Fuse } from "../plugins/webgpu/plan.ts"
-import { type ModelView, modelView } from "../plugins/webgpu/view.ts"
+import type { ModelView } from "../plugins/webgpu/view.ts"
+import { CASES, caseBatch, policy, view } from "./webgpu-cases.ts"
 
 const args = process.argv.slice(2)
 const opt = (name: string, d: string) => (args.includes(name) ? args[args.indexOf(name) + 1]! : d)
 const iters = Math.max(1, Number(opt("--iters", "5")))
 const wanted = opt("--cases", "p32,stress").split(",")
-const variants = opt("--variants", "epilogues").split(",") as Fuse[]
+const fuses = opt("--variants", "epilogues").split(",") as Fuse[]
+/** Each dispatch list at each chunk size ("epilogues@16384"). */
+const variants = fuses.flatMap((f) =>
+  opt("--max-positions", "16384")
+    .split(",")
+    .map((m) => ({ fuse: f, maxPositions: Number(m), name: `${f}@${m}` }))
+)
 const torchModes = opt("--torch-modes", "eager")
 const torchDevice = opt("--torch-device", "cuda")
-const maxPositions = Number(opt("--max-positions", "16384"))
 const asJson = args.includes("--json")
 const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: string } } }
 const runtime = g.Bun ? `bun ${g.Bun.version}` : g.Deno ? `deno ${g.Deno.version.deno}` : "node"
@@ -78,32 +79,7 @@ const findTorch = (): { py: string; version: string } | { why: string } => {
   return { why: "no python3 on PATH imports torch" }
 }
 
-// the repository's model: tinylm tiny, the shipped FrozenLake warm start
-const envOptions = decodeSync(frozenLakeSpec.options, { successRate: 1 })
-if (!envOptions.ok) throw new Error(envOptions.message)
-const init = join(projectRoot, "plugins", "tinylm", "warmstarts", "frozenlake-tiny.safetensors")
-const tiny = decodeSync(TinyLMOptions, { preset: "tiny", init })
-if (!tiny.ok) throw new Error(tiny.message)
-const policy = await makeTinyLM(tiny.value, { vocabulary: frozenLakeSpec.vocabulary(envOptions.value), seed: 1 })
-const view = modelView(policy)
-if ("reason" in view) throw new Error(view.reason)
-
-const cases = [
-  { key: "tiny", name: "tiny P=4 G=4 x4", P: 4, G: 4, cols: 4 },
-  { key: "p8", name: "P=8 G=16", P: 8, G: 16, cols: 8 },
-  { key: "p32", name: "P=32 G=8", P: 32, G: 8, cols: 32 },
-  { key: "stress", name: "stress 1024x64", P: 64, G: 16, cols: 64 }
-].filter((c) => wanted.includes(c.key))
-
-const batchOf = async (P: number, G: number, cols: number) => {
-  const prompts = Array.from({ length: P }, (_, i) => buildPrompt({ observation: frozenLakeSpec.make(envOptions.value).reset(20000 + i) }))
-  const samples = await policy.sample(
-    prompts.flatMap((p) => Array(G).fill(p)),
-    { temperature: 1, topP: 1, minP: 0, maxTokens: 64 },
-    new Rng(P * 1000 + G)
-  )
-  return { prompts: prompts.slice(0, cols), reasonings: samples.map((c) => parseResponse(c.text).reasoning) }
-}
+const cases = CASES.filter((c) => wanted.includes(c.key))
 
 /** The model, rows and config for the PyTorch side, in a temp folder. */
 const writeTorchInput = (v: ModelView, rows: ReadonlyArray<ScoreRow>): string => {
@@ -168,13 +144,12 @@ const torch = findTorch()
 if ("why" in torch) console.log(`PyTorch with ${torchDevice === "cuda" ? "CUDA" : "torch"} not found (${torch.why}): timing the WebGPU side only`)
 
 for (const c of cases) {
-  const { prompts, reasonings } = await batchOf(c.P, c.G, c.cols)
-  const rows = crossBatch(reasonings, prompts, { ctx: view.config.ctx, sharePrefix: view.sharePrefix, encodePrompt: view.encodePrompt, encode: view.encode }).rows
+  const { prompts, reasonings, rows } = await caseBatch(c)
   const tokens = rows.reduce((s, r) => s + r.scored, 0)
   const row: Record<string, unknown> = { case: c.name, sequences: rows.length, tokens }
   let reference: Float32Array | undefined
   for (const variant of variants) {
-    const { backend, reasons, diagnosis } = await openBackend(opt("--backend", "auto") as BackendChoice, { ...defaultWebGpuOptions, maxPositions, fuse: variant })
+    const { backend, reasons, diagnosis } = await openBackend(opt("--backend", "auto") as BackendChoice, { ...defaultWebGpuOptions, maxPositions: variant.maxPositions, fuse: variant.fuse })
     if (!backend) {
       out({ ...row, error: `no WebGPU device: ${diagnosis} [tried ${reasons.join("; ")}]` })
       process.exit(0)
@@ -182,12 +157,12 @@ for (const c of cases) {
     row.adapter = `${backend.via} on ${backend.adapter}`
     const p = await cpuParity(backend, reasonings, prompts)
     if (p.warnings.length > 0 || !(p.mean <= 1e-4)) {
-      out({ ...row, error: `${variant}: the WebGPU scores fail the CPU parity check (${p.warnings.join("; ") || `max |Δ mean| ${p.mean}`}); not timed` })
+      out({ ...row, error: `${variant.name}: the WebGPU scores fail the CPU parity check (${p.warnings.join("; ") || `max |Δ mean| ${p.mean}`}); not timed` })
       process.exit(1)
     }
     const t = await timeGpu(backend, rows)
     reference ??= t.sums
-    row[`webgpu ${variant}`] = { seconds: +t.seconds.toFixed(4), tokensPerSecond: Math.round(tokens / t.seconds), cpuParity: { sum: +p.sum.toExponential(2), mean: +p.mean.toExponential(2) } }
+    row[`webgpu ${variant.name}`] = { seconds: +t.seconds.toFixed(4), tokensPerSecond: Math.round(tokens / t.seconds), cpuParity: { sum: +p.sum.toExponential(2), mean: +p.mean.toExponential(2) } }
     backend.close()
   }
   if (!("why" in torch) && reference) {
@@ -199,7 +174,7 @@ for (const c of cases) {
       // the issue's target: WebGPU scored tokens/s ≥ 0.5 × eager fp32 PyTorch's, per dispatch list
       const eager = tr.result.modes.eager?.tokensPerSecond as number | undefined
       for (const v of variants) {
-        const w = row[`webgpu ${v}`] as { tokensPerSecond: number; overTorchEager?: number }
+        const w = row[`webgpu ${v.name}`] as { tokensPerSecond: number; overTorchEager?: number }
         if (eager) w.overTorchEager = +(w.tokensPerSecond / eager).toFixed(3)
       }
       if (!(d <= 1e-3)) row.torchParity = `FAILED: max |Δ sum| ${d} > 1e-3 (the timings compare different numbers)`

@@ -8,8 +8,8 @@
  * - Rows that continue the same prompt share its activations, as in the CPU policy
  *   (tinylm/prefix.ts), but packed without padding (layout.ts packChunks): each distinct prefix
  *   once, then each row's own tokens, up to the engine's position capacity per chunk.
- * - Each chunk is one submission of plan.ts's dispatch list (fuse: epilogues 4 + 7·L, the default;
- *   none 4 + 10·L; all 4 + 5·L; one more with per-token outputs, the value head) through one bind group;
+ * - Each chunk is one submission of plan.ts's dispatch list (fuse: epilogues 5 + 7·L, the default;
+ *   none 5 + 10·L; all 5 + 5·L; one more with per-token outputs, the value head) through one bind group;
  *   per-dispatch parameters sit in 256-byte uniform slots written once per chunk, the chunk's
  *   ids (packed at their used sizes) in one upload. Every chunk's per-row results are copied
  *   into one readback buffer, mapped once per call. `stats` counts what a call moved.

@@ -5,17 +5,17 @@
  *
  * Three dispatch lists (`Fuse`, issue 29's "fewer dispatches" lever), the same numbers within
  * float32 rounding (test/webgpu/parity.test.ts runs each):
- *   none       4 + 10·L: per layer LN, QKV, attention, proj, residual, LN, FC, GELU, FC-proj, residual;
- *   epilogues  4 + 7·L:  per layer LN, QKV, attention, proj (+ residual in its epilogue), LN,
+ *   none       5 + 10·L: per layer LN, QKV, attention, proj, residual, LN, FC, GELU, FC-proj, residual;
+ *   epilogues  5 + 7·L:  per layer LN, QKV, attention, proj (+ residual in its epilogue), LN,
  *              FC (+ GELU), FC-proj (+ residual): no intermediate written and read back, no
  *              work repeated (the default);
- *   all        4 + 5·L:  as epilogues, and each LayerNorm in the next matmul's prologue: fewer
+ *   all        5 + 5·L:  as epilogues, and each LayerNorm in the next matmul's prologue: fewer
  *              dispatches, but every column tile of that matmul recomputes its rows' statistics.
- * Then both: the final LayerNorm at the gathered positions, the tied-head matmul, log-softmax +
+ * Each starts with the embedding and ends with the final LayerNorm at the gathered positions, the tied-head matmul, log-softmax +
  * gather (+ entropy), the per-row reduce, and with per-token outputs the value head.
  */
 import { type ModelConfig, paddedVocab } from "../tinylm/config.ts"
-import { type PackedChunk, parameterLayout, type ScoreRow, type TensorSlot } from "./layout.ts"
+import { type PackedChunk, packChunks, parameterLayout, type ScoreRow, type TensorSlot } from "./layout.ts"
 import { FIELDS, type KernelName, MM_TILE, WG } from "./wgsl.ts"
 
 /** Which separate kernels are folded into the matmuls (see the header). */
@@ -235,6 +235,68 @@ export class BatchPlan {
     mm(M, C, Vp, A.HSEL!, A.LOGITS!, t("wte"), 0, 0)
     r.rows("head", { m: M, v: V, vp: Vp, logits: A.LOGITS!, lp: A.LP!, tgt: I.TGT!, ent: A.ENT! }, M)
     if (perToken) r.elements("value", { m: M, c: C, inp: A.HSEL!, wt: t("valuew"), bs: t("valueb"), out: A.VAL! }, M)
-    r.elements("reduce", { rows: B, lp: A.LP!, start: I.RSTART!, scored: I.RSCORED!, total: I.RTOTAL!, out: A.PAIR! }, B)
+    r.elements("reduce", { rows: B, lp: A.LP!, start: I.RSTART!, scored: I.RSCORED!, total: I.RTOTAL!, out: A.PAIR!, scoredTotal: M }, B)
   }
+}
+
+/**
+ * Global-memory bytes a dispatch moves in a simple model: every operand read once and every
+ * output written once per dispatch (caches and the matmul's re-reads of its tiles left out),
+ * weights included. A model for comparing dispatch lists, not a measurement.
+ */
+export const opBytes = (op: Op): number => {
+  const p = op.params as Record<string, number>
+  const f = 4
+  switch (op.k) {
+    case "encoder":
+      return f * p.n! * (3 * p.c! + 4)
+    case "layernorm":
+      return f * (2 * p.rows! * p.c! + 2 * p.c! + (p.usemap ? p.rows! : 0))
+    case "matmul":
+      return f * (p.m! * p.k! + p.n! * p.k! + (p.hasbias ? p.n! : 0) + p.m! * p.n! * (p.epi === 2 ? 2 : 1) + (p.ln ? 2 * p.k! : 0))
+    case "attention":
+      return f * p.total! * (4 * p.c! + 4)
+    case "gelu":
+      return f * 2 * p.n!
+    case "residual":
+      return f * 3 * p.n!
+    case "head":
+      return f * p.m! * (p.v! + 3)
+    case "value":
+      return f * (p.m! * (p.c! + 1) + p.c! + 1)
+    case "reduce":
+      return f * (5 * p.rows! + (p.scoredTotal ?? 0))
+  }
+}
+
+export interface PlanStats {
+  /** Chunks: one submission each. */
+  readonly submissions: number
+  readonly dispatches: number
+  /** Host → device per batch: each chunk's ids (used part, or the whole ID_REGIONS·cap array with fullIds) and uniform slots. */
+  readonly uploadBytes: number
+  /** Device → host per batch: per row sum and mean (+ per-token log-prob, entropy, value). */
+  readonly readbackBytes: number
+  /** opBytes summed over the batch's dispatches. */
+  readonly kernelBytes: number
+}
+
+/** What scoring `rows` moves, counted on the host (no GPU): the engine's plan, chunk by chunk. */
+export const planStats = (config: ModelConfig, cap: number, rows: ReadonlyArray<ScoreRow>, o: { fuse: Fuse; perToken?: boolean; fullIds?: boolean }): PlanStats => {
+  const plan = new BatchPlan(config, cap, o.fuse)
+  let submissions = 0,
+    dispatches = 0,
+    uploadBytes = 0,
+    kernelBytes = 0,
+    scored = 0
+  for (const c of packChunks(rows, cap)) {
+    const loaded = plan.load(rows, c)
+    plan.record(loaded, o.perToken === true)
+    submissions++
+    dispatches += plan.rec.used
+    uploadBytes += (o.fullIds ? ID_REGIONS * cap : loaded.idInts) * 4 + plan.rec.used * SLOT
+    for (const op of plan.rec.ops) kernelBytes += opBytes(op)
+    scored += loaded.M
+  }
+  return { submissions, dispatches, uploadBytes, readbackBytes: rows.length * 8 + (o.perToken ? 12 * scored : 0), kernelBytes }
 }

@@ -9,8 +9,9 @@ import { miProxies } from "../../core/diagnostics/mi.ts"
 import { makeCpuScorer } from "../../plugins/scorers/cpu.ts"
 import { requestDevice } from "../../plugins/webgpu/adapter.ts"
 import { InProcessBackend } from "../../plugins/webgpu/backend.ts"
-import { Pipelines } from "../../plugins/webgpu/engine.ts"
+import { type EngineStats, Pipelines } from "../../plugins/webgpu/engine.ts"
 import { scoreRow } from "../../plugins/webgpu/layout.ts"
+import { type Fuse, planStats } from "../../plugins/webgpu/plan.ts"
 import { makeWebGpuScorer } from "../../plugins/webgpu/scorer.ts"
 import { modelView } from "../../plugins/webgpu/view.ts"
 import { fixtureBatch, fixturePolicy } from "./fixture.ts"
@@ -41,12 +42,21 @@ if ("reason" in got) {
   const cpuFlat = flat(cpuTok.map((c, i) => c.logprobs.subarray(0, rows[i]!.scored)))
   const tokenLogprobs = compare(flat(g.tokens), cpuFlat)
   // the other dispatch lists (plan.ts Fuse) on the same rows: the CPU's numbers too
-  const lists: Record<string, { tokenLogprobs: ErrorReport; dispatches: number }> = { epilogues: { tokenLogprobs, dispatches: backend.stats!.dispatches } }
+  // with what the engine counted for that call against plan.ts planStats (counted on the host)
+  const weightBytes = view.params().byteLength
+  const counted = (st: EngineStats) => ({ submissions: st.submissions, dispatches: st.dispatches, uploadBytes: st.uploadBytes - weightBytes, readbackBytes: st.readbackBytes })
+  const planned = (fuse: Fuse) => {
+    const p = planStats(view.config, 256, rows, { fuse, perToken: true })
+    return { submissions: p.submissions, dispatches: p.dispatches, uploadBytes: p.uploadBytes, readbackBytes: p.readbackBytes }
+  }
+  const lists: Record<string, { tokenLogprobs: ErrorReport; dispatches: number; engine: unknown; plan: unknown }> = {
+    epilogues: { tokenLogprobs, dispatches: backend.stats!.dispatches, engine: counted(backend.stats!), plan: planned("epilogues") }
+  }
   for (const fuse of ["none", "all"] as const) {
     const b = new InProcessBackend(got, { maxPositions: 256, fuse })
     await b.setWeights(view.config, view.params(), view.version())
     const gu = await b.score(rows, { tokenLogprobs: true })
-    lists[fuse] = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: b.stats!.dispatches }
+    lists[fuse] = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: b.stats!.dispatches, engine: counted(b.stats!), plan: planned(fuse) }
     b.close()
   }
 

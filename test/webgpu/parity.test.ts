@@ -35,10 +35,12 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
     table.push(`model per-token mean   max abs ${m.tokenMean.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenMean.n}`)
     table.push(`model sum              max abs ${m.sum.maxAbs.toExponential(2)} (tol 1e-3) n=${m.sum.n}`)
     // each dispatch list (plan.ts Fuse) on the same rows
-    for (const [fuse, u] of Object.entries(j.lists) as [string, { tokenLogprobs: { maxAbs: number; n: number }; dispatches: number }][]) {
+    for (const [fuse, u] of Object.entries(j.lists) as [string, { tokenLogprobs: { maxAbs: number; n: number }; dispatches: number; engine: unknown; plan: unknown }][]) {
       table.push(`fuse ${fuse.padEnd(9)} token log-probs max abs ${u.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${u.tokenLogprobs.n}, ${u.dispatches} dispatches`)
       expect(u.tokenLogprobs.n).toBe(m.tokenLogprobs.n)
       expect(u.tokenLogprobs.maxAbs).toBeLessThanOrEqual(1e-4)
+      // what the engine counted for the call is what plan.ts planStats counts on the host
+      expect(u.engine).toEqual(u.plan)
     }
     expect(j.lists.all.dispatches).toBeLessThan(j.lists.epilogues.dispatches)
     expect(j.lists.epilogues.dispatches).toBeLessThan(j.lists.none.dispatches)
