@@ -13,11 +13,13 @@
  * (1,024 × 64). The weights go to PyTorch as a temp safetensors file, the rows as packed int32.
  * Without python3 + torch + CUDA it says so in one line and times the WebGPU side only
  * (--torch-device cpu runs torch on the CPU instead: a parity check where there is no GPU).
+ * --profile adds, per variant, one more call with every dispatch timed (timestamp-query): the
+ * milliseconds per kernel, to show where the time goes (in process, i.e. under Deno).
  * On a software adapter (lavapipe) the WebGPU seconds are a correctness figure only.
  *
  * Usage: deno run -A benchmarks/webgpu-vs-torch.ts [--cases p32,stress] [--iters 5]
  *          [--variants none,epilogues,all] [--torch-modes eager,bf16,compile] [--torch-device cuda|cpu]
- *          [--backend auto|navigator|dawn|deno] [--max-positions 16384,65536] [--python python3] [--weights init|warmstart] [--json]
+ *          [--backend auto|navigator|dawn|deno] [--max-positions 16384,65536] [--python python3] [--weights init|warmstart] [--profile] [--json]
  *        (bun works too: WebGPU through Dawn or a Deno child)
  */
 import { spawnSync } from "node:child_process"
@@ -28,7 +30,7 @@ import { projectRoot } from "../core/runtime.ts"
 import { makeCpuScorer } from "../plugins/scorers/cpu.ts"
 import { parameterShapes } from "../plugins/tinylm/config.ts"
 import { encodeSafetensors } from "../plugins/tinylm/safetensors.ts"
-import type { GpuBackend } from "../plugins/webgpu/backend.ts"
+import { type GpuBackend, InProcessBackend } from "../plugins/webgpu/backend.ts"
 import { packRows, type ScoreRow } from "../plugins/webgpu/layout.ts"
 import { type BackendChoice, defaultWebGpuOptions, makeWebGpuScorer, openBackend } from "../plugins/webgpu/scorer.ts"
 import type { Fuse } from "../plugins/webgpu/plan.ts"
@@ -140,6 +142,16 @@ const timeGpu = async (backend: GpuBackend, rows: ScoreRow[]) => {
   return { seconds: median(ts), sums: first.sum }
 }
 
+/** One more scoring call with each dispatch timed (timestamp-query): milliseconds per kernel, largest first. */
+const profileOf = async (backend: GpuBackend, rows: ScoreRow[]): Promise<Record<string, number> | string> => {
+  if (!(backend instanceof InProcessBackend)) return "in-process backends only (run under Deno)"
+  const byKernel = backend.profile()
+  if (!byKernel) return "the adapter has no timestamp-query"
+  await backend.score(rows)
+  const sorted = [...byKernel].sort((a, b) => b[1].ns - a[1].ns)
+  return Object.fromEntries(sorted.map(([k, v]) => [`${k} ×${v.count}`, +(v.ns / 1e6).toFixed(3)]))
+}
+
 const torch = findTorch()
 if ("why" in torch) console.log(`PyTorch with ${torchDevice === "cuda" ? "CUDA" : "torch"} not found (${torch.why}): timing the WebGPU side only`)
 
@@ -162,6 +174,7 @@ for (const c of cases) {
     }
     const t = await timeGpu(backend, rows)
     reference ??= t.sums
+    if (args.includes("--profile")) row[`profile ${variant.name}`] = await profileOf(backend, rows)
     row[`webgpu ${variant.name}`] = { seconds: +t.seconds.toFixed(4), tokensPerSecond: Math.round(tokens / t.seconds), cpuParity: { sum: +p.sum.toExponential(2), mean: +p.mean.toExponential(2) } }
     backend.close()
   }

@@ -63,6 +63,11 @@ export class InProcessBackend implements GpuBackend {
     await this.got.device.lost
   }
 
+  /** Per-kernel GPU time from now on (benchmarks; ForwardEngine.profile), undefined without timestamp-query. */
+  profile(): ReturnType<ForwardEngine["profile"]> {
+    return this.engine?.profile()
+  }
+
   /** What the engine moved so far (benchmarks). */
   get stats(): EngineStats | undefined {
     return this.engine?.stats

@@ -24,6 +24,7 @@
 import type { ModelConfig } from "../tinylm/config.ts"
 import { packChunks, parameterLayout, type ScoreRow } from "./layout.ts"
 import { activationLayout, BatchPlan, FUSE_DEFAULT, type Fuse, floatsPerPosition, fold, ID_REGIONS, type Recorder, Recorder as Rec, SLOT } from "./plan.ts"
+import { Profiler } from "./profile.ts"
 import { type KernelName, MAX_HEAD, MM_TILE, SHADERS, WG } from "./wgsl.ts"
 
 export type GpuFailureKind = "device-lost" | "out-of-memory" | "validation" | "limits"
@@ -142,6 +143,7 @@ export class ForwardEngine {
   private readonly uni: GPUBuffer
   private readonly group: GPUBindGroup
   private version: string | undefined
+  private profiler: Profiler | undefined
   private lostReason: string | undefined
   private readonly lost: Promise<never>
 
@@ -227,9 +229,12 @@ export class ForwardEngine {
     this.stats.dispatches += plan.rec.used
     this.stats.submissions++
     const enc = dev.createCommandEncoder()
-    const pass = enc.beginComputePass()
-    encode(plan.rec, pass, this.pipes, this.group)
-    pass.end()
+    if (this.profiler) this.profiler.encode(plan.rec, enc, this.pipes, this.group)
+    else {
+      const pass = enc.beginComputePass()
+      encode(plan.rec, pass, this.pipes, this.group)
+      pass.end()
+    }
     enc.copyBufferToBuffer(this.a, A.PAIR! * 4, out, outAt * 8, loaded.B * 8)
     const M = loaded.M
     if (tok && M > 0) {
@@ -252,7 +257,7 @@ export class ForwardEngine {
     const dev = this.device
     const order: number[] = []
     const tokStart = new Int32Array(R)
-    const { out, tok } = await scoped(dev, "scoring", () => {
+    const { out, tok } = await scoped(dev, "scoring", async () => {
       const out = dev.createBuffer({ label: "scores", size: R * 8, usage: U.COPY_DST | U.MAP_READ })
       // per token: log-probs, then entropies, then values, each totalM floats
       const tok = opts.tokenLogprobs ? dev.createBuffer({ label: "per-token outputs", size: Math.max(4, 3 * totalM * 4), usage: U.COPY_DST | U.MAP_READ }) : undefined
@@ -265,6 +270,7 @@ export class ForwardEngine {
           order.push(i)
         }
         dev.queue.submit([cmd])
+        await this.profiler?.collect(this.plan.rec.ops)
       }
       return { out, tok }
     })
@@ -290,7 +296,18 @@ export class ForwardEngine {
     return { sum, mean, tokens: part(0), entropy: part(1), values: part(2) }
   }
 
+  /**
+   * Time each dispatch from now on (profile.ts; needs the timestamp-query feature): the per-kernel
+   * nanoseconds, or undefined without the feature. Slows scoring down: for profiling runs only.
+   */
+  profile(): Profiler["byKernel"] | undefined {
+    if (!Profiler.available(this.device)) return undefined
+    this.profiler ??= new Profiler(this.device, this.plan.rec.slots.length / (SLOT / 4))
+    return this.profiler.byKernel
+  }
+
   destroy(): void {
+    this.profiler?.destroy()
     for (const b of [this.w, this.a, this.idsBuf, this.uni]) b.destroy()
   }
 }

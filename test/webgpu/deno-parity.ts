@@ -71,6 +71,23 @@ if ("reason" in got) {
   for (const [k, v] of Object.entries(mc)) if (typeof v === "number") miDiff[k] = compare([(mg as unknown as Record<string, number>)[k]!], [v])
   const weightsAgain = await backend.setWeights(view.config, view.params(), view.version()) // same version: no upload
 
+  // the per-kernel profile (timestamp-query): every dispatch of the call timed once
+  const pb = new InProcessBackend(got, { maxPositions: 256 })
+  await pb.setWeights(view.config, view.params(), view.version())
+  const byKernel = pb.profile()
+  let profile: unknown = "no timestamp-query"
+  if (byKernel) {
+    const pr = await pb.score(rows)
+    const all = [...byKernel.values()]
+    profile = {
+      timed: all.reduce((n, e) => n + e.count, 0),
+      planned: planStats(view.config, 256, rows, { fuse: "epilogues" }).dispatches,
+      totalNs: all.reduce((n, e) => n + e.ns, 0),
+      sumDiff: compare(pr.sum, g.sum).maxAbs
+    }
+  }
+  pb.close()
+
   // teacher forcing (train.teacherForcing: scorer): the live policy's forward and its snapshot's score
   const items = pairs.map((q, i) => ({ prompt: q.prompt, tokens: cpuTok[i]!.tokens as Int32Array }))
   items.push({ prompt: batch.prompts[0]!, tokens: new Int32Array(0) }) // an empty turn
@@ -101,6 +118,7 @@ if ("reason" in got) {
     kernels,
     model: { tokenLogprobs, sum, tokenMean, pairs: pairs.length, shape: { rows: Lc.rows, cols: Lc.cols } },
     lists,
+    profile,
     mi: miDiff,
     regimes: [mc.regime, mg.regime],
     reupload: weightsAgain,

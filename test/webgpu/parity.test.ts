@@ -42,6 +42,14 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
       // what the engine counted for the call is what plan.ts planStats counts on the host
       expect(u.engine).toEqual(u.plan)
     }
+    // the profiler times every planned dispatch once and changes no number (lavapipe has timestamp-query)
+    if (typeof j.profile === "string") console.log(`profile: ${j.profile}`)
+    else {
+      table.push(`profile: ${j.profile.timed} dispatches timed (${j.profile.planned} planned), ${(j.profile.totalNs / 1e6).toFixed(1)} ms`)
+      expect(j.profile.timed).toBe(j.profile.planned)
+      expect(j.profile.totalNs).toBeGreaterThan(0)
+      expect(j.profile.sumDiff).toBe(0)
+    }
     expect(j.lists.all.dispatches).toBeLessThan(j.lists.epilogues.dispatches)
     expect(j.lists.epilogues.dispatches).toBeLessThan(j.lists.none.dispatches)
     expect(m.tokenLogprobs.n).toBeGreaterThan(300)
