@@ -5,8 +5,9 @@
  * samples as reasonings), the same accounting (scored tokens). Per case:
  *   1. parity: the WebGPU scorer against the CPU scorer on the first reasonings (max |Δ| of sums
  *      and per-token means), then PyTorch's per-row sums against WebGPU's on every row;
- *   2. timing: the WebGPU engine (each --variants: none/epilogues/all, plan.ts's dispatch lists, at
- *      each --max-positions: positions per chunk, i.e. submissions per batch) and
+ *   2. timing: the WebGPU engine (each --variants: none/epilogues/all, plan.ts's dispatch lists, with
+ *      each --tiles: the matmul's output tile edge, at each --max-positions: positions per chunk,
+ *      i.e. submissions per batch) and
  *      PyTorch (benchmarks/webgpu_vs_torch.py, each --torch-modes), medians of --iters;
  *   3. scored tokens/s and the ratio WebGPU / PyTorch (eager fp32: the issue's target ≥ 0.5).
  * Cases: tiny (P=4 G=4 × 4 columns: a smoke run on lavapipe), p8, p32 (P=32 G=8 × 32), stress
@@ -18,7 +19,7 @@
  * On a software adapter (lavapipe) the WebGPU seconds are a correctness figure only.
  *
  * Usage: deno run -A benchmarks/webgpu-vs-torch.ts [--cases p32,stress] [--iters 5]
- *          [--variants none,epilogues,all] [--torch-modes eager,bf16,compile] [--torch-device cuda|cpu]
+ *          [--variants none,epilogues,all] [--tiles 64,32] [--torch-modes eager,bf16,compile] [--torch-device cuda|cpu]
  *          [--backend auto|navigator|dawn|deno] [--max-positions 16384,65536] [--python python3] [--weights init|warmstart] [--profile] [--json]
  *        (bun works too: WebGPU through Dawn or a Deno child)
  */
@@ -33,7 +34,7 @@ import { encodeSafetensors } from "../plugins/tinylm/safetensors.ts"
 import { type GpuBackend, InProcessBackend } from "../plugins/webgpu/backend.ts"
 import { packRows, type ScoreRow } from "../plugins/webgpu/layout.ts"
 import { type BackendChoice, defaultWebGpuOptions, makeWebGpuScorer, openBackend } from "../plugins/webgpu/scorer.ts"
-import type { Fuse } from "../plugins/webgpu/plan.ts"
+import type { Fuse, Tile } from "../plugins/webgpu/plan.ts"
 import type { ModelView } from "../plugins/webgpu/view.ts"
 import { CASES, caseBatch, policy, view } from "./webgpu-cases.ts"
 
@@ -42,11 +43,15 @@ const opt = (name: string, d: string) => (args.includes(name) ? args[args.indexO
 const iters = Math.max(1, Number(opt("--iters", "5")))
 const wanted = opt("--cases", "p32,stress").split(",")
 const fuses = opt("--variants", "epilogues").split(",") as Fuse[]
-/** Each dispatch list at each chunk size ("epilogues@16384"). */
-const variants = fuses.flatMap((f) =>
-  opt("--max-positions", "16384")
-    .split(",")
-    .map((m) => ({ fuse: f, maxPositions: Number(m), name: `${f}@${m}` }))
+const tiles = opt("--tiles", "64").split(",").map(Number) as Tile[]
+if (tiles.some((t) => t !== 32 && t !== 64)) throw new Error("--tiles: 32 and/or 64")
+/** Each dispatch list × matmul tile × chunk size ("epilogues/t64@16384"). */
+const variants = fuses.flatMap((fuse) =>
+  tiles.flatMap((tile) =>
+    opt("--max-positions", "16384")
+      .split(",")
+      .map((m) => ({ fuse, tile, maxPositions: Number(m), name: `${fuse}/t${tile}@${m}` }))
+  )
 )
 const torchModes = opt("--torch-modes", "eager")
 const torchDevice = opt("--torch-device", "cuda")
@@ -161,7 +166,12 @@ for (const c of cases) {
   const row: Record<string, unknown> = { case: c.name, sequences: rows.length, tokens }
   let reference: Float32Array | undefined
   for (const variant of variants) {
-    const { backend, reasons, diagnosis } = await openBackend(opt("--backend", "auto") as BackendChoice, { ...defaultWebGpuOptions, maxPositions: variant.maxPositions, fuse: variant.fuse })
+    const { backend, reasons, diagnosis } = await openBackend(opt("--backend", "auto") as BackendChoice, {
+      ...defaultWebGpuOptions,
+      maxPositions: variant.maxPositions,
+      fuse: variant.fuse,
+      tile: variant.tile
+    })
     if (!backend) {
       out({ ...row, error: `no WebGPU device: ${diagnosis} [tried ${reasons.join("; ")}]` })
       process.exit(0)

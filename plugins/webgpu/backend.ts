@@ -6,7 +6,7 @@ import type { ModelConfig } from "../tinylm/config.ts"
 import type { Acquired } from "./adapter.ts"
 import { type EngineScores, type EngineStats, ForwardEngine, Pipelines } from "./engine.ts"
 import type { ScoreRow } from "./layout.ts"
-import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile } from "./plan.ts"
 
 export interface GpuBackend {
   /** How the device was reached: "navigator.gpu", "dawn", "deno child (navigator.gpu)". */
@@ -25,6 +25,8 @@ export interface BackendOptions {
   readonly maxPositions: number
   /** plan.ts's dispatch list (default epilogues). */
   readonly fuse?: Fuse
+  /** plan.ts's matmul tile edge (default 64). */
+  readonly tile?: Tile
 }
 
 export class InProcessBackend implements GpuBackend {
@@ -47,7 +49,12 @@ export class InProcessBackend implements GpuBackend {
     if (!this.engine || key !== this.key) {
       this.engine?.destroy()
       this.pipes ??= await Pipelines.create(this.got.device)
-      this.engine = await ForwardEngine.create(this.got.device, config, { maxPositions: this.options.maxPositions, fuse: this.options.fuse ?? FUSE_DEFAULT }, this.pipes)
+      this.engine = await ForwardEngine.create(
+        this.got.device,
+        config,
+        { maxPositions: this.options.maxPositions, fuse: this.options.fuse ?? FUSE_DEFAULT, tile: this.options.tile ?? TILE_DEFAULT },
+        this.pipes
+      )
       this.key = key
     }
     return this.engine.setWeights(params, version)

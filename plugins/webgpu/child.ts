@@ -16,7 +16,7 @@ import type { BackendOptions, GpuBackend } from "./backend.ts"
 import { type EngineScores, GpuFailure, type GpuFailureKind } from "./engine.ts"
 import { encodeFrame, type Frame, FrameReader } from "./frames.ts"
 import { packRows, type ScoreRow } from "./layout.ts"
-import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile } from "./plan.ts"
 
 export const defaultDenoPath = (): string => process.env.RAGEN_DENO ?? join(projectRoot, "node_modules", ".bin", "deno")
 export const workerPath = (): string => join(projectRoot, "plugins", "webgpu", "worker.ts")
@@ -64,6 +64,7 @@ export class DenoChildBackend implements GpuBackend {
     const b = new DenoChildBackend(options.deno ?? defaultDenoPath())
     b.maxPositions = options.maxPositions
     b.fuse = options.fuse ?? FUSE_DEFAULT
+    b.tile = options.tile ?? TILE_DEFAULT
     try {
       const f = await b.next()
       if (f.header.op === "ready") {
@@ -82,6 +83,7 @@ export class DenoChildBackend implements GpuBackend {
 
   private maxPositions = 16384
   private fuse: Fuse = FUSE_DEFAULT
+  private tile: Tile = TILE_DEFAULT
 
   // Keep the event loop alive only while a reply is awaited.
   private busy(): void {
@@ -123,7 +125,7 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   async setWeights(config: ModelConfig, params: Float32Array, version: string): Promise<boolean> {
-    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions, fuse: this.fuse }, params)
+    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions, fuse: this.fuse, tile: this.tile }, params)
     return f.header.uploaded === true
   }
 

@@ -23,9 +23,9 @@
  */
 import type { ModelConfig } from "../tinylm/config.ts"
 import { packChunks, parameterLayout, type ScoreRow } from "./layout.ts"
-import { activationLayout, BatchPlan, FUSE_DEFAULT, type Fuse, floatsPerPosition, fold, ID_REGIONS, type Recorder, Recorder as Rec, SLOT } from "./plan.ts"
+import { activationLayout, BatchPlan, FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile, floatsPerPosition, fold, ID_REGIONS, type Recorder, Recorder as Rec, SLOT } from "./plan.ts"
 import { Profiler } from "./profile.ts"
-import { type KernelName, MAX_HEAD, MM_TILE, SHADERS, WG } from "./wgsl.ts"
+import { type KernelName, MAX_HEAD, SHADERS, TILE_OF, WG } from "./wgsl.ts"
 
 export type GpuFailureKind = "device-lost" | "out-of-memory" | "validation" | "limits"
 
@@ -100,6 +100,8 @@ export interface EngineOptions {
   readonly maxPositions?: number
   /** plan.ts's dispatch list (default epilogues; the others for parity and before/after counts). */
   readonly fuse?: Fuse
+  /** plan.ts's matmul tile edge (default 64). */
+  readonly tile?: Tile
 }
 
 export interface EngineScores {
@@ -152,11 +154,12 @@ export class ForwardEngine {
     readonly pipes: Pipelines,
     config: ModelConfig,
     cap: number,
-    fuse: Fuse
+    fuse: Fuse,
+    tile: Tile
   ) {
     this.config = config
     this.cap = cap
-    this.plan = new BatchPlan(config, cap, fuse)
+    this.plan = new BatchPlan(config, cap, fuse, tile)
     const aFloats = activationLayout(config, cap).floats
     this.w = device.createBuffer({ label: "weights", size: parameterLayout(config).total * 4, usage: U.STORAGE | U.COPY_DST })
     this.a = device.createBuffer({ label: "activations", size: aFloats * 4, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST })
@@ -192,7 +195,7 @@ export class ForwardEngine {
       throw new GpuFailure("limits", `webgpu: the device's storage-buffer limit (${maxBytes} bytes) holds ${cap} positions, fewer than one row needs (${config.ctx})`)
     }
     const p = pipes ?? (await Pipelines.create(device))
-    return scoped(device, "allocating the activation buffers", () => new ForwardEngine(device, p, config, cap, options.fuse ?? FUSE_DEFAULT))
+    return scoped(device, "allocating the activation buffers", () => new ForwardEngine(device, p, config, cap, options.fuse ?? FUSE_DEFAULT, options.tile ?? TILE_DEFAULT))
   }
 
   private alive(): void {
@@ -364,4 +367,4 @@ export const runKernel = async (
 
 /** Workgroup counts of a kernel over `count` elements or rows (for runKernel callers). */
 export const groupsFor = (k: KernelName, count: number, m = 0, n = 0): [number, number] =>
-  k === "matmul" ? [Math.ceil(n / MM_TILE), Math.ceil(m / MM_TILE)] : k === "layernorm" || k === "head" ? fold(count) : fold(Math.ceil(count / WG))
+  k === "matmul" || k === "matmul32" ? [Math.ceil(n / TILE_OF[k]), Math.ceil(m / TILE_OF[k])] : k === "layernorm" || k === "head" ? fold(count) : fold(Math.ceil(count / WG))

@@ -16,11 +16,14 @@
  */
 import { type ModelConfig, paddedVocab } from "../tinylm/config.ts"
 import { type PackedChunk, packChunks, parameterLayout, type ScoreRow, type TensorSlot } from "./layout.ts"
-import { FIELDS, type KernelName, MM_TILE, WG } from "./wgsl.ts"
+import { FIELDS, type KernelName, TILE_OF, WG } from "./wgsl.ts"
 
 /** Which separate kernels are folded into the matmuls (see the header). */
 export type Fuse = "none" | "epilogues" | "all"
 export const FUSE_DEFAULT: Fuse = "epilogues"
+/** The matmul's output tile edge (issue 29's tile-size lever): 64 (16×16 threads, the default) or 32 (8×8). */
+export type Tile = 32 | 64
+export const TILE_DEFAULT: Tile = 64
 
 /** Bytes per uniform slot (WebGPU's largest minUniformBufferOffsetAlignment). */
 export const SLOT = 256
@@ -118,7 +121,8 @@ export class BatchPlan {
   constructor(
     readonly config: ModelConfig,
     readonly cap: number,
-    readonly fuse: Fuse
+    readonly fuse: Fuse,
+    readonly tile: Tile = TILE_DEFAULT
   ) {
     this.off = activationLayout(config, cap).off
     this.ids = new Int32Array(ID_REGIONS * cap)
@@ -200,10 +204,11 @@ export class BatchPlan {
       Vp = paddedVocab(V),
       t = (n: string, l = 0, per = 0) => this.t(n, l, per)
     r.reset()
+    const mmKernel = this.tile === 32 ? "matmul32" : "matmul"
     r.elements("encoder", { n: N, c: C, wte: t("wte"), wpe: t("wpe"), last: ctx - 1, out: A.RES!, tok: I.TOK!, seg: I.SEG!, sstart: I.SSTART!, sp: I.SP! }, N * C)
     /** out (m,n) = [LN(inp)] (m,k) · W^T + bias, then epi: 0 store, 1 GELU, 2 add to out (residual). */
     const mm = (m: number, k: number, n: number, inp: number, out: number, wt: number, bias: number, hasbias: number, epi = 0, ln?: { w: number; b: number }) =>
-      r.add("matmul", { m, k, n, inp, out, wt, bias, hasbias, epi, ln: ln ? 1 : 0, lnw: ln?.w ?? 0, lnb: ln?.b ?? 0 }, Math.ceil(n / MM_TILE), Math.ceil(m / MM_TILE))
+      r.add(mmKernel, { m, k, n, inp, out, wt, bias, hasbias, epi, ln: ln ? 1 : 0, lnw: ln?.w ?? 0, lnb: ln?.b ?? 0 }, Math.ceil(n / TILE_OF[mmKernel]), Math.ceil(m / TILE_OF[mmKernel]))
     const lnr = (inp: number, out: number, w: number, b: number) => r.rows("layernorm", { rows: N, c: C, inp, out, wt: w, bs: b, map: 0, usemap: 0 }, N)
     const attention = () => r.elements("attention", { total: N, c: C, nh: NH, qkv: A.QKV!, out: A.ATTY!, seg: I.SEG!, sstart: I.SSTART!, sp0: I.SP0!, sp: I.SP! }, N * NH)
     for (let l = 0; l < L; l++) {
@@ -253,6 +258,7 @@ export const opBytes = (op: Op): number => {
     case "layernorm":
       return f * (2 * p.rows! * p.c! + 2 * p.c! + (p.usemap ? p.rows! : 0))
     case "matmul":
+    case "matmul32":
       return f * (p.m! * p.k! + p.n! * p.k! + (p.hasbias ? p.n! : 0) + p.m! * p.n! * (p.epi === 2 ? 2 : 1) + (p.ln ? 2 * p.k! : 0))
     case "attention":
       return f * p.total! * (4 * p.c! + 4)
@@ -282,8 +288,8 @@ export interface PlanStats {
 }
 
 /** What scoring `rows` moves, counted on the host (no GPU): the engine's plan, chunk by chunk. */
-export const planStats = (config: ModelConfig, cap: number, rows: ReadonlyArray<ScoreRow>, o: { fuse: Fuse; perToken?: boolean; fullIds?: boolean }): PlanStats => {
-  const plan = new BatchPlan(config, cap, o.fuse)
+export const planStats = (config: ModelConfig, cap: number, rows: ReadonlyArray<ScoreRow>, o: { fuse: Fuse; tile?: Tile; perToken?: boolean; fullIds?: boolean }): PlanStats => {
+  const plan = new BatchPlan(config, cap, o.fuse, o.tile)
   let submissions = 0,
     dispatches = 0,
     uploadBytes = 0,

@@ -14,9 +14,9 @@ const MAP_READ = 0x1
 
 /** A dispatch's name in the profile: the kernel, and for a matmul its fusions. */
 export const opName = (op: Op): string => {
-  if (op.k !== "matmul") return op.k
+  if (op.k !== "matmul" && op.k !== "matmul32") return op.k
   const p = op.params
-  return `matmul${p.ln ? "+ln" : ""}${p.epi === 1 ? "+gelu" : p.epi === 2 ? "+residual" : ""} ${p.k}→${p.n}`
+  return `${op.k}${p.ln ? "+ln" : ""}${p.epi === 1 ? "+gelu" : p.epi === 2 ? "+residual" : ""} ${p.k}→${p.n}`
 }
 
 export class Profiler {

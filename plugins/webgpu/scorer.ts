@@ -20,7 +20,7 @@ import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
 import { crossBatch } from "./cross.ts"
 import type { ScoreRow } from "./layout.ts"
-import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile } from "./plan.ts"
 import { gpuForward } from "./teacher.ts"
 import { type ModelView, modelView } from "./view.ts"
 
@@ -37,6 +37,8 @@ export interface WebGpuScorerOptions {
   readonly deno?: string | undefined
   /** plan.ts's dispatch list (default epilogues; benchmarks compare the others). */
   readonly fuse?: Fuse
+  /** plan.ts's matmul tile edge (default 64). */
+  readonly tile?: Tile
 }
 
 export const defaultWebGpuOptions: WebGpuScorerOptions = { backend: "auto", maxPositions: 16384, batchSize: 64 }
@@ -54,7 +56,7 @@ export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOp
 
 const tryBackends = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly: boolean): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
   const reasons: string[] = []
-  const bo = { maxPositions: options.maxPositions, fuse: options.fuse ?? FUSE_DEFAULT }
+  const bo = { maxPositions: options.maxPositions, fuse: options.fuse ?? FUSE_DEFAULT, tile: options.tile ?? TILE_DEFAULT }
   const accept = (b: GpuBackend): boolean => {
     if (!hardwareOnly || !isSoftwareAdapter(b.adapter)) return true
     reasons.push(`${b.via}: adapter ${b.adapter} rejected: a software rasterizer, slower than the CPU scorer (scorer: webgpu uses it anyway)`)

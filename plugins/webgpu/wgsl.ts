@@ -24,8 +24,10 @@ fn lin(wid: vec3<u32>, nwg: vec3<u32>) -> u32 { return wid.y * nwg.x + wid.x; }
 export const WG = 256
 /** Threads per workgroup of the row reductions (layernorm). */
 export const WG_ROW = 64
-/** Output tile edge of the matmul (each of its 16×16 threads computes 4×4 outputs). */
+/** Output tile edge of the matmul (each of its 16×16 threads computes 4×4 outputs); matmul32: 32 (8×8 threads). */
 export const MM_TILE = 64
+/** Tile edge of each matmul kernel (issue 29's "tile sizes for d = 64" lever: plan.ts `tile`). */
+export const TILE_OF = { matmul: MM_TILE, matmul32: 32 } as const
 /** Largest head size the attention kernel keeps in registers. */
 export const MAX_HEAD = 64
 
@@ -36,6 +38,7 @@ export const FIELDS = {
   encoder: ["n", "c", "wte", "wpe", "last", "out", "tok", "seg", "sstart", "sp"],
   layernorm: ["rows", "c", "inp", "out", "wt", "bs", "map", "usemap"],
   matmul: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias", "epi", "ln", "lnw", "lnb"],
+  matmul32: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias", "epi", "ln", "lnw", "lnb"],
   attention: ["total", "c", "nh", "qkv", "out", "seg", "sstart", "sp0", "sp"],
   gelu: ["n", "x"],
   residual: ["n", "out", "x", "y"],
@@ -105,38 +108,41 @@ var<workgroup> red: array<f32, ${WG_ROW}>;
  *   epi = 1  GELU (tanh form, the gelu kernel's clamp) on the result;
  *   epi = 2  the result is added to out (the residual; out is the residual stream, not an input).
  */
-const matmul = /* wgsl */ `${struct("matmul")}${BINDINGS}
-var<workgroup> As: array<f32, ${MM_TILE * 16}>;
-var<workgroup> Bs: array<f32, ${MM_TILE * 16}>;
-var<workgroup> part: array<f32, 256>;
-var<workgroup> mu: array<f32, ${MM_TILE}>;
-var<workgroup> rsd: array<f32, ${MM_TILE}>;
-@compute @workgroup_size(16, 16) fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-  let row0 = wid.y * ${MM_TILE}u;
-  let col0 = wid.x * ${MM_TILE}u;
-  let tid = lid.y * 16u + lid.x;
+const matmulShader = (T: number, name: KernelName): string => {
+  const S = T / 4 // threads per edge: S × S threads, 4 × 4 outputs each
+  const R = (S * S) / T // threads per row in the LayerNorm prologue
+  return /* wgsl */ `${struct(name)}${BINDINGS}
+var<workgroup> As: array<f32, ${T * 16}>;
+var<workgroup> Bs: array<f32, ${T * 16}>;
+var<workgroup> part: array<f32, ${S * S}>;
+var<workgroup> mu: array<f32, ${T}>;
+var<workgroup> rsd: array<f32, ${T}>;
+@compute @workgroup_size(${S}, ${S}) fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let row0 = wid.y * ${T}u;
+  let col0 = wid.x * ${T}u;
+  let tid = lid.y * ${S}u + lid.x;
   if (p.ln != 0u) {
-    let rr = tid / 4u;
-    let q = tid % 4u;
+    let rr = tid / ${R}u;
+    let q = tid % ${R}u;
     let row = row0 + rr;
     var s = 0.0;
-    if (row < p.m) { for (var i = q; i < p.k; i += 4u) { s += a[p.inp + row * p.k + i]; } }
+    if (row < p.m) { for (var i = q; i < p.k; i += ${R}u) { s += a[p.inp + row * p.k + i]; } }
     part[tid] = s;
     workgroupBarrier();
-    if (q == 0u) { mu[rr] = (part[tid] + part[tid + 1u] + part[tid + 2u] + part[tid + 3u]) / f32(p.k); }
+    if (q == 0u) { var t = 0.0; for (var j = 0u; j < ${R}u; j++) { t += part[tid + j]; } mu[rr] = t / f32(p.k); }
     workgroupBarrier();
     let mean = mu[rr];
     var v = 0.0;
-    if (row < p.m) { for (var i = q; i < p.k; i += 4u) { let d = a[p.inp + row * p.k + i] - mean; v += d * d; } }
+    if (row < p.m) { for (var i = q; i < p.k; i += ${R}u) { let d = a[p.inp + row * p.k + i] - mean; v += d * d; } }
     part[tid] = v;
     workgroupBarrier();
-    if (q == 0u) { rsd[rr] = inverseSqrt((part[tid] + part[tid + 1u] + part[tid + 2u] + part[tid + 3u]) / f32(p.k) + 1e-5); }
+    if (q == 0u) { var t = 0.0; for (var j = 0u; j < ${R}u; j++) { t += part[tid + j]; } rsd[rr] = inverseSqrt(t / f32(p.k) + 1e-5); }
     workgroupBarrier();
   }
   var acc: array<f32, 16>;
   for (var k0 = 0u; k0 < p.k; k0 += 16u) {
-    for (var e = 0u; e < 4u; e++) {
-      let f = tid + e * 256u;
+    for (var e = 0u; e < ${(T * 16) / (S * S)}u; e++) {
+      let f = tid + e * ${S * S}u;
       let r = f / 16u;
       let kk = f % 16u;
       let gk = k0 + kk;
@@ -145,15 +151,15 @@ var<workgroup> rsd: array<f32, ${MM_TILE}>;
         av = a[p.inp + (row0 + r) * p.k + gk];
         if (p.ln != 0u) { av = (av - mu[r]) * rsd[r] * w[p.lnw + gk] + w[p.lnb + gk]; }
       }
-      As[kk * ${MM_TILE}u + r] = av;
+      As[kk * ${T}u + r] = av;
       var bv = 0.0;
       if (col0 + r < p.n && gk < p.k) { bv = w[p.wt + (col0 + r) * p.k + gk]; }
-      Bs[kk * ${MM_TILE}u + r] = bv;
+      Bs[kk * ${T}u + r] = bv;
     }
     workgroupBarrier();
     for (var kk = 0u; kk < 16u; kk++) {
-      let ab = kk * ${MM_TILE}u + lid.y * 4u;
-      let bb = kk * ${MM_TILE}u + lid.x * 4u;
+      let ab = kk * ${T}u + lid.y * 4u;
+      let bb = kk * ${T}u + lid.x * 4u;
       let a0 = As[ab]; let a1 = As[ab + 1u]; let a2 = As[ab + 2u]; let a3 = As[ab + 3u];
       let b0 = Bs[bb]; let b1 = Bs[bb + 1u]; let b2 = Bs[bb + 2u]; let b3 = Bs[bb + 3u];
       acc[0] += a0 * b0; acc[1] += a0 * b1; acc[2] += a0 * b2; acc[3] += a0 * b3;
@@ -182,6 +188,9 @@ var<workgroup> rsd: array<f32, ${MM_TILE}>;
     }
   }
 }`
+}
+const matmul = matmulShader(MM_TILE, "matmul")
+const matmul32 = matmulShader(32, "matmul32")
 
 /**
  * attentionForwardPrefixed on packed segments, one thread per (position, head): position t of
@@ -314,4 +323,4 @@ const reduce = /* wgsl */ `${struct("reduce")}${BINDINGS}
   a[p.out + 2u * i + 1u] = mean;
 }`
 
-export const SHADERS: Record<KernelName, string> = { encoder, layernorm, matmul, attention, gelu, residual, head, reduce, value }
+export const SHADERS: Record<KernelName, string> = { encoder, layernorm, matmul, matmul32, attention, gelu, residual, head, reduce, value }

@@ -2,7 +2,7 @@
  * The Deno WebGPU worker (run by child.ts as `deno run worker.ts`): the engine on Deno's
  * navigator.gpu, driven by frames on stdin, answering on stdout (frames.ts). Used when the
  * host runtime (Bun) has no WebGPU of its own and Dawn finds no adapter.
- * Requests: weights {config, version, maxPositions, fuse} + f32 params; score {tokenLogprobs} + packed
+ * Requests: weights {config, version, maxPositions, fuse, tile} + f32 params; score {tokenLogprobs} + packed
  * rows (layout.ts); lose {} (tests: destroys the device). Answers: ready {adapter} or
  * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R], then with tokenLogprobs each row's log-probs, entropies,
  * values) / error {kind, message}.
@@ -12,7 +12,7 @@ import { requestDevice } from "./adapter.ts"
 import { ForwardEngine, GpuFailure, Pipelines } from "./engine.ts"
 import { encodeFrame, FrameReader } from "./frames.ts"
 import { unpackRows } from "./layout.ts"
-import { FUSE_DEFAULT, type Fuse } from "./plan.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT } from "./plan.ts"
 
 declare const Deno: { stdin: { readable: ReadableStream<Uint8Array> }; stdout: { writable: WritableStream<Uint8Array> } }
 
@@ -38,13 +38,13 @@ if ("reason" in got) {
         if (pipes instanceof Error) throw pipes
         if (h.op === "weights") {
           const config = h.config as ModelConfig
-          const key = JSON.stringify([config, h.maxPositions, h.fuse])
+          const key = JSON.stringify([config, h.maxPositions, h.fuse, h.tile])
           if (!engine || key !== engineKey) {
             engine?.destroy()
             engine = await ForwardEngine.create(
               device,
               config,
-              { maxPositions: h.maxPositions as number, fuse: (["none", "epilogues", "all"].includes(h.fuse as string) ? h.fuse : FUSE_DEFAULT) as Fuse },
+              { maxPositions: h.maxPositions as number, fuse: (["none", "epilogues", "all"].includes(h.fuse as string) ? h.fuse : FUSE_DEFAULT) as Fuse, tile: h.tile === 32 ? 32 : TILE_DEFAULT },
               pipes
             )
             engineKey = key

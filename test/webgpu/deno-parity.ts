@@ -52,11 +52,16 @@ if ("reason" in got) {
   const lists: Record<string, { tokenLogprobs: ErrorReport; dispatches: number; engine: unknown; plan: unknown }> = {
     epilogues: { tokenLogprobs, dispatches: backend.stats!.dispatches, engine: counted(backend.stats!), plan: planned("epilogues") }
   }
-  for (const fuse of ["none", "all"] as const) {
-    const b = new InProcessBackend(got, { maxPositions: 256, fuse })
+  for (const [name, fuse, tile] of [
+    ["none", "none", 64],
+    ["all", "all", 64],
+    ["epilogues/32", "epilogues", 32],
+    ["all/32", "all", 32]
+  ] as const) {
+    const b = new InProcessBackend(got, { maxPositions: 256, fuse, tile })
     await b.setWeights(view.config, view.params(), view.version())
     const gu = await b.score(rows, { tokenLogprobs: true })
-    lists[fuse] = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: b.stats!.dispatches, engine: counted(b.stats!), plan: planned(fuse) }
+    lists[name] = { tokenLogprobs: compare(flat(gu.tokens!), cpuFlat), dispatches: b.stats!.dispatches, engine: counted(b.stats!), plan: planned(fuse) }
     b.close()
   }
 

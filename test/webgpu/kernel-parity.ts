@@ -98,16 +98,24 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     const a = new Float32Array(m * k + m * n)
     a.set(x, 0)
     const fused = { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: 1, epi: 1, ln: 1, lnw: n * k + n, lnb: n * k + n + k }
-    const got = await runKernel(device, pipes, "matmul", fused, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
-    out[`matmul ${m}x${k}x${n} LayerNorm prologue + GELU epilogue`] = compare(got.subarray(m * k), refGelu)
+    for (const mk of ["matmul", "matmul32"] as const) {
+      const got = await runKernel(device, pipes, mk, fused, groupsFor(mk, 0, m, n), w, a, new Int32Array(4))
+      out[`${mk} ${m}x${k}x${n} LayerNorm prologue + GELU epilogue`] = compare(got.subarray(m * k), refGelu)
+      const plain = await runKernel(device, pipes, mk, { ...fused, ...PLAIN }, groupsFor(mk, 0, m, n), w, a, new Int32Array(4))
+      const refPlain = new Float32Array(m * n)
+      matmulForward(refPlain, x, W, b, m, k, n)
+      if (mk === "matmul32") out[`matmul32 ${m}x${k}x${n} +bias`] = compare(plain.subarray(m * k), refPlain)
+    }
     // residual: out += x · W^T + b (out holds the residual stream)
     const mm2 = new Float32Array(m * n)
     matmulForward(mm2, x, W, b, m, k, n)
     const refRes = new Float32Array(m * n)
     residualForward(refRes, res, mm2, m * n)
     a.set(res, m * k)
-    const got2 = await runKernel(device, pipes, "matmul", { ...fused, epi: 2, ln: 0 }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
-    out[`matmul ${m}x${k}x${n} residual epilogue`] = compare(got2.subarray(m * k), refRes)
+    for (const mk of ["matmul", "matmul32"] as const) {
+      const got2 = await runKernel(device, pipes, mk, { ...fused, epi: 2, ln: 0 }, groupsFor(mk, 0, m, n), w, a, new Int32Array(4))
+      out[`${mk} ${m}x${k}x${n} residual epilogue`] = compare(got2.subarray(m * k), refRes)
+    }
   }
 
   // layernorm: plain, and gathered rows (usemap)
