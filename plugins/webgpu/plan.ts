@@ -8,7 +8,8 @@
  *   none       5 + 10·L: per layer LN, QKV, attention, proj, residual, LN, FC, GELU, FC-proj, residual;
  *   epilogues  5 + 7·L:  per layer LN, QKV, attention, proj (+ residual in its epilogue), LN,
  *              FC (+ GELU), FC-proj (+ residual): no intermediate written and read back, no
- *              work repeated (the default);
+ *              work repeated (the default); and for a head size ≤ 16 the attention kernel with
+ *              16-float per-thread arrays instead of 64 (as `all`; `none` keeps the old kernels);
  *   all        5 + 5·L:  as epilogues, and each LayerNorm in the next matmul's prologue: fewer
  *              dispatches, but every column tile of that matmul recomputes its rows' statistics.
  * Each starts with the embedding and ends with the final LayerNorm at the gathered positions, the tied-head matmul, log-softmax +
@@ -210,7 +211,9 @@ export class BatchPlan {
     const mm = (m: number, k: number, n: number, inp: number, out: number, wt: number, bias: number, hasbias: number, epi = 0, ln?: { w: number; b: number }) =>
       r.add(mmKernel, { m, k, n, inp, out, wt, bias, hasbias, epi, ln: ln ? 1 : 0, lnw: ln?.w ?? 0, lnb: ln?.b ?? 0 }, Math.ceil(n / TILE_OF[mmKernel]), Math.ceil(m / TILE_OF[mmKernel]))
     const lnr = (inp: number, out: number, w: number, b: number) => r.rows("layernorm", { rows: N, c: C, inp, out, wt: w, bs: b, map: 0, usemap: 0 }, N)
-    const attention = () => r.elements("attention", { total: N, c: C, nh: NH, qkv: A.QKV!, out: A.ATTY!, seg: I.SEG!, sstart: I.SSTART!, sp0: I.SP0!, sp: I.SP! }, N * NH)
+    // head size ≤ 16: the kernel with 16-float registers (not in the "none" list: that is the old list as it was)
+    const attK = C / NH <= 16 && this.fuse !== "none" ? "attention16" : "attention"
+    const attention = () => r.elements(attK, { total: N, c: C, nh: NH, qkv: A.QKV!, out: A.ATTY!, seg: I.SEG!, sstart: I.SSTART!, sp0: I.SP0!, sp: I.SP! }, N * NH)
     for (let l = 0; l < L; l++) {
       const ln1 = { w: t("ln1w", l, C), b: t("ln1b", l, C) },
         ln2 = { w: t("ln2w", l, C), b: t("ln2b", l, C) }
@@ -261,6 +264,7 @@ export const opBytes = (op: Op): number => {
     case "matmul32":
       return f * (p.m! * p.k! + p.n! * p.k! + (p.hasbias ? p.n! : 0) + p.m! * p.n! * (p.epi === 2 ? 2 : 1) + (p.ln ? 2 * p.k! : 0))
     case "attention":
+    case "attention16":
       return f * p.total! * (4 * p.c! + 4)
     case "gelu":
       return f * 2 * p.n!

@@ -40,6 +40,7 @@ export const FIELDS = {
   matmul: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias", "epi", "ln", "lnw", "lnb"],
   matmul32: ["m", "k", "n", "inp", "out", "wt", "bias", "hasbias", "epi", "ln", "lnw", "lnb"],
   attention: ["total", "c", "nh", "qkv", "out", "seg", "sstart", "sp0", "sp"],
+  attention16: ["total", "c", "nh", "qkv", "out", "seg", "sstart", "sp0", "sp"],
   gelu: ["n", "x"],
   residual: ["n", "out", "x", "y"],
   head: ["m", "v", "vp", "logits", "lp", "tgt", "ent"],
@@ -199,7 +200,7 @@ const matmul32 = matmulShader(32, "matmul32")
  * pass with the running max and sum of the online softmax (Milakov & Gimelshein 2018): the
  * same weights as the CPU's max-then-exp, in another order.
  */
-const attention = /* wgsl */ `${struct("attention")}${BINDINGS}
+const attentionShader = (H: number, name: KernelName): string => /* wgsl */ `${struct(name)}${BINDINGS}
 @compute @workgroup_size(${WG}) fn main(${ENTRY}) {
   let i = lin(wid, nwg) * ${WG}u + li;
   if (i >= p.total * p.nh) { return; }
@@ -213,8 +214,8 @@ const attention = /* wgsl */ `${struct("attention")}${BINDINGS}
   let np = u32(ids[p.sp + s]);
   let p0 = u32(ids[p.sp0 + s]);
   let scale = inverseSqrt(f32(hs));
-  var q: array<f32, ${MAX_HEAD}>;
-  var acc: array<f32, ${MAX_HEAD}>;
+  var q: array<f32, ${H}>;
+  var acc: array<f32, ${H}>;
   let qb = p.qkv + n * c3 + h * hs;
   for (var d = 0u; d < hs; d++) { q[d] = a[qb + d]; acc[d] = 0.0; }
   var mx = -3.0e38;
@@ -239,6 +240,9 @@ const attention = /* wgsl */ `${struct("attention")}${BINDINGS}
   let o = p.out + n * p.c + h * hs;
   for (var d = 0u; d < hs; d++) { a[o + d] = acc[d] * inv; }
 }`
+const attention = attentionShader(MAX_HEAD, "attention")
+/** The same with registers for a head size ≤ 16 (d = 64, 4 heads): a quarter of the per-thread arrays. */
+const attention16 = attentionShader(16, "attention16")
 
 /**
  * geluForward (tanh form) in place. tanh's argument is clamped to ±15 (tanh is ±1 in f32
@@ -323,4 +327,4 @@ const reduce = /* wgsl */ `${struct("reduce")}${BINDINGS}
   a[p.out + 2u * i + 1u] = mean;
 }`
 
-export const SHADERS: Record<KernelName, string> = { encoder, layernorm, matmul, matmul32, attention, gelu, residual, head, reduce, value }
+export const SHADERS: Record<KernelName, string> = { encoder, layernorm, matmul, matmul32, attention, attention16, gelu, residual, head, reduce, value }

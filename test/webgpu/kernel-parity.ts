@@ -224,17 +224,12 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     src.forEach((n, k) => want.set(ref.subarray(n * C, (n + 1) * C), k * C))
     const ids = Int32Array.from([...seg, ...starts, ...sp0, ...sp])
     const S = starts.length
-    const got = await runKernel(
-      device,
-      pipes,
-      "attention",
-      { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S },
-      groupsFor("attention", Nk * NH),
-      new Float32Array(4),
-      a,
-      ids
-    )
-    out[`attention prefixed ${Bp} prefixes + ${B} rows, C${C} NH${NH}`] = compare(got.subarray(Nk * 3 * C), want)
+    // the generic kernel and the one for head sizes ≤ 16 (hs = 8 here)
+    for (const k of ["attention", "attention16"] as const) {
+      const params = { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S }
+      const got = await runKernel(device, pipes, k, params, groupsFor(k, Nk * NH), new Float32Array(4), a, ids)
+      out[`${k} prefixed ${Bp} prefixes + ${B} rows, C${C} NH${NH}`] = compare(got.subarray(Nk * 3 * C), want)
+    }
   }
 
   // gelu (in place) over a wide range, residual

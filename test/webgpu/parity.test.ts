@@ -29,7 +29,7 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
       expect(e.maxAbs).toBeLessThanOrEqual(KERNEL_TOLERANCE.abs)
       expect(e.maxRel).toBeLessThanOrEqual(KERNEL_TOLERANCE.rel)
     }
-    expect(Object.keys(j.kernels).length).toBe(17)
+    expect(Object.keys(j.kernels).length).toBe(18)
     const m = j.model
     table.push(`model token log-probs  max abs ${m.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenLogprobs.n}`)
     table.push(`model per-token mean   max abs ${m.tokenMean.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenMean.n}`)
