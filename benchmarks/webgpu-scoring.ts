@@ -21,7 +21,8 @@ import { Rng } from "../core/rng.ts"
 import { decodeSync } from "../core/schema/decode.ts"
 import { makeCpuScorer } from "../plugins/scorers/cpu.ts"
 import { makeTinyLM, TinyLMOptions } from "../plugins/tinylm/spec.ts"
-import { type BackendChoice, defaultWebGpuOptions, makeWebGpuScorer, openBackend, tinylmView } from "../plugins/webgpu/scorer.ts"
+import { type BackendChoice, defaultWebGpuOptions, makeWebGpuScorer, openBackend } from "../plugins/webgpu/scorer.ts"
+import { modelView } from "../plugins/webgpu/view.ts"
 
 const args = typeof process !== "undefined" ? process.argv.slice(2) : []
 const flag = (name: string, d: number) => {
@@ -50,7 +51,7 @@ if (!envOptions.ok) throw new Error(envOptions.message)
 const tinyOptions = decodeSync(TinyLMOptions, { preset: "tiny" })
 if (!tinyOptions.ok) throw new Error(tinyOptions.message)
 const policy = await makeTinyLM(tinyOptions.value, { vocabulary: frozenLakeSpec.vocabulary(envOptions.value), seed: 1 })
-const view = tinylmView(policy)
+const view = modelView(policy)
 if ("reason" in view) throw new Error(view.reason)
 
 /** P prompts (distinct seeds) and G samples of the policy per prompt. */
@@ -75,7 +76,7 @@ const t0 = performance.now()
 const { backend, reasons } = backendArg === "none" ? { backend: undefined, reasons: ["--backend none"] } : await openBackend(backendArg, defaultWebGpuOptions)
 const probeSeconds = (performance.now() - t0) / 1000
 const warnings: string[] = []
-const gpu = backend ? makeWebGpuScorer(policy, view, backend, defaultWebGpuOptions, (l) => warnings.push(l)) : undefined
+const gpu = backend ? makeWebGpuScorer(view, backend, cpu, (l) => warnings.push(l)) : undefined
 out({
   adapter: backend ? `${backend.via} on ${backend.adapter}` : `none (${reasons.join("; ")})`,
   probeSeconds: +probeSeconds.toFixed(2),

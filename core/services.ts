@@ -4,10 +4,10 @@
  * by providing a layer: the file-system store, the scorer a run's config names, the local worker
  * pool or a distributed queue — the code that uses them does not change.
  */
-import { Context, Effect, Layer } from "effect"
-import type { CrossScorer, Policy, ScorerSpec, SweepExecutor } from "./contracts/index.ts"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
+import type { CrossScorer, Policy, ScorerContext, ScorerSpec, SweepExecutor } from "./contracts/index.ts"
 import { attemptPromise, isUserError, UsageError, type UserError } from "./errors.ts"
-import { Registry } from "./registry.ts"
+import { Registry, type RegistryData, resolveEntry } from "./registry.ts"
 import { isComplete, listRunDirs, openRun, readRun } from "./results/store.ts"
 import { decodeInput } from "./schema/decode.ts"
 
@@ -25,6 +25,15 @@ export class ResultsStore extends Context.Service<
   static readonly layer = (root: string) => Layer.succeed(ResultsStore, ResultsStore.of({ root, open: (c, o) => openRun(root, c, o), read: readRun, list: () => listRunDirs(root), isComplete }))
 }
 
+/** A scorer's context: any registered scorer, made for the same policy (an unknown id or bad options: the UserError). */
+export const scorerContext = (data: RegistryData, policy: Policy): ScorerContext => ({
+  scorer: async (id, options) => {
+    const exit = Effect.runSyncExit(Effect.flatMap(resolveEntry(data, "scorers", id), (e) => Effect.map(decodeInput(e.value.options, options ?? {}, "scorerOptions"), (o) => ({ spec: e.value, o }))))
+    if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+    return exit.value.spec.make(exit.value.o, policy, scorerContext(data, policy))
+  }
+})
+
 /** Makes the cross-scorer of a run's MI diagnostics for a policy (its spec and options are the config's). */
 export class Scorer extends Context.Service<
   Scorer,
@@ -33,12 +42,12 @@ export class Scorer extends Context.Service<
     readonly make: (policy: Policy) => Effect.Effect<CrossScorer | undefined, UserError>
   }
 >()("ragen-bench/core/Scorer") {
-  static readonly layerOf = (spec: ScorerSpec | undefined, options: unknown) =>
+  static readonly layerOf = (spec: ScorerSpec | undefined, options: unknown, data: RegistryData) =>
     Layer.succeed(
       Scorer,
       Scorer.of({
         id: spec?.id,
-        make: (policy) => (spec ? attemptPromise(() => spec.make(options, policy)) : Effect.succeed(undefined))
+        make: (policy) => (spec ? attemptPromise(() => spec.make(options, policy, scorerContext(data, policy))) : Effect.succeed(undefined))
       })
     )
 }

@@ -42,10 +42,34 @@ export interface ScoreResult {
   readonly entropy: Float32Array
 }
 
+/**
+ * What a scorer that runs the policy's forward itself (the WebGPU scorer) needs: the
+ * architecture and its sizes, the weights by tensor name, and the tokenizer as `score` uses it.
+ */
+export interface ScoringExport {
+  /** The forward these weights are for (tinylm: "gpt2"); a consumer refuses one it does not know. */
+  readonly architecture: string
+  /** The architecture's sizes by name (tinylm: vocab, ctx, d, layers, heads). */
+  readonly config: Readonly<Record<string, number>>
+  /** Each parameter tensor by name: views of the live weights, not copies. */
+  readonly weights: ReadonlyMap<string, Float32Array>
+  /** Rows that continue the same prompt share its activations (the scores are the same either way). */
+  readonly sharePrefix: boolean
+  /** Prompt tokens exactly as `score` encodes a prompt (an empty prompt included). */
+  encodePrompt(prompt: string): Int32Array
+  /** Continuation tokens as `score` encodes a text continuation. */
+  encode(text: string): Int32Array
+  decode(tokens: Int32Array): string
+  /** Changes whenever the weights do, and differs between two policies' weights. */
+  version(): string
+}
+
 export interface Policy {
   readonly id: string
   sample(prompts: ReadonlyArray<string>, options: SampleOptions, rng: Rng): Promise<Completion[]>
   score(requests: ReadonlyArray<ScoreRequest>): Promise<ScoreResult[]>
+  /** Weights and tokenizer for a scorer that runs this policy's forward on another device. Optional. */
+  exportForScoring?(): ScoringExport
 }
 
 /** One training sequence: a prompt and a completion produced by the policy. */

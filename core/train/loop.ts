@@ -273,6 +273,7 @@ export const trainLoop = (s: TrainSetup, o: RunOptions): Effect.Effect<RunSummar
     }
     const state: TrainerState = resumeFrom?.state ?? { step: 0, wallSeconds: 0, peakValSuccess: null, finalValSuccess: null, miEma: {} }
     const scorer = yield* (yield* Scorer).make(started.policy)
+    if (opts.teacherForcing === "scorer") log(`teacher forcing: ${scorer?.forward ? `on scorer ${scorer.id}` : `scorer ${scorer?.id ?? "(none)"} has no forward: the policy's own`}`)
     const miEma: Record<string, MiEma> = structuredClone(state.miEma)
     const c: TrainContext = { s, policy: started.policy, ref: started.ref, scorer, miEma, resolveFilter: o.resolveFilter }
     const headline = `val/success@${tempLabel(opts.valTemperatures[0] ?? 0.5)}`

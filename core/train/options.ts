@@ -58,6 +58,12 @@ export const TrainOptions = Schema.Struct({
   gradDecompBuckets: dflt(PosInt, 6),
   /** CrossScorer backend (registry id) for the MI proxies. */
   scorer: dflt(Schema.String, "cpu"),
+  /**
+   * Where the update's teacher-forced passes run (recomputed old log-probs and values, the
+   * reference KL's log-probs): the policy's own forward (unset), or `scorer`, the scorer's
+   * device (webgpu) when it has a forward for the policy. No default, so unset runs keep their ids.
+   */
+  teacherForcing: Schema.optional(Schema.Literals(["policy", "scorer"])),
   /** Collapse warning (logged as collapse/warning) and the reference code's early-stopping rules (off by default). */
   collapse: dflt(CollapseThresholds, {}),
   // ---- update

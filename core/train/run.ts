@@ -25,7 +25,7 @@ export const trainProgram = (config: RunConfig | unknown, opts: TrainRunOptions)
     const setup = yield* resolveSetup(config)
     const registry = yield* Registry
     const resolveFilter = filterResolver(registry.data)
-    const services = Layer.mergeAll(ResultsStore.layer(opts.outDir), Scorer.layerOf(setup.scorerSpec, setup.scorerOptions))
+    const services = Layer.mergeAll(ResultsStore.layer(opts.outDir), Scorer.layerOf(setup.scorerSpec, setup.scorerOptions, registry.data))
     return yield* trainLoop(setup, { ...opts, resolveFilter }).pipe(Effect.provide(services))
   })
 

@@ -81,9 +81,12 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
         message: `${algoE.fullId} needs at least G = ${algo.minGroupSize} trajectories per prompt (group statistics), got G = ${config.G}; raise --G or use --algo ppo`
       })
     }
-    const scorerEntry = opts.diagEvery > 0 ? yield* registry.resolve("scorers", opts.scorer) : undefined
+    const scorerEntry = opts.diagEvery > 0 || opts.teacherForcing === "scorer" ? yield* registry.resolve("scorers", opts.scorer) : undefined
     if (!scorerEntry && config.scorerOptions !== undefined) {
-      return yield* new UsageError({ field: "scorerOptions", message: "scorerOptions is set but no scorer runs (train.diagEvery is 0); set train.diagEvery > 0 or leave scorerOptions out" })
+      return yield* new UsageError({
+        field: "scorerOptions",
+        message: "scorerOptions is set but no scorer runs (train.diagEvery is 0 and train.teacherForcing is not scorer); set train.diagEvery > 0 or leave scorerOptions out"
+      })
     }
     const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, config.scorerOptions ?? {}, "scorerOptions") : undefined
     const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context

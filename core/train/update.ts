@@ -56,12 +56,17 @@ export const prepare = async (c: TrainContext, trajs: ReadonlyArray<KeptTrajecto
   const flat: TrainItem[] = trajs.flatMap((t) => t.turns.map((u) => ({ prompt: u.prompt, tokens: u.completion.tokens })))
   let oldLp = trajs.flatMap((t) => t.turns.map((u) => u.completion.rawLogprobs))
   let values: Float32Array[] | undefined
+  // train.teacherForcing: scorer runs these passes on the scorer's device (WebGPU) when it can
+  const onScorer = s.opts.teacherForcing === "scorer" ? c.scorer?.forward?.bind(c.scorer) : undefined
   if (s.algo.needsValue || s.opts.recomputeOldLogprobs) {
-    const fw = await forwardValues(policy, flat)
+    const fw = (await onScorer?.(policy, flat)) ?? (await forwardValues(policy, flat))
     if (s.algo.needsValue) values = fw.map((f) => f.values)
     if (s.opts.recomputeOldLogprobs) oldLp = fw.map((f) => f.logprobs)
   }
-  const refLp = c.ref && s.opts.klCoef > 0 ? (await c.ref.score(flat.map((it) => ({ prompt: it.prompt, continuation: it.tokens })))).map((r) => r.logprobs) : undefined
+  const ref = c.ref && s.opts.klCoef > 0 ? c.ref : undefined
+  const refLp = ref
+    ? ((await onScorer?.(ref, flat))?.map((f) => f.logprobs) ?? (await ref.score(flat.map((it) => ({ prompt: it.prompt, continuation: it.tokens })))).map((r) => r.logprobs))
+    : undefined
   let k = 0
   const algoTrajs: AlgoTrajectory[] = trajs.map((t) => {
     const n = t.turns.length

@@ -7,8 +7,8 @@ import { writeFileAtomic } from "../../core/results/atomic.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
 import { Registry } from "../../core/registry.ts"
+import { scorerContext } from "../../core/services.ts"
 import { derive } from "../../core/rng.ts"
-import { decodeInput } from "../../core/schema/decode.ts"
 import { rollout, rolloutStats } from "../../core/train/rollout.ts"
 import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { type DiagnoseReport, entropyOf, filterOutcomes, groupsOf, miOf, rewardProfile } from "./diagnose.ts"
@@ -50,8 +50,7 @@ export default defineCommand({
         // Before any rollout: a server that cannot score prompts fails now, not after the samples.
         if (withMi) yield* userPromise(() => remote.checkScoring())
       }
-      const scorerE = withMi ? yield* registry.resolve("scorers", "cpu") : undefined
-      const scorer = scorerE ? yield* userPromise(async () => scorerE.value.make(await Effect.runPromise(decodeInput(scorerE.value.options, {}, "scorer")), policy)) : undefined
+      const scorer = withMi ? yield* userPromise(() => scorerContext(registry.data, policy).scorer("cpu")) : undefined
       const seeds = Array.from({ length: P }, (_, i) => seedStart + i)
       const setup = a
       const batch = yield* userPromise(() => rollout(policy, setup.rollout, seeds, G, derive(setup.seed, "diagnose", "rollout"))).pipe(withPromptHint(setup))

@@ -14,6 +14,7 @@ import type {
   SampleOptions,
   ScoreRequest,
   ScoreResult,
+  ScoringExport,
   SftOptions,
   SftProgress,
   SftResult,
@@ -49,6 +50,9 @@ export interface TinyLMSettings {
 
 export const FORMAT = "ragen-bench-tinylm-1"
 
+/** Tells two policies' weights apart in ScoringExport.version (a snapshot starts at weightsVersion 0 too). */
+let instances = 0
+
 /** A loaded chunk: Bp prefix rows of Tp positions, B rows of Tb, M scored positions. */
 interface Shape {
   readonly Bp: number
@@ -79,6 +83,7 @@ export class TinyLMPolicy implements TrainablePolicy {
   weightsVersion = 0
   private readonly scratch: SamplerScratch
   private readonly promptCache = new Map<string, Int32Array>()
+  private readonly instance = ++instances
 
   constructor(tokenizer: Tokenizer, settings: TinyLMSettings, trainable = true) {
     const bad = checkConfig(settings.config)
@@ -307,10 +312,25 @@ export class TinyLMPolicy implements TrainablePolicy {
     this.t = 0
   }
 
+  /** The GPT's weights by name (views of model.params), its config and the tokenizer (the WebGPU scorer). */
+  exportForScoring(): ScoringExport {
+    const tok = this.tokenizer
+    return {
+      architecture: "gpt2",
+      config: { ...this.settings.config },
+      weights: new Map(this.model.tensors.map((t) => [t.name, this.model.p[t.name]!])),
+      sharePrefix: this.settings.sharePrefix !== false,
+      encodePrompt: (s) => this.encodePrompt(s),
+      encode: (s) => tok.encode(s),
+      decode: (t) => tok.decode(t),
+      version: () => `${this.instance}.${this.weightsVersion}`
+    }
+  }
+
   async snapshot(): Promise<Policy> {
     const copy = new TinyLMPolicy(this.tokenizer, this.settings, false)
     copy.model.params.set(this.model.params)
-    return { id: "tinylm-snapshot", sample: (p, o, r) => copy.sample(p, o, r), score: (r) => copy.score(r) }
+    return { id: "tinylm-snapshot", sample: (p, o, r) => copy.sample(p, o, r), score: (r) => copy.score(r), exportForScoring: () => copy.exportForScoring() }
   }
 
   async save(path: string, options: { readonly optimizer?: boolean } = {}): Promise<void> {

@@ -30,7 +30,10 @@ export const requestDevice = async (gpu: GPU, via: Acquired["via"]): Promise<Att
   const name = describeAdapter(adapter)
   const L = adapter.limits
   try {
+    // timestamp-query when the adapter has it: per-kernel profiles (profile.ts); nothing else uses it
+    const requiredFeatures: GPUFeatureName[] = adapter.features.has("timestamp-query") ? ["timestamp-query"] : []
     const device = await adapter.requestDevice({
+      requiredFeatures,
       requiredLimits: { maxStorageBufferBindingSize: L.maxStorageBufferBindingSize, maxBufferSize: L.maxBufferSize }
     })
     return { device, adapter: name, via }

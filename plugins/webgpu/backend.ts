@@ -2,10 +2,11 @@
  * Where the engine runs: in this process on a device from adapter.ts (navigator.gpu or Dawn), or
  * in a Deno child process (child.ts). Both answer the same three calls; failures are GpuFailure.
  */
-import type { ModelConfig } from "../tinylm/config.ts"
+import type { ModelConfig } from "../tinylm/index.ts"
 import type { Acquired } from "./adapter.ts"
-import { type EngineScores, ForwardEngine, Pipelines } from "./engine.ts"
+import { type EngineScores, type EngineStats, ForwardEngine, Pipelines } from "./engine.ts"
 import type { ScoreRow } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile } from "./plan.ts"
 
 export interface GpuBackend {
   /** How the device was reached: "navigator.gpu", "dawn", "deno child (navigator.gpu)". */
@@ -22,6 +23,10 @@ export interface GpuBackend {
 
 export interface BackendOptions {
   readonly maxPositions: number
+  /** plan.ts's dispatch list (default epilogues). */
+  readonly fuse?: Fuse
+  /** plan.ts's matmul tile edge (default 64). */
+  readonly tile?: Tile
 }
 
 export class InProcessBackend implements GpuBackend {
@@ -44,7 +49,12 @@ export class InProcessBackend implements GpuBackend {
     if (!this.engine || key !== this.key) {
       this.engine?.destroy()
       this.pipes ??= await Pipelines.create(this.got.device)
-      this.engine = await ForwardEngine.create(this.got.device, config, { maxPositions: this.options.maxPositions }, this.pipes)
+      this.engine = await ForwardEngine.create(
+        this.got.device,
+        config,
+        { maxPositions: this.options.maxPositions, fuse: this.options.fuse ?? FUSE_DEFAULT, tile: this.options.tile ?? TILE_DEFAULT },
+        this.pipes
+      )
       this.key = key
     }
     return this.engine.setWeights(params, version)
@@ -58,6 +68,16 @@ export class InProcessBackend implements GpuBackend {
   async loseDevice(): Promise<void> {
     this.got.device.destroy()
     await this.got.device.lost
+  }
+
+  /** Per-kernel GPU time from now on (benchmarks; ForwardEngine.profile), undefined without timestamp-query. */
+  profile(): ReturnType<ForwardEngine["profile"]> {
+    return this.engine?.profile()
+  }
+
+  /** What the engine moved so far (benchmarks). */
+  get stats(): EngineStats | undefined {
+    return this.engine?.stats
   }
 
   close(): void {

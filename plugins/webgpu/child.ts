@@ -11,11 +11,12 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { projectRoot } from "../../core/runtime.ts"
-import type { ModelConfig } from "../tinylm/config.ts"
+import type { ModelConfig } from "../tinylm/index.ts"
 import type { BackendOptions, GpuBackend } from "./backend.ts"
 import { type EngineScores, GpuFailure, type GpuFailureKind } from "./engine.ts"
 import { encodeFrame, type Frame, FrameReader } from "./frames.ts"
 import { packRows, type ScoreRow } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile } from "./plan.ts"
 
 export const defaultDenoPath = (): string => process.env.RAGEN_DENO ?? join(projectRoot, "node_modules", ".bin", "deno")
 export const workerPath = (): string => join(projectRoot, "plugins", "webgpu", "worker.ts")
@@ -62,6 +63,8 @@ export class DenoChildBackend implements GpuBackend {
   static async start(options: BackendOptions & { readonly deno?: string }): Promise<DenoChildBackend | { reason: string }> {
     const b = new DenoChildBackend(options.deno ?? defaultDenoPath())
     b.maxPositions = options.maxPositions
+    b.fuse = options.fuse ?? FUSE_DEFAULT
+    b.tile = options.tile ?? TILE_DEFAULT
     try {
       const f = await b.next()
       if (f.header.op === "ready") {
@@ -79,6 +82,8 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   private maxPositions = 16384
+  private fuse: Fuse = FUSE_DEFAULT
+  private tile: Tile = TILE_DEFAULT
 
   // Keep the event loop alive only while a reply is awaited.
   private busy(): void {
@@ -120,7 +125,7 @@ export class DenoChildBackend implements GpuBackend {
   }
 
   async setWeights(config: ModelConfig, params: Float32Array, version: string): Promise<boolean> {
-    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions }, params)
+    const f = await this.request({ op: "weights", config, version, maxPositions: this.maxPositions, fuse: this.fuse, tile: this.tile }, params)
     return f.header.uploaded === true
   }
 
@@ -132,7 +137,12 @@ export class DenoChildBackend implements GpuBackend {
     const out: EngineScores = { sum: x.slice(0, R), mean: x.slice(R, 2 * R) }
     if (!opts.tokenLogprobs) return out
     let o = 2 * R
-    return { ...out, tokens: rows.map((r) => x.slice(o, (o += r.scored))) }
+    const part = () => rows.map((r) => x.slice(o, (o += r.scored)))
+    const tokens = part(),
+      entropy = part(),
+      values = part()
+    if (o > x.length) throw new GpuFailure("device-lost", `webgpu: the Deno worker answered ${x.length} floats, ${o} expected`)
+    return { ...out, tokens, entropy, values }
   }
 
   async loseDevice(): Promise<void> {

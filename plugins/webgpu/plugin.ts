@@ -8,11 +8,12 @@
 import { Schema } from "effect"
 import { withDefault as dflt } from "../../core/schema/defaults.ts"
 import { definePlugin } from "../../core/contracts/index.ts"
-import type { Policy, ScorerSpec } from "../../core/contracts/index.ts"
+import type { CrossScorer, Policy, ScorerContext, ScorerSpec } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
 import { noteRuntime } from "../../core/runtime.ts"
-import { makeCpuScorer } from "../scorers/cpu.ts"
-import { makeWebGpuScorer, openBackend, tinylmView, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
+import { probeOnce } from "./doctor.ts"
+import { makeWebGpuScorer, openBackend, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
+import { modelView } from "./view.ts"
 
 export const WebGpuOptions = Schema.Struct({
   /** Where the forward runs: auto (navigator.gpu, then Dawn, then a Deno child), or one of them only. */
@@ -28,26 +29,28 @@ export type WebGpuOptions = typeof WebGpuOptions.Type
 
 const log = (line: string) => console.error(line)
 
+/** The registry's CPU scorer for the policy: the fallback after a GPU failure, and auto's choice without a GPU. */
+const cpuOf = (o: WebGpuScorerOptions, ctx: ScorerContext): Promise<CrossScorer> => ctx.scorer("cpu", { batchSize: o.batchSize })
+
 /** The GPU scorer, or the reasons there is none. */
-const tryGpu = async (o: WebGpuScorerOptions, policy: Policy, hardwareOnly: boolean): Promise<WebGpuScorer | { reasons: string[] }> => {
-  const view = tinylmView(policy)
-  if ("reason" in view) return { reasons: [view.reason] }
-  const { backend, reasons } = await openBackend(o.backend, o, hardwareOnly)
-  if (!backend) return { reasons }
-  const s = makeWebGpuScorer(policy, view, backend, o)
+const tryGpu = async (o: WebGpuScorerOptions, policy: Policy, ctx: ScorerContext, hardwareOnly: boolean): Promise<WebGpuScorer | { why: string }> => {
+  const view = modelView(policy)
+  if ("reason" in view) return { why: view.reason }
+  const { backend, reasons, diagnosis } = await openBackend(o.backend, o, hardwareOnly)
+  if (!backend) return { why: `${diagnosis} [tried ${reasons.join("; ")}]` }
+  const s = makeWebGpuScorer(view, backend, await cpuOf(o, ctx))
   noteRuntime("scorer", `webgpu: ${s.backendName()}`)
   return s
 }
 
 export const webgpuScorerSpec: ScorerSpec<WebGpuOptions> = {
   id: "webgpu",
+  probe: async () => (await probeOnce()).line,
   description: "Cross-scores on WebGPU (WGSL forward of the tinylm policy): navigator.gpu, Dawn, or a Deno child",
   options: WebGpuOptions,
-  make: async (o, policy) => {
-    const s = await tryGpu(o, policy, false)
-    if ("reasons" in s) {
-      throw new UsageError({ field: "scorer", message: `scorer webgpu: no WebGPU device (${s.reasons.join("; ")}); use scorer: auto (falls back to the CPU) or scorer: cpu` })
-    }
+  make: async (o, policy, ctx) => {
+    const s = await tryGpu(o, policy, ctx, false)
+    if ("why" in s) throw new UsageError({ field: "scorer", message: `scorer webgpu: no WebGPU device: ${s.why}; or use scorer: auto (falls back to the CPU) or scorer: cpu` })
     log(`scorer webgpu: ${s.backendName()}`)
     return s
   }
@@ -55,14 +58,15 @@ export const webgpuScorerSpec: ScorerSpec<WebGpuOptions> = {
 
 export const autoScorerSpec: ScorerSpec<WebGpuOptions> = {
   id: "auto",
+  probe: async () => (await probeOnce()).line,
   description: "WebGPU cross-scoring when an adapter is found, else the CPU scorer (logs which and why)",
   options: WebGpuOptions,
-  make: async (o, policy) => {
-    const s = await tryGpu(o, policy, true)
-    if ("reasons" in s) {
+  make: async (o, policy, ctx) => {
+    const s = await tryGpu(o, policy, ctx, true)
+    if ("why" in s) {
       noteRuntime("scorer", "cpu (auto)")
-      log(`scorer auto: cpu, because ${s.reasons.join("; ")}`)
-      return makeCpuScorer(policy, { batchSize: o.batchSize })
+      log(`scorer auto: cpu, because ${s.why}`)
+      return cpuOf(o, ctx)
     }
     log(`scorer auto: webgpu, ${s.backendName()}`)
     return s

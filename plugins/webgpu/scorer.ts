@@ -11,16 +11,18 @@
  * typed error (errors.ts): one warning, then this call and every later one go to the CPU scorer.
  */
 import type { CrossScorer, CrossScores, Policy } from "../../core/contracts/index.ts"
-import { makeCpuScorer } from "../scorers/cpu.ts"
-import type { ModelConfig } from "../tinylm/config.ts"
 import { isSoftwareAdapter, navigatorGpu, requestDevice } from "./adapter.ts"
 import { type GpuBackend, InProcessBackend } from "./backend.ts"
 import { DenoChildBackend } from "./child.ts"
 import { dawnGpu } from "./dawn.ts"
+import { probeWebGpu } from "./doctor.ts"
 import { GpuFailure } from "./engine.ts"
 import { fromFailure, WebGpuRejected, type WebGpuError } from "./errors.ts"
 import { crossBatch } from "./cross.ts"
-import { parameterLayout, type ScoreRow } from "./layout.ts"
+import type { ScoreRow } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile } from "./plan.ts"
+import { gpuForward } from "./teacher.ts"
+import { type ModelView, modelView } from "./view.ts"
 
 export type BackendChoice = "auto" | "navigator" | "dawn" | "deno"
 
@@ -33,99 +35,52 @@ export interface WebGpuScorerOptions {
   readonly batchSize: number
   /** The Deno binary for the child backend (default node_modules/.bin/deno, or $RAGEN_DENO). */
   readonly deno?: string | undefined
+  /** plan.ts's dispatch list (default epilogues; benchmarks compare the others). */
+  readonly fuse?: Fuse
+  /** plan.ts's matmul tile edge (default 64). */
+  readonly tile?: Tile
 }
 
 export const defaultWebGpuOptions: WebGpuScorerOptions = { backend: "auto", maxPositions: 16384, batchSize: 64 }
 
-/** What the scorer reads from a tinylm policy (plugins/tinylm/policy.ts TinyLMPolicy). */
-export interface TinyLMView {
-  readonly config: ModelConfig
-  readonly params: Float32Array
-  readonly sharePrefix: boolean
-  encodePrompt(prompt: string): Int32Array
-  encode(text: string): Int32Array
-  /** Changes whenever the weights do. */
-  version(): string
-}
-
-/**
- * The tinylm policy's weights, config and tokenizer, or why this policy cannot be scored on the
- * GPU. Read by shape (no import of the CPU model, which pulls in its WASM kernels): a policy
- * object with `model.params`, `model.config`, `model.tensors` in GPT's layout and a tokenizer.
- * The version is the policy's `weightsVersion` counter when it has one, else its optimizer step
- * and a 32-bit hash of the weights (a full pass: ≈ 1 ms per million parameters, far below a
- * scoring call), so a checkpoint loaded at the same step is still seen as new weights.
- */
-export const tinylmView = (policy: Policy): TinyLMView | { reason: string } => {
-  const p = policy as unknown as {
-    model?: { params?: unknown; config?: ModelConfig; tensors?: ReadonlyArray<{ name: string; offset: number; size: number }> }
-    tokenizer?: { encode?: (s: string) => Int32Array }
-    encodePrompt?: (s: string) => Int32Array
-    settings?: { sharePrefix?: boolean }
-    t?: number
-    weightsVersion?: number
-  }
-  const m = p.model
-  if (!m || !(m.params instanceof Float32Array) || !m.config || !m.tensors || typeof p.tokenizer?.encode !== "function" || typeof p.encodePrompt !== "function") {
-    return { reason: `policy ${policy.id} has no tinylm weights to run on the GPU` }
-  }
-  const { slots, total } = parameterLayout(m.config)
-  const same = m.tensors.length === slots.size && m.tensors.every((t) => slots.get(t.name)?.offset === t.offset && slots.get(t.name)?.size === t.size)
-  if (!same || m.params.length < total) return { reason: `policy ${policy.id}: parameter layout differs from plugins/webgpu/layout.ts` }
-  const params = m.params.subarray(0, total)
-  const words = new Uint32Array(params.buffer, params.byteOffset, params.length)
-  const tok = p.tokenizer
-  return {
-    config: m.config,
-    params,
-    sharePrefix: p.settings?.sharePrefix !== false,
-    encodePrompt: (s) => p.encodePrompt!.call(policy, s),
-    encode: (s) => tok.encode!.call(tok, s),
-    version: () => {
-      if (typeof p.weightsVersion === "number") return `v${p.weightsVersion}`
-      let h = 0x811c9dc5
-      for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 16777619)
-      return `t${p.t ?? 0}:${(h >>> 0).toString(16)}`
-    }
-  }
-}
-
 /**
  * Try the backends in order; the first device wins, each miss leaves its reason. With
- * `hardwareOnly` (scorer: auto) a software adapter is a miss too.
+ * `hardwareOnly` (scorer: auto) a software adapter is a miss too. When none is taken, the
+ * adapter probe (doctor.ts) says why in one line and names the fix.
  */
-export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly = false): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
+export const openBackend = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly = false): Promise<{ backend?: GpuBackend; reasons: string[]; diagnosis?: string }> => {
+  const got = await tryBackends(choice, options, hardwareOnly)
+  if (got.backend) return got
+  return { ...got, diagnosis: (await probeWebGpu({ deno: options.deno })).line }
+}
+
+const tryBackends = async (choice: BackendChoice, options: WebGpuScorerOptions, hardwareOnly: boolean): Promise<{ backend?: GpuBackend; reasons: string[] }> => {
   const reasons: string[] = []
-  const bo = { maxPositions: options.maxPositions }
+  const bo = { maxPositions: options.maxPositions, fuse: options.fuse ?? FUSE_DEFAULT, tile: options.tile ?? TILE_DEFAULT }
   const accept = (b: GpuBackend): boolean => {
     if (!hardwareOnly || !isSoftwareAdapter(b.adapter)) return true
     reasons.push(`${b.via}: adapter ${b.adapter} rejected: a software rasterizer, slower than the CPU scorer (scorer: webgpu uses it anyway)`)
     b.close()
     return false
   }
+  const inProcess = async (gpu: GPU, via: "navigator.gpu" | "dawn"): Promise<GpuBackend | undefined> => {
+    const got = await requestDevice(gpu, via)
+    if (!("device" in got)) return void reasons.push(got.reason)
+    const b = new InProcessBackend(got, bo)
+    if (accept(b)) return b
+    got.device.destroy()
+    return undefined
+  }
   if (choice === "auto" || choice === "navigator") {
     const gpu = navigatorGpu()
-    if (gpu) {
-      const got = await requestDevice(gpu, "navigator.gpu")
-      if ("device" in got) {
-        const b = new InProcessBackend(got, bo)
-        if (accept(b)) return { backend: b, reasons }
-        got.device.destroy()
-      } else reasons.push(got.reason)
-    } else reasons.push("navigator.gpu: this runtime has none")
+    const b = gpu ? await inProcess(gpu, "navigator.gpu") : void reasons.push("navigator.gpu: this runtime has none")
+    if (b) return { backend: b, reasons }
   }
   const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined
   if ((choice === "auto" && !isDeno) || choice === "dawn") {
     const gpu = await dawnGpu()
-    if ("reason" in gpu) reasons.push(gpu.reason)
-    else {
-      const got = await requestDevice(gpu, "dawn")
-      if ("device" in got) {
-        const b = new InProcessBackend(got, bo)
-        if (accept(b)) return { backend: b, reasons }
-        got.device.destroy()
-      } else reasons.push(got.reason)
-    }
+    const b = "reason" in gpu ? void reasons.push(gpu.reason) : await inProcess(gpu, "dawn")
+    if (b) return { backend: b, reasons }
   }
   if ((choice === "auto" && !isDeno) || choice === "deno") {
     const b = await DenoChildBackend.start({ ...bo, deno: options.deno })
@@ -143,10 +98,11 @@ export interface WebGpuScorer extends CrossScorer {
   /** Score with per-token log-probs too (parity tests). */
   readonly scoreRows: (rows: ReadonlyArray<ScoreRow>) => Promise<{ sum: Float32Array; mean: Float32Array; tokens: Float32Array[] }>
   readonly close: () => void
+  readonly forward: NonNullable<CrossScorer["forward"]>
 }
 
-export const makeWebGpuScorer = (policy: Policy, view: TinyLMView, backend: GpuBackend, options: WebGpuScorerOptions, warn: (line: string) => void = (l) => console.error(l)): WebGpuScorer => {
-  const cpu = makeCpuScorer(policy, { batchSize: options.batchSize })
+/** The scorer on `backend`; `cpu` (the registry's CPU scorer for the same policy) answers after a GPU failure. */
+export const makeWebGpuScorer = (view: ModelView, backend: GpuBackend, cpu: CrossScorer, warn: (line: string) => void = (l) => console.error(l)): WebGpuScorer => {
   let failed: WebGpuError | undefined
   const name = `${backend.via} on ${backend.adapter}`
   const fail = (e: unknown): WebGpuError => {
@@ -156,7 +112,16 @@ export const makeWebGpuScorer = (policy: Policy, view: TinyLMView, backend: GpuB
     backend.close()
     return err
   }
-  const upload = () => backend.setWeights(view.config, view.params, view.version())
+  const upload = () => backend.setWeights(view.config, view.params(), view.version())
+  // teacher forcing runs whichever policy it is given (the live one, the KL reference): a view each
+  const views = new WeakMap<Policy, ModelView | null>()
+  const viewOf = (p: Policy): ModelView | undefined => {
+    if (!views.has(p)) {
+      const v = modelView(p)
+      views.set(p, "reason" in v ? null : v)
+    }
+    return views.get(p) ?? undefined
+  }
   const gpuScore = async (reasonings: ReadonlyArray<string>, prompts: ReadonlyArray<string>): Promise<CrossScores> => {
     const batch = crossBatch(reasonings, prompts, { ctx: view.config.ctx, sharePrefix: view.sharePrefix, encodePrompt: view.encodePrompt, encode: view.encode })
     await upload()
@@ -175,6 +140,16 @@ export const makeWebGpuScorer = (policy: Policy, view: TinyLMView, backend: GpuB
       } catch (e) {
         fail(e)
         return cpu.score(reasonings, prompts)
+      }
+    },
+    forward: async (policy, items) => {
+      const v = failed ? undefined : viewOf(policy)
+      if (!v) return undefined
+      try {
+        return await gpuForward(v, backend, items)
+      } catch (e) {
+        fail(e)
+        return undefined
       }
     },
     loseDevice: () => backend.loseDevice(),

@@ -2,15 +2,17 @@
  * The Deno WebGPU worker (run by child.ts as `deno run worker.ts`): the engine on Deno's
  * navigator.gpu, driven by frames on stdin, answering on stdout (frames.ts). Used when the
  * host runtime (Bun) has no WebGPU of its own and Dawn finds no adapter.
- * Requests: weights {config, version, maxPositions} + f32 params; score {tokenLogprobs} + packed
+ * Requests: weights {config, version, maxPositions, fuse, tile} + f32 params; score {tokenLogprobs} + packed
  * rows (layout.ts); lose {} (tests: destroys the device). Answers: ready {adapter} or
- * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R, tokens…]) / error {kind, message}.
+ * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R], then with tokenLogprobs each row's log-probs, entropies,
+ * values) / error {kind, message}.
  */
-import type { ModelConfig } from "../tinylm/config.ts"
+import type { ModelConfig } from "../tinylm/index.ts"
 import { requestDevice } from "./adapter.ts"
 import { ForwardEngine, GpuFailure, Pipelines } from "./engine.ts"
 import { encodeFrame, FrameReader } from "./frames.ts"
 import { unpackRows } from "./layout.ts"
+import { FUSE_DEFAULT, type Fuse, TILE_DEFAULT } from "./plan.ts"
 
 declare const Deno: { stdin: { readable: ReadableStream<Uint8Array> }; stdout: { writable: WritableStream<Uint8Array> } }
 
@@ -36,10 +38,15 @@ if ("reason" in got) {
         if (pipes instanceof Error) throw pipes
         if (h.op === "weights") {
           const config = h.config as ModelConfig
-          const key = JSON.stringify([config, h.maxPositions])
+          const key = JSON.stringify([config, h.maxPositions, h.fuse, h.tile])
           if (!engine || key !== engineKey) {
             engine?.destroy()
-            engine = await ForwardEngine.create(device, config, { maxPositions: h.maxPositions as number }, pipes)
+            engine = await ForwardEngine.create(
+              device,
+              config,
+              { maxPositions: h.maxPositions as number, fuse: (["none", "epilogues", "all"].includes(h.fuse as string) ? h.fuse : FUSE_DEFAULT) as Fuse, tile: h.tile === 32 ? 32 : TILE_DEFAULT },
+              pipes
+            )
             engineKey = key
           }
           const uploaded = engine.setWeights(new Float32Array(f.payload), String(h.version))
@@ -48,12 +55,12 @@ if ("reason" in got) {
           if (!engine) throw new Error("score before weights")
           const rows = unpackRows(new Int32Array(f.payload))
           const r = await engine.score(rows, { tokenLogprobs: h.tokenLogprobs === true })
-          const nTok = r.tokens?.reduce((s, t) => s + t.length, 0) ?? 0
-          const out = new Float32Array(2 * rows.length + nTok)
+          const perToken = [...(r.tokens ?? []), ...(r.entropy ?? []), ...(r.values ?? [])]
+          const out = new Float32Array(2 * rows.length + perToken.reduce((s, t) => s + t.length, 0))
           out.set(r.sum, 0)
           out.set(r.mean, rows.length)
           let o = 2 * rows.length
-          for (const t of r.tokens ?? []) out.set(t, o), (o += t.length)
+          for (const t of perToken) out.set(t, o), (o += t.length)
           await send({ op: "scores", rows: rows.length }, out)
         } else if (h.op === "lose") {
           device.destroy()

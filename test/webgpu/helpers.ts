@@ -6,7 +6,13 @@
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
+import { Effect } from "effect"
+import type { Policy, ScorerContext } from "../../core/contracts/index.ts"
+import { buildRegistry } from "../../core/registry.ts"
+import { scorerContext } from "../../core/services.ts"
+import scorersPlugin from "../../plugins/scorers/plugin.ts"
 import { defaultDenoPath, workerEnv } from "../../plugins/webgpu/child.ts"
+import webgpuPlugin from "../../plugins/webgpu/plugin.ts"
 import { root } from "../helpers/cli.ts"
 
 export const deno = defaultDenoPath()
@@ -50,3 +56,6 @@ export const requireAdapter = (what: string): boolean => {
   console.log(`skipping ${what}: ${why}`)
   return false
 }
+
+/** A scorer context over a registry of the CPU and WebGPU scorer plugins (what the trainer passes). */
+export const scorerCtx = (policy: Policy): ScorerContext => scorerContext(Effect.runSync(buildRegistry([scorersPlugin, webgpuPlugin])), policy)

@@ -13,6 +13,7 @@ import { headForward } from "../../plugins/tinylm/kernels/head.ts"
 import { layernormForward } from "../../plugins/tinylm/kernels/layernorm.ts"
 import { matmulForward } from "../../plugins/tinylm/kernels/matmul.ts"
 import { residualForward } from "../../plugins/tinylm/kernels/residual.ts"
+import { valueForward } from "../../plugins/tinylm/kernels/value.ts"
 import { groupsFor, type Pipelines, runKernel } from "../../plugins/webgpu/engine.ts"
 
 export interface ErrorReport {
@@ -43,6 +44,9 @@ const randn = (n: number, rng: Rng, s = 1): Float32Array => {
 }
 
 /** Tolerances stated per kernel (float32 on the GPU against float64 sums on the CPU). */
+/** The matmul's fusions off (plan.ts's unfused list). */
+const PLAIN = { epi: 0, ln: 0, lnw: 0, lnb: 0 }
+
 export const KERNEL_TOLERANCE = { abs: 1e-5, rel: 2e-3 } as const
 
 export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise<Record<string, ErrorReport>> => {
@@ -64,8 +68,54 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     w.set(b, n * k)
     const a = new Float32Array(m * k + m * n)
     a.set(inp, 0)
-    const got = await runKernel(device, pipes, "matmul", { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: bias ? 1 : 0 }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
+    const got = await runKernel(device, pipes, "matmul", { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: bias ? 1 : 0, ...PLAIN }, groupsFor("matmul", 0, m, n), w, a, new Int32Array(4))
     out[`matmul ${m}x${k}x${n}${bias ? " +bias" : ""}`] = compare(got.subarray(m * k), ref)
+  }
+
+  // the fused matmuls (plan.ts): LayerNorm prologue + GELU epilogue, and the residual epilogue,
+  // against the CPU kernels they replace run one after the other
+  {
+    const m = 70,
+      k = 64,
+      n = 200
+    const x = randn(m * k, rng, 2),
+      W = randn(n * k, rng, 0.2),
+      b = randn(n, rng),
+      lw = randn(k, rng),
+      lb = randn(k, rng),
+      res = randn(m * n, rng)
+    const ln = new Float32Array(m * k)
+    layernormForward(ln, new Float32Array(m), new Float32Array(m), x, lw, lb, m, k)
+    const mmOut = new Float32Array(m * n)
+    matmulForward(mmOut, ln, W, b, m, k, n)
+    const refGelu = new Float32Array(m * n)
+    geluForward(refGelu, mmOut, m * n)
+    const w = new Float32Array(n * k + n + 2 * k)
+    w.set(W, 0)
+    w.set(b, n * k)
+    w.set(lw, n * k + n)
+    w.set(lb, n * k + n + k)
+    const a = new Float32Array(m * k + m * n)
+    a.set(x, 0)
+    const fused = { m, k, n, inp: 0, out: m * k, wt: 0, bias: n * k, hasbias: 1, epi: 1, ln: 1, lnw: n * k + n, lnb: n * k + n + k }
+    for (const mk of ["matmul", "matmul32"] as const) {
+      const got = await runKernel(device, pipes, mk, fused, groupsFor(mk, 0, m, n), w, a, new Int32Array(4))
+      out[`${mk} ${m}x${k}x${n} LayerNorm prologue + GELU epilogue`] = compare(got.subarray(m * k), refGelu)
+      const plain = await runKernel(device, pipes, mk, { ...fused, ...PLAIN }, groupsFor(mk, 0, m, n), w, a, new Int32Array(4))
+      const refPlain = new Float32Array(m * n)
+      matmulForward(refPlain, x, W, b, m, k, n)
+      if (mk === "matmul32") out[`matmul32 ${m}x${k}x${n} +bias`] = compare(plain.subarray(m * k), refPlain)
+    }
+    // residual: out += x · W^T + b (out holds the residual stream)
+    const mm2 = new Float32Array(m * n)
+    matmulForward(mm2, x, W, b, m, k, n)
+    const refRes = new Float32Array(m * n)
+    residualForward(refRes, res, mm2, m * n)
+    a.set(res, m * k)
+    for (const mk of ["matmul", "matmul32"] as const) {
+      const got2 = await runKernel(device, pipes, mk, { ...fused, epi: 2, ln: 0 }, groupsFor(mk, 0, m, n), w, a, new Int32Array(4))
+      out[`${mk} ${m}x${k}x${n} residual epilogue`] = compare(got2.subarray(m * k), refRes)
+    }
   }
 
   // layernorm: plain, and gathered rows (usemap)
@@ -174,17 +224,12 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     src.forEach((n, k) => want.set(ref.subarray(n * C, (n + 1) * C), k * C))
     const ids = Int32Array.from([...seg, ...starts, ...sp0, ...sp])
     const S = starts.length
-    const got = await runKernel(
-      device,
-      pipes,
-      "attention",
-      { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S },
-      groupsFor("attention", Nk * NH),
-      new Float32Array(4),
-      a,
-      ids
-    )
-    out[`attention prefixed ${Bp} prefixes + ${B} rows, C${C} NH${NH}`] = compare(got.subarray(Nk * 3 * C), want)
+    // the generic kernel and the one for head sizes ≤ 16 (hs = 8 here)
+    for (const k of ["attention", "attention16"] as const) {
+      const params = { total: Nk, c: C, nh: NH, qkv: 0, out: Nk * 3 * C, seg: 0, sstart: Nk, sp0: Nk + S, sp: Nk + 2 * S }
+      const got = await runKernel(device, pipes, k, params, groupsFor(k, Nk * NH), new Float32Array(4), a, ids)
+      out[`${k} prefixed ${Bp} prefixes + ${B} rows, C${C} NH${NH}`] = compare(got.subarray(Nk * 3 * C), want)
+    }
   }
 
   // gelu (in place) over a wide range, residual
@@ -207,19 +252,39 @@ export const kernelParity = async (device: GPUDevice, pipes: Pipelines): Promise
     out[`residual ${n}`] = compare(gotR.subarray(2 * n), refR)
   }
 
-  // head: log-softmax over V real entries of Vp, gather of the target
+  // head: log-softmax over V real entries of Vp, gather of the target, entropy
   {
     const M = 9,
       V = 300,
       Vp = 304
     const logits = randn(M * Vp, rng, 3)
     const tgt = Int32Array.from({ length: M }, () => rng.int(V))
-    const lp = new Float32Array(M)
-    headForward(new Float32Array(M * Vp), lp, new Float32Array(M), logits, tgt, M, V, Vp)
-    const a = new Float32Array(M * Vp + M)
+    const lp = new Float32Array(M),
+      ent = new Float32Array(M)
+    headForward(new Float32Array(M * Vp), lp, ent, logits, tgt, M, V, Vp)
+    const a = new Float32Array(M * Vp + 2 * M)
     a.set(logits, 0)
-    const got = await runKernel(device, pipes, "head", { m: M, v: V, vp: Vp, logits: 0, lp: M * Vp, tgt: 0 }, groupsFor("head", M), new Float32Array(4), a, tgt)
-    out[`head log-softmax+gather ${M}x${V}`] = compare(got.subarray(M * Vp), lp)
+    const got = await runKernel(device, pipes, "head", { m: M, v: V, vp: Vp, logits: 0, lp: M * Vp, tgt: 0, ent: M * Vp + M }, groupsFor("head", M), new Float32Array(4), a, tgt)
+    out[`head log-softmax+gather ${M}x${V}`] = compare(got.subarray(M * Vp, M * Vp + M), lp)
+    out[`head entropy ${M}x${V}`] = compare(got.subarray(M * Vp + M), ent)
+  }
+
+  // value head: v = h · w + b on gathered rows
+  {
+    const M = 300,
+      C = 72
+    const h = randn(M * C, rng),
+      wv = randn(C, rng, 0.3),
+      b = randn(1, rng)
+    const ref = new Float32Array(M)
+    valueForward(ref, h, wv, b, M, C)
+    const w = new Float32Array(C + 1)
+    w.set(wv, 0)
+    w.set(b, C)
+    const a = new Float32Array(M * C + M)
+    a.set(h, 0)
+    const got = await runKernel(device, pipes, "value", { m: M, c: C, inp: 0, wt: 0, bs: C, out: M * C }, groupsFor("value", M), w, a, new Int32Array(4))
+    out[`value ${M}x${C}`] = compare(got.subarray(M * C), ref)
   }
 
   // reduce: per-row sum and per-token mean (over the whole continuation; 0 for an empty one)

@@ -7,6 +7,8 @@
  *   per-token mean        max abs ≤ 1e-4
  *   sum (≤ 127 tokens)    max abs ≤ 1e-3
  *   MI proxies            max abs ≤ 1e-4, the retrieval/recall counts and the regime equal
+ *   teacher forcing       log-probs, entropies, values (policy.forward) and the reference's
+ *                         log-probs and entropies (snapshot.score): max abs ≤ 1e-4
  */
 import { describe, expect, test } from "bun:test"
 import { requireAdapter, runDeno } from "./helpers.ts"
@@ -27,11 +29,29 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
       expect(e.maxAbs).toBeLessThanOrEqual(KERNEL_TOLERANCE.abs)
       expect(e.maxRel).toBeLessThanOrEqual(KERNEL_TOLERANCE.rel)
     }
-    expect(Object.keys(j.kernels).length).toBe(10)
+    expect(Object.keys(j.kernels).length).toBe(18)
     const m = j.model
     table.push(`model token log-probs  max abs ${m.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenLogprobs.n}`)
     table.push(`model per-token mean   max abs ${m.tokenMean.maxAbs.toExponential(2)} (tol 1e-4) n=${m.tokenMean.n}`)
     table.push(`model sum              max abs ${m.sum.maxAbs.toExponential(2)} (tol 1e-3) n=${m.sum.n}`)
+    // each dispatch list (plan.ts Fuse) on the same rows
+    for (const [fuse, u] of Object.entries(j.lists) as [string, { tokenLogprobs: { maxAbs: number; n: number }; dispatches: number; engine: unknown; plan: unknown }][]) {
+      table.push(`fuse ${fuse.padEnd(9)} token log-probs max abs ${u.tokenLogprobs.maxAbs.toExponential(2)} (tol 1e-4) n=${u.tokenLogprobs.n}, ${u.dispatches} dispatches`)
+      expect(u.tokenLogprobs.n).toBe(m.tokenLogprobs.n)
+      expect(u.tokenLogprobs.maxAbs).toBeLessThanOrEqual(1e-4)
+      // what the engine counted for the call is what plan.ts planStats counts on the host
+      expect(u.engine).toEqual(u.plan)
+    }
+    // the profiler times every planned dispatch once and changes no number (lavapipe has timestamp-query)
+    if (typeof j.profile === "string") console.log(`profile: ${j.profile}`)
+    else {
+      table.push(`profile: ${j.profile.timed} dispatches timed (${j.profile.planned} planned), ${(j.profile.totalNs / 1e6).toFixed(1)} ms`)
+      expect(j.profile.timed).toBe(j.profile.planned)
+      expect(j.profile.totalNs).toBeGreaterThan(0)
+      expect(j.profile.sumDiff).toBe(0)
+    }
+    expect(j.lists.all.dispatches).toBeLessThan(j.lists.epilogues.dispatches)
+    expect(j.lists.epilogues.dispatches).toBeLessThan(j.lists.none.dispatches)
     expect(m.tokenLogprobs.n).toBeGreaterThan(300)
     expect(m.tokenLogprobs.maxAbs).toBeLessThanOrEqual(1e-4)
     expect(m.tokenMean.maxAbs).toBeLessThanOrEqual(1e-4)
@@ -41,6 +61,14 @@ describe("WGSL kernels against their CPU twins (Deno WebGPU)", () => {
       if (/^(retrieval|recall|chance|rows|cols)/.test(k)) expect(e.maxAbs).toBe(0)
       else expect(e.maxAbs).toBeLessThanOrEqual(1e-4)
     }
+    // teacher forcing on the GPU (policy.forward and the reference's score), same tolerance as the token log-probs
+    for (const [k, e] of Object.entries(j.teacher) as [string, { maxAbs: number; n: number } | number][]) {
+      if (typeof e === "number") continue
+      table.push(`teacher forcing ${k.padEnd(12)} max abs ${e.maxAbs.toExponential(2)} (tol 1e-4) n=${e.n}`)
+      expect(e.n).toBeGreaterThan(300)
+      expect(e.maxAbs).toBeLessThanOrEqual(1e-4)
+    }
+    expect(Object.keys(j.teacher).length).toBe(6)
     expect(j.regimes[0]).toBe(j.regimes[1])
     expect(j.reupload).toBe(false) // same weights version: nothing uploaded
     // device loss: one typed warning, then the CPU scorer's numbers exactly

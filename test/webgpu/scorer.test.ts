@@ -12,14 +12,20 @@ import type { GpuBackend } from "../../plugins/webgpu/backend.ts"
 import { DenoChildBackend } from "../../plugins/webgpu/child.ts"
 import { GpuFailure } from "../../plugins/webgpu/engine.ts"
 import plugin, { WebGpuOptions } from "../../plugins/webgpu/plugin.ts"
-import { defaultWebGpuOptions, makeWebGpuScorer, tinylmView, type WebGpuScorer } from "../../plugins/webgpu/scorer.ts"
+import { makeWebGpuScorer, type WebGpuScorer } from "../../plugins/webgpu/scorer.ts"
+import { modelView } from "../../plugins/webgpu/view.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { fixtureBatch, fixturePolicy } from "./fixture.ts"
 import { compare } from "./kernel-parity.ts"
-import { requireAdapter } from "./helpers.ts"
+import { requireAdapter, scorerCtx } from "./helpers.ts"
 
 const enabled = requireAdapter("the WebGPU scorer test")
 const spec = (id: string) => plugin.scorers.find((s) => s.id === id)!
+/** The scorer `id` for a fresh fixture policy, as the trainer makes it (the registry's context). */
+const make = (id: string, o: WebGpuOptions) => {
+  const policy = fixturePolicy()
+  return spec(id).make(o, policy, scorerCtx(policy))
+}
 const options = (o: unknown) => {
   const r = decodeSync(WebGpuOptions, o)
   if (!r.ok) throw new Error(r.message)
@@ -62,10 +68,10 @@ describe("fallback on typed GPU failures (no adapter needed)", () => {
   for (const kind of ["out-of-memory", "device-lost"] as const) {
     test(`${kind}: one warning, the CPU scorer's numbers`, async () => {
       const policy = fixturePolicy()
-      const view = tinylmView(policy)
+      const view = modelView(policy)
       if ("reason" in view) throw new Error(view.reason)
       const warnings: string[] = []
-      const s = makeWebGpuScorer(policy, view, failing(kind), defaultWebGpuOptions, (l) => warnings.push(l))
+      const s = makeWebGpuScorer(view, failing(kind), makeCpuScorer(policy), (l) => warnings.push(l))
       const b = fixtureBatch(6, 3)
       const got = await s.score(b.reasonings, b.prompts)
       await s.score(b.reasonings, b.prompts)
@@ -84,12 +90,12 @@ describe("fallback on typed GPU failures (no adapter needed)", () => {
     if ("reason" in r) expect(r.reason).toMatch(/deno child: .*(could not start|exited)/)
   })
 
-  test("a policy without tinylm weights: auto says why and uses the CPU; webgpu is a usage error", async () => {
+  test("a policy without exported weights: auto says why and uses the CPU; webgpu is a usage error", async () => {
     const policy = { id: "echo", sample: async () => [], score: async (r: ReadonlyArray<unknown>) => r.map(() => ({ tokens: [], logprobs: new Float32Array(0) })) } as any
-    const { value, lines } = await captureErr(() => spec("auto").make(options({}), policy))
+    const { value, lines } = await captureErr(() => spec("auto").make(options({}), policy, scorerCtx(policy)))
     expect(value.id).toBe("cpu")
-    expect(lines.join("\n")).toContain("scorer auto: cpu, because policy echo has no tinylm weights")
-    await expect(spec("webgpu").make(options({}), policy)).rejects.toMatchObject({ _tag: "UsageError", field: "scorer" })
+    expect(lines.join("\n")).toContain("scorer auto: cpu, because policy echo exports no weights for scoring")
+    await expect(spec("webgpu").make(options({}), policy, scorerCtx(policy))).rejects.toMatchObject({ _tag: "UsageError", field: "scorer" })
   })
 })
 
@@ -97,7 +103,7 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
   test("matches the CPU scorer, re-uploads changed weights, falls back once on device loss", async () => {
     if (!enabled) return // reason printed above
     const policy = fixturePolicy()
-    const { value, lines } = await captureErr(() => spec("webgpu").make(options({ maxPositions: 512 }), policy))
+    const { value, lines } = await captureErr(() => spec("webgpu").make(options({ maxPositions: 512 }), policy, scorerCtx(policy)))
     const s = value as WebGpuScorer
     open.push(s)
     expect(lines.join("\n")).toMatch(/scorer webgpu: (dawn|deno child)/)
@@ -113,6 +119,20 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
       return g
     }
     const first = await check()
+    // teacher forcing through the child (per-token log-probs, entropies, values over the frames)
+    const items = b.reasonings.map((r, i) => ({ prompt: b.prompts[i % b.prompts.length]!, tokens: policy.tokenizer.encode(r) }))
+    const fg = await s.forward(policy, items)
+    const fc = await policy.forward(items)
+    if (!fg) throw new Error("the WebGPU forward fell back")
+    for (const k of ["logprobs", "entropy", "values"] as const) {
+      expect(fg.map((f) => f[k].length)).toEqual(fc.map((f) => f[k].length))
+      expect(
+        compare(
+          fg.flatMap((f) => Array.from(f[k])),
+          fc.flatMap((f) => Array.from(f[k]))
+        ).maxAbs
+      ).toBeLessThanOrEqual(1e-4)
+    }
     // a training step changes the weights: the scorer sees a new version and uploads it
     const x = policy.model.params
     for (let i = 0; i < x.length; i += 7) x[i] = x[i]! * 1.1
@@ -133,7 +153,7 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
 
   test("scorer: auto takes a hardware adapter, passes a software one (slower than the CPU), and says which", async () => {
     if (!enabled) return // reason printed above
-    const { value, lines } = await captureErr(() => spec("auto").make(options({ backend: "deno" }), fixturePolicy()))
+    const { value, lines } = await captureErr(() => make("auto", options({ backend: "deno" })))
     const log = lines.join("\n")
     if (value.id === "webgpu") {
       open.push(value as WebGpuScorer)
@@ -141,13 +161,16 @@ describe("scorer: webgpu from Bun (Dawn, else the Deno child)", () => {
     } else {
       // this machine: Deno's only adapter is Mesa's llvmpipe
       expect(value.id).toBe("cpu")
-      expect(log).toMatch(/scorer auto: cpu, because deno child \(navigator\.gpu\): adapter .*(llvmpipe|swiftshader).* rejected: a software rasterizer/i)
+      expect(log).toMatch(
+        /scorer auto: cpu, because only a software adapter \(.*(llvmpipe|swiftshader).*; on an NVIDIA server: .*VK_DRIVER_FILES.* \[tried .*deno child \(navigator\.gpu\): adapter .*(llvmpipe|swiftshader).* rejected: a software rasterizer/i
+      )
+      expect(log.split("\n").filter((l) => l.startsWith("scorer auto:")).length).toBe(1)
     }
   }, 120_000)
 
   test("scorer: webgpu uses a software adapter when asked", async () => {
     if (!enabled) return // reason printed above
-    const { value, lines } = await captureErr(() => spec("webgpu").make(options({ backend: "deno" }), fixturePolicy()))
+    const { value, lines } = await captureErr(() => make("webgpu", options({ backend: "deno" })))
     open.push(value as WebGpuScorer)
     expect(value.id).toBe("webgpu")
     expect(lines.join("\n")).toMatch(/scorer webgpu: deno child \(navigator\.gpu\) on .+/)
