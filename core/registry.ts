@@ -8,6 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Algorithm, CommandDef, EnvSpec, ExecutorSpec, Filter, Plugin, PluginInput, PolicySpec, ScorerSpec, SinkSpec, WarmStart } from "./contracts/index.ts"
 import { flattenPlugins } from "./contracts/plugin.ts"
 import { DuplicateIdError, UnknownIdError } from "./errors.ts"
+import { nearest } from "./text.ts"
 
 export const kinds = ["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts"] as const
 export type Kind = (typeof kinds)[number]
@@ -123,7 +124,9 @@ export const resolveEntry = <K extends Kind>(data: RegistryData, kind: K, id: st
     versioned.sort((a, b) => Number(b.m![2]) - Number(a.m![2]))
     return Effect.succeed(versioned[0]!.e)
   }
-  return fail(`unknown ${singular(kind)} "${id}"`)
+  // A misspelt id: the nearest local id (or full id) the registry knows.
+  const near = nearest(id.replace(/-v\d+$/, ""), [...new Set(all.map((e) => e.localId.replace(versionRe, "$1")))]) ?? nearest(id, known)
+  return fail(`unknown ${singular(kind)} "${id}"${near ? ` (did you mean ${near}?)` : ""}`)
 }
 
 export class Registry extends Context.Service<

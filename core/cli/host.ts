@@ -12,9 +12,9 @@ import { Cause, Effect, Exit } from "effect"
 import type { CommandDef, PluginInput } from "../contracts/index.ts"
 import { loadUserPlugins } from "../config.ts"
 import { isUserError } from "../errors.ts"
-import { buildRegistry, Registry, type RegistryData } from "../registry.ts"
+import { buildRegistry, commandName, Registry, type RegistryData } from "../registry.ts"
 import { packageVersion } from "../runtime.ts"
-import { terminalSafe } from "../text.ts"
+import { nearest, terminalSafe } from "../text.ts"
 import { coreCommands } from "./commands/index.ts"
 
 const fail = (message: string): never => {
@@ -53,6 +53,25 @@ export const joinNegativeValues = (argv: ReadonlyArray<string>): string[] => {
   return out
 }
 
+const didYouMean = (word: string, known: ReadonlyArray<string>): string => {
+  const near = nearest(word, known)
+  return near ? ` (did you mean ${near}?)` : ""
+}
+
+const kebab = (flag: string): string => flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+/**
+ * cac's "Unknown option `--filterValu`" (it camel-cases the flag) as the user wrote it, with the
+ * nearest flag of the matched command or the global ones.
+ */
+const cacMessage = (message: string, cli: ReturnType<typeof cac>): string => {
+  const flag = /^Unknown option `(--?[\w-]+)`/.exec(message)?.[1]
+  if (!flag) return message
+  const options = [...(cli.matchedCommand?.options ?? []), ...cli.globalCommand.options]
+  const known = options.flatMap((o) => o.rawName.match(/--?[\w-]+/g) ?? [])
+  return `unknown option ${kebab(flag)}${didYouMean(kebab(flag), known)}`
+}
+
 const runCommand = async (cmd: CommandDef, data: RegistryData, args: any[], opts: Record<string, any>): Promise<void> => {
   const exit = await Effect.runPromiseExit(cmd.run(args, opts).pipe(Effect.provide(Registry.layerOf(data))))
   if (Exit.isSuccess(exit)) return
@@ -87,7 +106,7 @@ export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArra
     })
   }
   cli.command("[...args]", "With no command: show this help").action((args: string[]) => {
-    if (args.length > 0) fail(`unknown command "${args[0]}"; run ragen-bench --help for the list of commands`)
+    if (args.length > 0) fail(`unknown command "${args[0]}"${didYouMean(String(args[0]), mounted.map(commandName))}; run ragen-bench --help for the list of commands`)
     cli.outputHelp()
   })
   cli.help()
@@ -98,7 +117,7 @@ export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArra
     running = cli.runMatchedCommand()
   } catch (e) {
     // cac's own errors (unknown option, missing argument) are user mistakes; anything else is a bug.
-    if ((e as Error)?.name === "CACError") fail(`${(e as Error).message}; run ragen-bench --help`)
+    if ((e as Error)?.name === "CACError") fail(`${cacMessage((e as Error).message, cli)}; run ragen-bench --help`)
     throw e
   }
   await running
