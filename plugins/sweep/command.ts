@@ -1,5 +1,6 @@
 import { Console, Effect } from "effect"
 import { resolve } from "node:path"
+import { collectWithReference, REFERENCE_FLAG, referenceDir } from "../leaderboard/join.ts"
 import { writeSite } from "../leaderboard/site.ts"
 import { UsageError } from "../../core/errors.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
@@ -29,6 +30,7 @@ export default defineCommand({
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
     { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" },
+    REFERENCE_FLAG,
     {
       flags: "--queue <url>",
       description: "Run on a Redis job queue (redis://[:password@]host:port[/db], rediss:// for TLS) served by `ragen-bench worker`; `sweep status|collect --queue URL` follow a detached one"
@@ -42,6 +44,7 @@ export default defineCommand({
     "ragen-bench sweep quick",
     "ragen-bench sweep table4 --workers 2 --out results/table4",
     "ragen-bench sweep my-sweep.yaml --dry-run",
+    "ragen-bench sweep my-sweep.ts --plugin ./my-filter.ts --reference",
     "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to benchmarks/reference/standard",
     "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
     "ragen-bench sweep status --queue redis://10.0.0.5:6379"
@@ -58,13 +61,15 @@ export default defineCommand({
           const exec = yield* Executor
           if (ref === "status") return yield* Console.log((yield* Effect.promise(() => exec.status!({ outDir }))).join("\n"))
           const got = yield* Effect.promise(() => exec.collect!({ outDir }))
-          const site = yield* writeSite([outDir], siteDir)
+          const site = yield* writeSite([outDir], siteDir, collectWithReference([outDir], siteDir, yield* referenceDir(opts.reference, [outDir])))
           yield* Console.log(`collected into ${outDir}: ${got.done} new, ${got.skipped} already there, ${got.failed} failed, ${got.unfinished} still queued or running, of ${got.total} jobs`)
           yield* Console.log(`leaderboard: ${resolve(site.files.html)}`)
         }).pipe(Effect.provide(executorLayer(opts.queue, 1)))
       }
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
       const spec = yield* loadSpec(String(ref))
+      // Checked before any run: a bad --reference must not wait for the sweep's end.
+      const refDir = yield* referenceDir(opts.reference, [outDir])
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const grid = yield* expandGrid(spec)
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined
@@ -130,7 +135,7 @@ export default defineCommand({
         // Runs complete before this sweep (skipped) or collected from a queue: compacted now.
         if (compactor) for (const r of runs) compactWarn(r.runId)
         const compacted = compactor ? { compacted: compactor.compacted(), compactBytes: compactor.folderBytes() } : {}
-        const site = yield* writeSite([outDir], siteDir)
+        const site = yield* writeSite([outDir], siteDir, collectWithReference([outDir], siteDir, refDir))
         for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
         if (opts.json)
           yield* Console.log(
