@@ -1,5 +1,8 @@
 import { Console, Effect } from "effect"
+import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
+import { writeFileAtomic } from "../../core/results/atomic.ts"
+import { presetTable, withPresetTable } from "./presets-doc.ts"
 import { collectWithReference, REFERENCE_FLAG, referenceDir } from "../leaderboard/join.ts"
 import { writeSite } from "../leaderboard/site.ts"
 import { UsageError } from "../../core/errors.ts"
@@ -21,6 +24,20 @@ import { terminalSafe } from "../../core/text.ts"
 const executorLayer = (queue: unknown, workers: number) =>
   queue !== undefined ? Executor.layerFromRegistry("bullmq", { url: String(queue) }, "--queue") : Executor.layerFromRegistry("local", { workers }, "--workers")
 
+/** `sweep presets`: the presets table (plugins/sweep/presets-doc.ts), printed or written into a doc. */
+const writePresets = (file: unknown) =>
+  Effect.gen(function* () {
+    const table = yield* presetTable()
+    if (file === undefined) return yield* Console.log(table)
+    const path = String(file)
+    const text = yield* Effect.try({
+      try: () => readFileSync(path, "utf8"),
+      catch: () => new UsageError({ field: "--write", message: `${path} does not exist; give the doc to update, e.g. --write docs/sweeps.md` })
+    })
+    writeFileAtomic(path, yield* withPresetTable(text, table, path))
+    yield* Console.log(`wrote the presets table into ${path}`)
+  })
+
 export default defineCommand({
   pattern: "sweep <spec>",
   description: "Run a sweep (a preset name or a .ts/.json/.yaml spec) with parallel workers, then build the leaderboard",
@@ -38,7 +55,8 @@ export default defineCommand({
     { flags: "--detach", description: "With --queue: enqueue the runs and exit" },
     { flags: "--shard <i/n>", description: "Run only the i-th of n contiguous slices of the grid (every run in exactly one slice; docs/sweeps.md)" },
     { flags: "--compact-to <dir>", description: "Compact each run into this folder as it completes (ragen-bench results compact), to commit as shards finish" },
-    { flags: "--max-mb <n>", description: "With --compact-to: cap of the compact folder in megabytes", default: 10 }
+    { flags: "--max-mb <n>", description: "With --compact-to: cap of the compact folder in megabytes", default: 10 },
+    { flags: "--write <file>", description: "sweep presets: replace the generated presets section of this Markdown file (docs/sweeps.md) instead of printing the table" }
   ],
   examples: [
     "ragen-bench sweep quick",
@@ -47,7 +65,8 @@ export default defineCommand({
     "ragen-bench sweep my-sweep.ts --plugin ./my-filter.ts --reference",
     "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to benchmarks/reference/standard",
     "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
-    "ragen-bench sweep status --queue redis://10.0.0.5:6379"
+    "ragen-bench sweep status --queue redis://10.0.0.5:6379",
+    "ragen-bench sweep presets --write docs/sweeps.md"
   ],
   run: ([ref], opts) =>
     Effect.gen(function* () {
@@ -66,6 +85,7 @@ export default defineCommand({
           yield* Console.log(`leaderboard: ${resolve(site.files.html)}`)
         }).pipe(Effect.provide(executorLayer(opts.queue, 1)))
       }
+      if (ref === "presets") return yield* writePresets(opts.write)
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
       const spec = yield* loadSpec(String(ref))
       // Checked before any run: a bad --reference must not wait for the sweep's end.
