@@ -82,16 +82,11 @@ const runCommand = async (cmd: CommandDef, data: RegistryData, args: any[], opts
   process.exit(1)
 }
 
-export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArray<PluginInput>): Promise<void> => {
-  const flags = pluginFlags(argv.slice(2))
-  const loaded = await Effect.runPromiseExit(Effect.flatMap(loadUserPlugins(flags.plugins, flags.config), (user) => buildRegistry([...builtins, ...user])))
-  if (Exit.isFailure(loaded)) {
-    const err = Cause.squash(loaded.cause)
-    if (isUserError(err)) fail(err.message)
-    console.error(Cause.pretty(loaded.cause))
-    process.exit(1)
-  }
-  const data = (loaded as Exit.Success<RegistryData>).value
+/**
+ * The CLI with the core's commands and every plugin command mounted; `onRun` runs a matched
+ * command. Tests parse documented command lines with it (test/cli/doc-commands.test.ts).
+ */
+export const buildCli = (data: RegistryData, onRun: (cmd: CommandDef, args: any[], opts: Record<string, any>) => Promise<void>) => {
   const cli = cac("ragen-bench")
   cli.option("--plugin <file>", "Register a plugin from a .ts file (repeatable); it runs code: load only files you trust")
   cli.option("--config <file>", "Config file adding plugins (default: the project's own ragen-bench.config.ts)")
@@ -102,7 +97,7 @@ export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArra
     for (const e of cmd.examples ?? []) c.example(e)
     c.action(async (...a: any[]) => {
       const opts = a.pop() as Record<string, any>
-      await runCommand(cmd, data, a, opts)
+      await onRun(cmd, a, opts)
     })
   }
   cli.command("[...args]", "With no command: show this help").action((args: string[]) => {
@@ -111,6 +106,40 @@ export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArra
   })
   cli.help()
   cli.version(packageVersion())
+  return cli
+}
+
+/** Why a command line would not parse (unknown command or flag, missing argument), or undefined when it does. */
+export const parseProblem = (cli: ReturnType<typeof buildCli>, argv: ReadonlyArray<string>): string | undefined => {
+  // --help and --version print as cac parses: left out, the rest of the line is still checked.
+  const help = argv.some((a) => a === "--help" || a === "-h" || a === "--version" || a === "-v")
+  const rest = argv.filter((a) => a !== "--help" && a !== "-h" && a !== "--version" && a !== "-v")
+  try {
+    const parsed = cli.parse(["bun", "ragen-bench", ...joinNegativeValues(rest)], { run: false })
+    const cmd = cli.matchedCommand
+    if (!cmd) return "no command matched"
+    if (cmd.isDefaultCommand && parsed.args.length > 0) return `unknown command "${parsed.args[0]}"`
+    cmd.checkUnknownOptions()
+    if (help) return undefined
+    cmd.checkRequiredArgs()
+    cmd.checkOptionValue()
+    return undefined
+  } catch (e) {
+    return (e as Error)?.name === "CACError" ? cacMessage((e as Error).message, cli) : String(e)
+  }
+}
+
+export const runCli = async (argv: ReadonlyArray<string>, builtins: ReadonlyArray<PluginInput>): Promise<void> => {
+  const flags = pluginFlags(argv.slice(2))
+  const loaded = await Effect.runPromiseExit(Effect.flatMap(loadUserPlugins(flags.plugins, flags.config), (user) => buildRegistry([...builtins, ...user])))
+  if (Exit.isFailure(loaded)) {
+    const err = Cause.squash(loaded.cause)
+    if (isUserError(err)) fail(err.message)
+    console.error(Cause.pretty(loaded.cause))
+    process.exit(1)
+  }
+  const data = (loaded as Exit.Success<RegistryData>).value
+  const cli = buildCli(data, (cmd, args, opts) => runCommand(cmd, data, args, opts))
   let running: unknown
   try {
     cli.parse(joinNegativeValues(argv), { run: false })

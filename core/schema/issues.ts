@@ -20,7 +20,7 @@ const literalList = (s: string): string | undefined => {
 /** What Schema says it expected, in plain words. */
 export const plainExpected = (raw: string): string => {
   const s = raw.replace(/ \| undefined$/, "").trim()
-  const words: Record<string, string> = { number: "a number", string: "a string", boolean: "true or false", "an integer": "a whole number", "a finite number": "a number" }
+  const words: Record<string, string> = { number: "a number", string: "a string", boolean: "true or false", "an integer": "a whole number" }
   if (words[s]) return words[s]!
   const between = /^a value between (\S+) and (\S+)$/.exec(s)
   const length = /^a value with a length of at least (\d+)$/.exec(s)

@@ -4,7 +4,7 @@
  * it ends; a file that appeared, or an untracked one that changed, fails the run and is named.
  */
 import { afterAll } from "bun:test"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import { lstatSync, readdirSync } from "node:fs"
 import { join, relative } from "node:path"
 
@@ -33,13 +33,24 @@ const tracked = (): Set<string> => {
   }
 }
 
+/** Which of `paths` git ignores (a test's temporary file in the tree, e.g. `*.tmp-*`). */
+const ignored = (paths: ReadonlyArray<string>): string[] => {
+  if (paths.length === 0) return []
+  const r = spawnSync("git", ["check-ignore", "--stdin"], { cwd: root, input: paths.join("\n"), encoding: "utf8" })
+  return (r.stdout ?? "").split("\n").filter(Boolean)
+}
+
 const before = snapshot()
 const inGit = tracked()
 
 // A preload's afterAll runs once, after every test file of the run.
 afterAll(() => {
   const after = snapshot()
-  const written = [...after].filter(([p, t]) => (before.has(p) ? !inGit.has(p) && before.get(p) !== t : true)).map(([p]) => p)
+  const changed = [...after].filter(([p, t]) => (before.has(p) ? !inGit.has(p) && before.get(p) !== t : true)).map(([p]) => p)
+  // A new source or doc file git does not ignore is someone editing the tree while tests run, not a test's output.
+  const sources = changed.filter((p) => /\.(ts|md)$/.test(p))
+  const ignoredSources = new Set(ignored(sources))
+  const written = changed.filter((p) => !/\.(ts|md)$/.test(p) || ignoredSources.has(p))
   if (written.length === 0) return
   throw new Error(`tests wrote into the repository (tests must write only to temporary folders): ${written.slice(0, 20).join(", ")}${written.length > 20 ? ` and ${written.length - 20} more` : ""}`)
 })
