@@ -17,6 +17,8 @@ import { loadSpec } from "../../core/sweep/spec.ts"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { Registry } from "../../core/registry.ts"
+import { resolveSinks, SinkChoices } from "../../core/metrics/sinks.ts"
+import { decodeInput } from "../../core/schema/decode.ts"
 import { Executor } from "../../core/services.ts"
 import { terminalSafe } from "../../core/text.ts"
 
@@ -56,6 +58,7 @@ export default defineCommand({
     { flags: "--shard <i/n>", description: "Run only the i-th of n contiguous slices of the grid (every run in exactly one slice; docs/sweeps.md)" },
     { flags: "--compact-to <dir>", description: "Compact each run into this folder as it completes (ragen-bench results compact), to commit as shards finish" },
     { flags: "--max-mb <n>", description: "With --compact-to: cap of the compact folder in megabytes", default: 10 },
+    { flags: "--sink <id>", description: "A metric sink for every run (csv, tensorboard; repeatable): each run writes it into its own folder, so `tensorboard --logdir <out>` shows every run" },
     { flags: "--write <file>", description: "sweep presets: replace the generated presets section of this Markdown file (docs/sweeps.md) instead of printing the table" }
   ],
   examples: [
@@ -88,6 +91,8 @@ export default defineCommand({
       if (ref === "presets") return yield* writePresets(opts.write)
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
       const spec = yield* loadSpec(String(ref))
+      const sinkChoices = yield* decodeInput(SinkChoices, listFlag(opts.sink), "--sink")
+      yield* resolveSinks(sinkChoices, "--sink") // an unknown sink or a bad option is refused before any run
       // Checked before any run: a bad --reference must not wait for the sweep's end.
       const refDir = yield* referenceDir(opts.reference, [outDir])
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
@@ -142,7 +147,7 @@ export default defineCommand({
           progress.onEvent(e)
           if (e.type === "done") compactWarn(e.run.runId)
         }
-        const request = { outDir, signal: ac.signal, onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
+        const request = { outDir, signal: ac.signal, onEvent, pluginPaths: listFlag(opts.plugin), sinks: sinkChoices, ...(opts.config ? { configPath: String(opts.config) } : {}) }
         const plugins = (yield* Registry).data.plugins
         const outcome = yield* Effect.promise(() => exec.run({ ...request, runs, name: spec.name, plugins, detach: Boolean(opts.detach) }))
         progress.close()

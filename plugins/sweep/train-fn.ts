@@ -4,6 +4,7 @@
  * (tests and runner benchmarks only).
  */
 import type { PluginInput } from "../../core/contracts/index.ts"
+import type { SinkBinding } from "../../core/metrics/sinks.ts"
 import type { RunConfig } from "../../core/schema/run-config.ts"
 import type { RunSummary } from "../../core/schema/results.ts"
 
@@ -24,6 +25,8 @@ export interface TrainOpts {
    * should register these next to the built-ins.
    */
   readonly plugins?: ReadonlyArray<PluginInput>
+  /** Metric sinks (CSV, TensorBoard, ...) the run writes into its own folder besides metrics.jsonl. */
+  readonly sinks?: ReadonlyArray<SinkBinding>
 }
 
 export type TrainFn = (config: RunConfig, opts: TrainOpts) => Promise<RunSummary>
