@@ -555,7 +555,8 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
     const best = ranked.reduce((m, x) => Math.max(m, x.peak.mean), -Infinity)
     const ranks = ranksDesc(ranked.map((x) => x.peak.mean))
     ranked.forEach((x, i) => {
-      x.best = x.peak.mean === best
+      // A filter alone in its row (no none beside it) is not "best" of anything.
+      x.best = ranked.length > 1 && x.peak.mean === best
       const acc = rankSum.get(x.filter) ?? { rank: 0, delta: 0, deltas: 0, rows: 0, wins: 0 }
       acc.rank += ranks[i]!
       acc.rows++

@@ -119,7 +119,9 @@ export const renderHtml = (lb: Leaderboard, extra = ""): string => {
         continue
       }
       const best = c.best ? "best" : ""
-      if (c.kind === "baseline" || !c.delta) h.push(numCell(c.peak.mean, `${esc(fmtEstimate(c.peak))}${c.best ? " ★" : ""}`, best))
+      if (c.kind === "baseline") h.push(numCell(c.peak.mean, `${esc(fmtEstimate(c.peak))}${c.best ? " ★" : ""}`, best))
+      // A (Δ) column holds differences only: with no none in the row there is none to show.
+      else if (!c.delta) h.push(numCell(null, `– <span class="note">(no none in this row; peak ${esc(fmtEstimate(c.peak))})</span>`, best))
       else h.push(numCell(c.delta.mean, `${deltaHtml(c.delta)} <span class="note">(${esc(fmtPairs(c.delta))}; ${pct(c.peak.mean)})</span>${c.best ? " ★" : ""}`, best))
     }
     h.push("</tr>")

@@ -40,6 +40,13 @@ describe("sweep --reference", () => {
 
     const alone = sweep(spec, mine, ["--reference", "none"])
     expect(alone.code).toBe(0)
-    expect(leaderboard(mine).filters).toEqual(["top-p"])
+    const lone = leaderboard(mine)
+    expect(lone.filters).toEqual(["top-p"])
+    // alone in its row, the filter is not "best" and wins nothing; its (Δ) column shows no absolute number as a Δ
+    expect(lone.rows[0].cells[0].best).toBe(false)
+    expect(lone.ranking[0].wins).toBe(0)
+    const html = readFileSync(join(mine, "site", "index.html"), "utf8")
+    expect(html).not.toContain("★")
+    expect(html).toContain("no none in this row")
   }, 120_000)
 })
