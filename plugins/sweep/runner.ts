@@ -40,8 +40,12 @@ export const defaultWorkers = (): number => Math.max(1, availableParallelism())
 
 const workerPath = fileURLToPath(new URL("./worker.ts", import.meta.url))
 
-/** argv for a child running a .ts file on this runtime (Deno needs `run -A`). */
-export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : [file])
+/**
+ * argv for a child running a .ts file on this runtime (Deno needs `run -A`). Bun's children never
+ * install a package at run time either (`--no-install`, as cli.ts's shebang): a worker loads the
+ * user's plugins, whose folder may have no node_modules.
+ */
+export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : ["--no-install", file])
 
 interface Slot {
   readonly id: number

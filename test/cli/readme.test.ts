@@ -33,12 +33,12 @@ writeFileSync(
 )
 
 /** `npx ragen-bench …` from the user's folder; Bun is found on PATH as a global install would be. */
-const npx = (args: ReadonlyArray<string>, cwd = user) => {
+const npx = (args: ReadonlyArray<string>, cwd = user, env: Record<string, string> = {}) => {
   const r = spawnSync("npx", ["--no", "ragen-bench", ...args], {
     cwd,
     encoding: "utf8",
     timeout: 60_000,
-    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}`, BUN_INSTALL_CACHE_DIR: cache, npm_config_offline: "true", NO_COLOR: "1" }
+    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}`, BUN_INSTALL_CACHE_DIR: cache, npm_config_offline: "true", NO_COLOR: "1", ...env }
   })
   return { code: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" }
 }
@@ -66,6 +66,27 @@ describe("README filter, outside the clone", () => {
     const bad = npx(["filter", "apply", "--plugin", "./my-filter.ts", "--filter", "min-range", "--filter-value", "-1", "groups.json"])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("minRange")
+    expect(readdirSync(cache)).toEqual([])
+  }, 120_000)
+
+  test("npx ragen-bench sweep runs a spec of the user's folder with the copied filter in its workers", () => {
+    writeFileSync(join(user, "my-filter.ts"), block)
+    const spec = {
+      name: "mine",
+      axes: { env: ["frozenlake"], filter: [{ id: "spread/min-range", options: { minRange: 1 } }], seeds: [1] },
+      fixed: { policy: "fake-policy", P: 4, G: 4 },
+      budget: { steps: 2, evalEvery: 1 }
+    }
+    writeFileSync(join(user, "spec.json"), JSON.stringify(spec))
+    // The sweep fixture's fake policy and trainer keep this a few seconds; the user's filter is real.
+    const fixture = join(root, "test", "fixtures", "plugins", "sweep-policy.ts")
+    const r = npx(["sweep", "spec.json", "--plugin", "./my-filter.ts", "--plugin", fixture, "--workers", "1", "--reference", "none", "--out", "results", "--leaderboard", "site"], user, {
+      RAGEN_SWEEP_FAKE_TRAIN: "1",
+      RAGEN_SWEEP_FAKE_STEP_MS: "0"
+    })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("1 done")
+    expect(JSON.parse(readFileSync(join(user, "site", "leaderboard.json"), "utf8")).filters).toEqual(["min-range"])
     expect(readdirSync(cache)).toEqual([])
   }, 120_000)
 
