@@ -1,4 +1,4 @@
-#!/usr/bin/env bun
+#!/usr/bin/env -S bun --no-install
 /**
  * ragen-bench: the composition root. The core's CLI host with the built-in plugins; user
  * plugins (ragen-bench.config.ts, --plugin) are added by the host. Sweep workers, which build

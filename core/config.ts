@@ -27,14 +27,21 @@ const noteSource = (x: unknown, path: string): void => {
   walk(x)
 }
 
+/** Why a plugin or config file did not load, and the fix (a package its folder lacks, or the file's own error). */
+const loadFailure = (path: string, field: string, e: unknown): string => {
+  const first = String((e as Error)?.message ?? e).split("\n")[0]!
+  const pkg = /Cannot find (?:package|module) '([^']+)'/.exec(first)?.[1]
+  if (pkg !== undefined && !pkg.startsWith(".") && !pkg.startsWith("/")) {
+    const hint = pkg === "effect" ? 'import Schema and Effect from "ragen-bench/kit" (the host\'s own copy)' : `install it there (npm install ${pkg}); nothing is installed at run time`
+    return `cannot load ${field} ${path}: it imports "${pkg}", which is not installed where the file is; ${hint}`
+  }
+  return `cannot load ${field} ${path}: ${first}; check that it default-exports ${field === "--plugin" ? "a plugin (definePlugin({...}))" : "{ plugins: [...] }"}`
+}
+
 const importDefault = (path: string, field: string): Effect.Effect<unknown, UsageError> =>
   Effect.tryPromise({
     try: async () => (await import(pathToFileURL(resolve(path)).href)).default,
-    catch: (e) =>
-      new UsageError({
-        field,
-        message: `cannot load ${field} ${path}: ${String((e as Error)?.message ?? e).split("\n")[0]}; check that the file exists and default-exports ${field === "--plugin" ? "a plugin (definePlugin({...}))" : "{ plugins: [...] }"}`
-      })
+    catch: (e) => new UsageError({ field, message: loadFailure(path, field, e) })
   })
 
 const isPluginLike = (x: unknown): boolean => !x || Array.isArray(x) || (typeof x === "object" && typeof (x as { name?: unknown }).name === "string")

@@ -33,8 +33,16 @@ const refuse = (path: string, kind: string, size: number, maxBytes: number): Fil
 const kindOf = (s: { isFile(): boolean; isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string =>
   s.isFile() ? "file" : s.isDirectory() ? "a directory" : s.isFIFO() ? "a FIFO" : s.isCharacterDevice() || s.isBlockDevice() ? "a device" : s.isSocket() ? "a socket" : "not a file"
 
-const wrap = (path: string, e: unknown): FileReadError =>
-  e instanceof FileReadError ? e : new FileReadError(path, `cannot read ${path}: ${(e as Error)?.message ?? e}`, (e as { code?: string })?.code)
+/** Named once: "x.json does not exist", not Node's "ENOENT: no such file or directory, open 'x.json'" after it. */
+const why = (e: unknown): string => {
+  const code = (e as { code?: string })?.code
+  if (code === "ENOENT") return "does not exist"
+  if (code === "EACCES" || code === "EPERM") return "cannot be read (permission denied)"
+  if (code === "EISDIR") return "is a directory, not a file"
+  return `cannot be read (${String((e as Error)?.message ?? e).replace(/, open '.*'$/, "")})`
+}
+
+const wrap = (path: string, e: unknown): FileReadError => (e instanceof FileReadError ? e : new FileReadError(path, `${path} ${why(e)}`, (e as { code?: string })?.code))
 
 /** The bytes of a regular file of at most `maxBytes`, synchronously. */
 export const readRegularFileSync = (path: string, maxBytes: number): Uint8Array => {

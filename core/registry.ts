@@ -10,6 +10,7 @@ import type { CommandDef, Plugin, PluginInput } from "./contracts/index.ts"
 import { flattenPlugins } from "./contracts/plugin.ts"
 import { type Entry, type Kind, kinds, Registry, type RegistryData } from "./contracts/plugin.ts"
 import { DuplicateIdError, UnknownIdError } from "./errors.ts"
+import { nearest } from "./text.ts"
 
 /** A command's id is its name, the first word of its pattern ("env" for "env <action> [env]"). */
 export const commandName = (c: CommandDef): string => c.pattern.trim().split(/\s+/)[0]!
@@ -98,7 +99,9 @@ export const lookupEntry = <K extends Kind>(data: RegistryData, kind: K, id: str
     versioned.sort((a, b) => Number(b.m![2]) - Number(a.m![2]))
     return versioned[0]!.e
   }
-  return fail(`unknown ${singular(kind)} "${id}"`)
+  // A misspelt id: the nearest local id (or full id) the registry knows.
+  const near = nearest(id.replace(/-v\d+$/, ""), [...new Set(all.map((e) => e.localId.replace(versionRe, "$1")))]) ?? nearest(id, known)
+  return fail(`unknown ${singular(kind)} "${id}"${near ? ` (did you mean ${near}?)` : ""}`)
 }
 
 /** The same lookup as an Effect (the Registry service's `resolve`). */

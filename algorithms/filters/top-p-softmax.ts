@@ -11,12 +11,13 @@ import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
 import { withDefault as dflt } from "../../core/schema/defaults.ts"
-import { candidatePositions, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
+import { candidatePositions, Fraction, groupScores, keepWhole, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 const PosFinite = Schema.Finite.check(Schema.isGreaterThan(0))
 
 export const TopPSoftmaxOptions = Schema.Struct({
-  p: dflt(NonNeg, 0.9),
+  /** Cumulative probability to reach; 1 keeps every candidate (a share above 1 would mean the same). */
+  p: dflt(Fraction, 0.9),
   /** Softmax temperature: probabilities ∝ exp(score / temperature); the reference's is 1. */
   temperature: dflt(PosFinite, 1),
   ...scoreFields(false)

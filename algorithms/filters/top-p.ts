@@ -12,11 +12,11 @@ import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
 import { withDefault as dflt } from "../../core/schema/defaults.ts"
-import { candidatePositions, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
+import { candidatePositions, Fraction, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const TopPOptions = Schema.Struct({
-  /** Share of the total score to retain (the paper's ρ; 0.9 in its main runs). */
-  p: dflt(NonNeg, 0.9),
+  /** Share of the total score to retain, 0 to 1 (the paper's ρ; 0.9 in its main runs; 1 keeps every candidate). */
+  p: dflt(Fraction, 0.9),
   /** Slack subtracted from the threshold (reference code: selection_eps 0.01). */
   eps: dflt(NonNeg, 0.01),
   ...scoreFields(false)

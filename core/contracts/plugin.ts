@@ -141,6 +141,8 @@ export interface SweepRequest {
   readonly plugins?: ReadonlyArray<Plugin>
   /** Queue executors: enqueue the runs and return at once (the outcome counts them unfinished). */
   readonly detach?: boolean
+  /** Metric sinks of every run (`sweep --sink`): registry ids, or ids with options; each run writes into its own folder. */
+  readonly sinks?: ReadonlyArray<string | { readonly id: string; readonly options?: Readonly<Record<string, unknown>> }>
 }
 
 export interface SweepExecutor {

@@ -177,7 +177,7 @@ export const readCompact = (path: string): Effect.Effect<CompactRead, FileFormat
     try {
       text = new TextDecoder().decode(readRegularFileSync(path, MAX_COMPACT_BYTES))
     } catch (e) {
-      return Effect.fail(new FileFormatError({ path, message: `cannot read ${path}: ${(e as Error).message}` }))
+      return Effect.fail(new FileFormatError({ path, message: (e as Error).message }))
     }
     return Effect.map(decodeCompact(path, text), (record) => compactToRun(path, record))
   })

@@ -38,7 +38,7 @@ export const readJsonLines = <T>(path: string, maxBytes: number, decode: LineDec
       // A directory, a FIFO or an endless device in place of the file is reported, not read.
       text = new TextDecoder().decode(readRegularFileSync(path, maxBytes))
     } catch (e) {
-      return Effect.fail(new FileFormatError({ path, message: `cannot read ${path}: ${(e as Error).message}` }))
+      return Effect.fail(new FileFormatError({ path, message: (e as Error).message }))
     }
     const parts = text.split("\n")
     const last = parts.pop()! // "" when the file ends with a newline

@@ -9,13 +9,15 @@ import type * as SchemaIssue from "effect/SchemaIssue"
 import { FileFormatError, UsageError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
 import { nearest } from "../text.ts"
+import { plainIssues } from "./issues.ts"
 
 /** Keys that must never be walked or assigned (prototype pollution). */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"])
 
+/** The failure in plain words, one clause per issue (core/schema/issues.ts). */
 const issueText = (cause: Cause.Cause<unknown>): string => {
   const e = Cause.squash(cause) as { message?: string }
-  return String(e?.message ?? e).replace(/\n\s*/g, " ")
+  return plainIssues(String(e?.message ?? e))
 }
 
 /** `train.evalEvry`, `--option pp` (a flag is followed by a space), `groups[3]`. */
@@ -79,7 +81,7 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; message: string }
  */
 export const decodeSync = <T>(schema: Schema.Codec<T, any>, input: unknown, options: { readonly strict?: boolean; readonly field?: string } = {}): Decoded<T> => {
   const strict = options.strict ?? true
-  const exit = Schema.decodeUnknownExit(schema as any)(input, { errors: "all", onExcessProperty: strict ? "error" : "ignore" }) as Exit.Exit<T, unknown>
+  const exit = Schema.decodeUnknownExit(schema as any)(input, { errors: "all", onExcessProperty: strict ? "error" : "ignore", reportInput: true }) as Exit.Exit<T, unknown>
   if (Exit.isSuccess(exit)) {
     // Effect lets any key through a struct with no fields (Schema.Struct({})): check it here.
     const ast = (schema as { ast?: { _tag?: string; propertySignatures?: unknown[]; indexSignatures?: unknown[] } }).ast
@@ -114,7 +116,7 @@ export const readJsonFile = <T>(schema: Schema.Codec<T, any>, path: string, opti
       // Only a regular file, at most 64 MiB: a FIFO or a device named config.json cannot hang or flood a reader.
       raw = new TextDecoder().decode(readRegularFileSync(path, 64 << 20))
     } catch (e) {
-      return Effect.fail(new FileFormatError({ path, message: `cannot read ${path}: ${(e as Error).message}` }))
+      return Effect.fail(new FileFormatError({ path, message: (e as Error).message }))
     }
     let json: unknown
     try {

@@ -15,8 +15,9 @@ import { parse as parseYaml } from "yaml"
 import { UsageError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
 import { type RegistryData, resolveEntry } from "../registry.ts"
-import { nearest } from "../text.ts"
 import { withDefault as dflt } from "../schema/defaults.ts"
+import { plainIssues } from "../schema/issues.ts"
+import { nearest } from "../text.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Options = Schema.Record(Schema.String, Schema.Unknown)
@@ -93,31 +94,12 @@ export type SweepSpecInput = typeof SweepSpec.Encoded
 /** Typed identity for `.ts` spec files: `export default defineSweep({...})`. */
 export const defineSweep = (spec: SweepSpecInput): SweepSpecInput => spec
 
-/** "Missing key\n  at ["axes"]["env"]" → `axes.env: Missing key`, one issue per clause. */
-const formatIssues = (raw: string): string => {
-  const out: string[] = []
-  const lines = raw.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim()
-    if (line === "" || line.startsWith("at [")) continue
-    const next = lines[i + 1]?.trim() ?? ""
-    if (next.startsWith("at [")) {
-      const path = next
-        .slice(3)
-        .replace(/\["([^"]*)"\]/g, ".$1")
-        .replace(/^\./, "")
-      out.push(`${path}: ${line}`)
-    } else out.push(line)
-  }
-  return out.join("; ")
-}
-
 /** Decode a spec value strictly; the error names the source and the field. */
 export const decodeSpec = (input: unknown, source: string): Effect.Effect<SweepSpec, UsageError> => {
-  const exit = Schema.decodeUnknownExit(SweepSpec as any)(input, { errors: "all", onExcessProperty: "error" }) as Exit.Exit<SweepSpec, unknown>
+  const exit = Schema.decodeUnknownExit(SweepSpec as any)(input, { errors: "all", onExcessProperty: "error", reportInput: true }) as Exit.Exit<SweepSpec, unknown>
   if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
   const e = Cause.squash(exit.cause) as { message?: string }
-  return Effect.fail(new UsageError({ field: "spec", message: `sweep spec ${source} is invalid: ${formatIssues(String(e?.message ?? e))}` }))
+  return Effect.fail(new UsageError({ field: "spec", message: `sweep spec ${source} is invalid: ${plainIssues(String(e?.message ?? e))}` }))
 }
 
 /** The preset names of the registry (every plugin's `presets`), sorted. */

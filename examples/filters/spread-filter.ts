@@ -6,13 +6,13 @@
  *   ragen-bench filter apply --plugin examples/filters/spread-filter.ts --filter spread/min-range --filter-value 1 groups.json
  * Register it for every command in ragen-bench.config.ts: `plugins: [spreadFilter]`.
  */
-import { Effect, Schema } from "effect"
-import { checkGroups } from "../../core/filters/input.ts"
+// Outside this repository the same imports are "ragen-bench/contracts" and "ragen-bench/kit".
 import { definePlugin, type Filter } from "../../core/contracts/index.ts"
+import { checkGroups, option, options } from "../../core/kit.ts"
 
-export const MinRangeOptions = Schema.Struct({
+export const MinRangeOptions = options({
   /** Smallest return range (max − min) a kept group must have; 0 keeps every group. */
-  minRange: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)).pipe(Schema.withDecodingDefault(Effect.succeed(0.5)))
+  minRange: option.number(0.5, { min: 0 })
 })
 export type MinRangeOptions = typeof MinRangeOptions.Type
 

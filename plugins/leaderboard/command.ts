@@ -2,8 +2,7 @@ import { Console, Effect } from "effect"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { readAgentRuns, verifyNote } from "./agents.ts"
-import { collectInputs } from "./collect.ts"
-import { defaultReference, joinReference } from "./reference.ts"
+import { collectWithReference, REFERENCE_FLAG, referenceDir } from "./join.ts"
 import { writeSite } from "./site.ts"
 import { DEFAULT_RERUN_BUDGET } from "./rerun-budget.ts"
 import { verifyRuns } from "./verify.ts"
@@ -21,28 +20,12 @@ const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError>
   return missing ? Effect.fail(new UsageError({ field: "results-dir", message: `results folder ${missing} does not exist` })) : Effect.void
 }
 
-/** The reference folder: the flag's, else the shipped one when present; none when it is one of the inputs. */
-const referenceDir = (flag: unknown, inputs: ReadonlyArray<string>): Effect.Effect<string | undefined, UsageError> => {
-  if (flag === "none" || flag === false) return Effect.succeed(undefined)
-  if (flag === true || flag === "")
-    return Effect.fail(new UsageError({ field: "--reference", message: "--reference needs a compact folder (or none): --reference plugins/leaderboard/reference/standard/" }))
-  const dir = flag === undefined ? defaultReference() : String(flag)
-  if (dir === undefined) return Effect.succeed(undefined)
-  if (!existsSync(dir))
-    return Effect.fail(new UsageError({ field: "--reference", message: `reference folder ${dir} does not exist; give a compact folder (ragen-bench results compact) or --reference none` }))
-  return Effect.succeed(inputs.some((d) => resolve(d) === resolve(dir)) ? undefined : dir)
-}
-
 export default defineCommand({
   pattern: "leaderboard [...dirs]",
   description:
     "Build the leaderboard (JSON, Markdown, static HTML) from results folders or compact folders; `leaderboard verify <dir>` re-runs a sample; `leaderboard replicate <dir...>` writes the replication report (docs/replication.md)",
   options: [
-    {
-      flags: "--reference <dir>",
-      description:
-        "Compact folder of published runs to set beside yours where the configs agree (seed, filter, kernels aside) — default: plugins/leaderboard/reference/standard/ when it exists; `none` for no reference"
-    },
+    REFERENCE_FLAG,
     { flags: "--json", description: "Print a JSON summary (runs, rows, filters, problems, files) instead of two lines" },
     { flags: "--out <path>", description: "Site folder to write (default: site); replicate: the report file (default: docs/replication.md)" },
     { flags: "--sample <k>", description: "verify: how many runs to re-run", default: 3 },
@@ -97,19 +80,7 @@ export default defineCommand({
       yield* checkDirs(all)
       const siteDir = String(opts.out ?? "site")
       const refDir = yield* referenceDir(opts.reference, all)
-      const collected = Effect.gen(function* () {
-        const mine = yield* collectInputs(all, siteDir)
-        if (refDir === undefined) return mine
-        const ref = yield* collectInputs([refDir], siteDir)
-        const joined = joinReference(mine.runs, ref.runs, ref.sources[0]!)
-        for (const n of joined.notes) process.stderr.write(`${terminalSafe(n)}\n`)
-        return {
-          runs: [...mine.runs, ...joined.runs],
-          problems: [...mine.problems, ...ref.problems],
-          sources: [...mine.sources, ...ref.sources],
-          reference: joined.runs.map((r) => r.run.config.runId)
-        }
-      })
+      const collected = collectWithReference(all, siteDir, refDir)
       const site = yield* writeSite(all, siteDir, collected)
       // Paths and messages come from result folders: no control or escape sequence reaches the terminal.
       for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)

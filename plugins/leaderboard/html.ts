@@ -138,7 +138,9 @@ const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>, ctx: PageC
       const best = isBest(c)
       // A click on a cell opens its runs (its section on the row's page).
       const open = (inner: string): string => (page ? `<a class="cell-link" href="${esc(safeHref(`${page}#${cellAnchor(r, c)}`))}">${inner}</a>` : inner)
-      if (c.kind === "baseline" || !d) h.push(numCell(p.mean, open(esc(fmtEstimate(p))), ""))
+      if (c.kind === "baseline") h.push(numCell(p.mean, open(esc(fmtEstimate(p))), ""))
+      // A (Δ) column holds differences only: with no none in the row there is none to show.
+      else if (!d) h.push(numCell(null, `– <span class="note">(no none in this row; ${esc(fmtEstimate(p))})</span>`, ""))
       else h.push(numCell(d.mean, `${open(deltaHtml(d))} <span class="note">(${esc(fmtPairs(d))}; ${pct(p.mean)})</span>${best ? " ★" : ""}`, best ? "best" : ""))
     }
     h.push("</tr>")

@@ -1,5 +1,9 @@
 import { Console, Effect } from "effect"
+import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
+import { writeFileAtomic } from "../../core/results/atomic.ts"
+import { presetTable, withPresetTable } from "./presets-doc.ts"
+import { collectWithReference, REFERENCE_FLAG, referenceDir } from "../leaderboard/join.ts"
 import { UsageError } from "../../core/errors.ts"
 import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
@@ -12,12 +16,28 @@ import { loadSpec } from "../../core/sweep/spec.ts"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 import { defineCommand } from "../../core/contracts/command.ts"
 import { Registry } from "../../core/registry.ts"
+import { resolveSinks, SinkChoices } from "../../core/metrics/sinks.ts"
+import { decodeInput } from "../../core/schema/decode.ts"
 import { Executor } from "../../core/services.ts"
 import { terminalSafe } from "../../core/text.ts"
 
 /** The sweep's executor: `--queue URL` the "bullmq" one (plugins/bullmq), else this plugin's local pool. */
 const executorLayer = (queue: unknown, workers: number) =>
   queue !== undefined ? Executor.layerFromRegistry("bullmq", { url: String(queue) }, "--queue") : Executor.layerFromRegistry("local", { workers }, "--workers")
+
+/** `sweep presets`: the presets table (plugins/sweep/presets-doc.ts), printed or written into a doc. */
+const writePresets = (file: unknown) =>
+  Effect.gen(function* () {
+    const table = yield* presetTable()
+    if (file === undefined) return yield* Console.log(table)
+    const path = String(file)
+    const text = yield* Effect.try({
+      try: () => readFileSync(path, "utf8"),
+      catch: () => new UsageError({ field: "--write", message: `${path} does not exist; give the doc to update, e.g. --write docs/sweeps.md` })
+    })
+    writeFileAtomic(path, yield* withPresetTable(text, table, path))
+    yield* Console.log(`wrote the presets table into ${path}`)
+  })
 
 export default defineCommand({
   pattern: "sweep <spec>",
@@ -28,6 +48,7 @@ export default defineCommand({
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
     { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" },
+    REFERENCE_FLAG,
     {
       flags: "--queue <url>",
       description: "Run on a Redis job queue (redis://[:password@]host:port[/db], rediss:// for TLS) served by `ragen-bench worker`; `sweep status|collect --queue URL` follow a detached one"
@@ -35,15 +56,19 @@ export default defineCommand({
     { flags: "--detach", description: "With --queue: enqueue the runs and exit" },
     { flags: "--shard <i/n>", description: "Run only the i-th of n contiguous slices of the grid (every run in exactly one slice; docs/sweeps.md)" },
     { flags: "--compact-to <dir>", description: "Compact each run into this folder as it completes (ragen-bench results compact), to commit as shards finish" },
-    { flags: "--max-mb <n>", description: "With --compact-to: cap of the compact folder in megabytes", default: 10 }
+    { flags: "--max-mb <n>", description: "With --compact-to: cap of the compact folder in megabytes", default: 10 },
+    { flags: "--sink <id>", description: "A metric sink for every run (csv, tensorboard; repeatable): each run writes it into its own folder, so `tensorboard --logdir <out>` shows every run" },
+    { flags: "--write <file>", description: "sweep presets: replace the generated presets section of this Markdown file (docs/sweeps.md) instead of printing the table" }
   ],
   examples: [
     "ragen-bench sweep quick",
     "ragen-bench sweep table4 --workers 2 --out results/table4",
     "ragen-bench sweep my-sweep.yaml --dry-run",
+    "ragen-bench sweep my-sweep.ts --plugin ./my-filter.ts --reference",
     "ragen-bench sweep standard --shard 2/4 --out results/standard --compact-to plugins/leaderboard/reference/standard",
     "ragen-bench sweep table4 --queue redis://10.0.0.5:6379 --detach",
-    "ragen-bench sweep status --queue redis://10.0.0.5:6379"
+    "ragen-bench sweep status --queue redis://10.0.0.5:6379",
+    "ragen-bench sweep presets --write docs/sweeps.md"
   ],
   run: ([ref], opts) =>
     Effect.gen(function* () {
@@ -57,13 +82,18 @@ export default defineCommand({
           const exec = yield* Executor
           if (ref === "status") return yield* Console.log((yield* Effect.promise(() => exec.status!({ outDir }))).join("\n"))
           const got = yield* Effect.promise(() => exec.collect!({ outDir }))
-          const site = yield* writeSite([outDir], siteDir)
+          const site = yield* writeSite([outDir], siteDir, collectWithReference([outDir], siteDir, yield* referenceDir(opts.reference, [outDir])))
           yield* Console.log(`collected into ${outDir}: ${got.done} new, ${got.skipped} already there, ${got.failed} failed, ${got.unfinished} still queued or running, of ${got.total} jobs`)
           yield* Console.log(`leaderboard: ${resolve(site.files.html)}`)
         }).pipe(Effect.provide(executorLayer(opts.queue, 1)))
       }
+      if (ref === "presets") return yield* writePresets(opts.write)
       if (opts.detach && !onQueue) return yield* new UsageError({ field: "--detach", message: "--detach needs --queue redis://host:port (a local sweep cannot run detached)" })
       const spec = yield* loadSpec(String(ref), (yield* Registry).data)
+      const sinkChoices = yield* decodeInput(SinkChoices, listFlag(opts.sink), "--sink")
+      yield* resolveSinks(sinkChoices, "--sink") // an unknown sink or a bad option is refused before any run
+      // Checked before any run: a bad --reference must not wait for the sweep's end.
+      const refDir = yield* referenceDir(opts.reference, [outDir])
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const grid = yield* expandGrid(spec)
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined
@@ -116,7 +146,7 @@ export default defineCommand({
           progress.onEvent(e)
           if (e.type === "done") compactWarn(e.run.runId)
         }
-        const request = { outDir, signal: ac.signal, onEvent, pluginPaths: listFlag(opts.plugin), ...(opts.config ? { configPath: String(opts.config) } : {}) }
+        const request = { outDir, signal: ac.signal, onEvent, pluginPaths: listFlag(opts.plugin), sinks: sinkChoices, ...(opts.config ? { configPath: String(opts.config) } : {}) }
         const plugins = (yield* Registry).data.plugins
         const outcome = yield* Effect.promise(() => exec.run({ ...request, runs, name: spec.name, plugins, detach: Boolean(opts.detach) }))
         progress.close()
@@ -129,7 +159,7 @@ export default defineCommand({
         // Runs complete before this sweep (skipped) or collected from a queue: compacted now.
         if (compactor) for (const r of runs) compactWarn(r.runId)
         const compacted = compactor ? { compacted: compactor.compacted(), compactBytes: compactor.folderBytes() } : {}
-        const site = yield* writeSite([outDir], siteDir)
+        const site = yield* writeSite([outDir], siteDir, collectWithReference([outDir], siteDir, refDir))
         for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
         if (opts.json)
           yield* Console.log(

@@ -33,3 +33,5 @@ export type FromWorker = typeof FromWorker.Type
 /** The runner passes the sweep's --plugin paths and --config here (absolute paths). */
 export const PLUGINS_ENV = "RAGEN_SWEEP_PLUGINS"
 export const CONFIG_ENV = "RAGEN_SWEEP_CONFIG"
+/** The sweep's --sink choices (JSON), resolved in the worker against its own registry. */
+export const SINKS_ENV = "RAGEN_SWEEP_SINKS"

@@ -14,10 +14,10 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { isComplete } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import type { SweepEvent, SweepOutcome } from "../../core/contracts/index.ts"
+import type { SweepEvent, SweepOutcome, SweepRequest } from "../../core/contracts/index.ts"
 import type { GridRun } from "../../core/contracts/executor.ts"
 import { warmStartKey as configWarmKey } from "../../core/sweep/estimate.ts"
-import { CONFIG_ENV, FromWorker, PLUGINS_ENV, type ToWorker } from "./protocol.ts"
+import { CONFIG_ENV, FromWorker, PLUGINS_ENV, SINKS_ENV, type ToWorker } from "./protocol.ts"
 import { writeFailedSummary } from "./failed.ts"
 
 export type { SweepEvent, SweepOutcome }
@@ -32,14 +32,20 @@ export interface SweepOptions {
   /** User plugin files and config file, loaded again in every worker. */
   readonly pluginPaths?: ReadonlyArray<string>
   readonly configPath?: string
+  /** Metric sinks of every run (sweep --sink), resolved again in every worker. */
+  readonly sinks?: SweepRequest["sinks"]
 }
 
 export const defaultWorkers = (): number => Math.max(1, availableParallelism())
 
 const workerPath = fileURLToPath(new URL("./worker.ts", import.meta.url))
 
-/** argv for a child running a .ts file on this runtime (Deno needs `run -A`). */
-export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : [file])
+/**
+ * argv for a child running a .ts file on this runtime (Deno needs `run -A`). Bun's children never
+ * install a package at run time either (`--no-install`, as cli.ts's shebang): a worker loads the
+ * user's plugins, whose folder may have no node_modules.
+ */
+export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : ["--no-install", file])
 
 interface Slot {
   readonly id: number
@@ -207,6 +213,7 @@ const workerEnv = (opts: SweepOptions, workerCount: number): NodeJS.ProcessEnv =
   ...process.env,
   [PLUGINS_ENV]: JSON.stringify((opts.pluginPaths ?? []).map((p) => resolvePath(p))),
   ...(opts.configPath ? { [CONFIG_ENV]: resolvePath(opts.configPath) } : {}),
+  ...(opts.sinks && opts.sinks.length > 0 ? { [SINKS_ENV]: JSON.stringify(opts.sinks) } : {}),
   // the kernels' second thread (plugins/tinylm/kernels/wasm/pool.ts) only when the workers leave a core free
   RAGEN_THREADS: process.env.RAGEN_THREADS ?? (2 * workerCount <= availableParallelism() ? "2" : "1"),
   ...opts.env

@@ -12,7 +12,9 @@ import { createInterface } from "node:readline"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/schema/results.ts"
 import { writeFailedSummary } from "./failed.ts"
-import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, ToWorker } from "./protocol.ts"
+import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, SINKS_ENV, ToWorker } from "./protocol.ts"
+import { resolveSinks, type SinkBinding, SinkChoices } from "../../core/metrics/sinks.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
 import { loadTrainer, type TrainFn } from "../../core/train/entry.ts"
 import { loadBuiltinPlugins, loadUserPlugins } from "../../core/config.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
@@ -25,10 +27,14 @@ const main = async (): Promise<void> => {
   process.on("SIGINT", () => {})
   let train: TrainFn
   let plugins: PluginInput[] = []
+  let sinks: SinkBinding[] = []
   try {
     train = await loadTrainer()
     const paths = JSON.parse(process.env[PLUGINS_ENV] ?? "[]") as string[]
     plugins = [...(await loadBuiltinPlugins()), ...(await Effect.runPromise(loadUserPlugins(paths, process.env[CONFIG_ENV] || undefined)))]
+    const choices = decodeSync(SinkChoices, JSON.parse(process.env[SINKS_ENV] ?? "[]"))
+    if (!choices.ok) throw new Error(`${SINKS_ENV}: ${choices.message}`)
+    sinks = await Effect.runPromise(resolveSinks(choices.value, "--sink").pipe(Effect.provide(registryLayerFrom(plugins))))
   } catch (e) {
     send({ type: "fatal", error: `cannot load the trainer or the plugins: ${(e as Error)?.message ?? e}` })
     process.exit(1)
@@ -45,6 +51,7 @@ const main = async (): Promise<void> => {
         resume: msg.resume,
         signal: ac.signal,
         plugins,
+        sinks,
         onProgress: (p) => {
           const v = p.metrics[SUCCESS_METRIC]
           if (typeof v === "number") success = v

@@ -89,7 +89,7 @@ describe("filter apply", () => {
   test(
     "bad input exits 2 with a message naming the field",
     () => {
-      expectUserError(["filter", "apply", "--filter", "top-p", file("bad-type.json", { groups: [[1, "x"]] })], `["groups"][0][1]`, "Expected number")
+      expectUserError(["filter", "apply", "--filter", "top-p", file("bad-type.json", { groups: [[1, "x"]] })], 'groups[0][1]: got "x"; expected a number')
       expectUserError(["filter", "apply", "--filter", "top-p", file("bad-key.json", { group: [[1]] })], "group: unknown option; did you mean groups?")
       expectUserError(["filter", "apply", "--filter", "top-p", file("bad-empty.json", { groups: [[1, 2], []] })], "group 1 has no trajectories")
       expectUserError(["filter", "apply", "--filter", "top-p", file("bad-json.json", "{groups: ")], "not valid JSON")

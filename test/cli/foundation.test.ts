@@ -73,7 +73,7 @@ describe("CLI foundation", () => {
   test("user mistakes exit 2 with one clear line and no stack trace", () => {
     const cases: Array<[string[], string]> = [
       [["list", "nope"], "kind"],
-      [["list", "--bogus"], "Unknown option"],
+      [["list", "--bogus"], "unknown option --bogus"],
       [["frobnicate"], "unknown command"],
       [["list", "--plugin", "does/not/exist.ts"], "--plugin"],
       [["list", "--plugin", fixture("not-a-plugin.ts")], "default-export a plugin"],

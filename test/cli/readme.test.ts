@@ -1,40 +1,110 @@
-// The README's "Write your own filter" example is real code: extract it, register it with
-// --plugin and check its decisions through `filter apply`, as the README tells a user to.
+// The README's "Write your own filter" example is real code, run as a user outside the clone
+// would: copied into a folder of its own with ragen-bench linked into node_modules (as
+// `npm link ragen-bench` does), run with `npx ragen-bench`, and nothing is installed at run time
+// (Bun's install cache, pointed at an empty folder, stays empty).
 import { afterAll, describe, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { root, runCli } from "../helpers/cli.ts"
+import { root } from "../helpers/cli.ts"
 
 const readme = readFileSync(join(root, "README.md"), "utf8")
-const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""
-// its imports are relative to the repository root, so the file goes there
-const pluginPath = join(root, `readme-filter.tmp-${process.pid}.ts`)
-const dir = mkdtempSync(join(tmpdir(), "ragen-readme-"))
+const block = /```ts\n(\/\/ my-filter\.ts[\s\S]*?)```/.exec(readme)?.[1] ?? ""
+const user = mkdtempSync(join(tmpdir(), "ragen-user-"))
+const cache = mkdtempSync(join(tmpdir(), "ragen-bun-cache-"))
 afterAll(() => {
-  rmSync(pluginPath, { force: true })
-  rmSync(dir, { recursive: true, force: true })
+  rmSync(user, { recursive: true, force: true })
+  rmSync(cache, { recursive: true, force: true })
 })
 
-describe("README", () => {
-  test("the filter example registers with --plugin and keeps the groups it says", () => {
+mkdirSync(join(user, "node_modules", ".bin"), { recursive: true })
+symlinkSync(root, join(user, "node_modules", "ragen-bench"), "dir")
+symlinkSync(join("..", "ragen-bench", "cli.ts"), join(user, "node_modules", ".bin", "ragen-bench"))
+writeFileSync(
+  join(user, "groups.json"),
+  JSON.stringify({
+    groups: [
+      [1, 0, 0, 1],
+      [0, 0, 0, 0],
+      [0.2, 0, 0.1, 0]
+    ]
+  })
+)
+
+/** `npx ragen-bench …` from the user's folder; Bun is found on PATH as a global install would be. */
+const npx = (args: ReadonlyArray<string>, cwd = user, env: Record<string, string> = {}) => {
+  const r = spawnSync("npx", ["--no", "ragen-bench", ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}`, BUN_INSTALL_CACHE_DIR: cache, npm_config_offline: "true", NO_COLOR: "1", ...env }
+  })
+  return { code: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" }
+}
+
+describe("README filter, outside the clone", () => {
+  test("the snippet imports only from the package, and the package exports what it imports", () => {
     expect(block).toContain("definePlugin")
-    writeFileSync(pluginPath, block)
-    const groups = join(dir, "groups.json")
-    writeFileSync(
-      groups,
-      JSON.stringify({
-        groups: [
-          [1, 0, 0, 1],
-          [0, 0, 0, 0],
-          [0.2, 0, 0.1, 0]
-        ]
-      })
-    )
-    const r = runCli(["filter", "apply", "--plugin", pluginPath, "--filter", "min-range", "--filter-value", "1", groups])
+    expect(block).not.toMatch(/from "\.{1,2}\//)
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+    for (const m of block.matchAll(/from "ragen-bench\/([\w-]+)"/g)) expect(pkg.exports[`./${m[1]}`]).toBeDefined()
+    // effect is a peer pinned to the very version the host runs
+    const effect = JSON.parse(readFileSync(join(root, "node_modules", "effect", "package.json"), "utf8")).version
+    expect(pkg.peerDependencies.effect).toBe(effect)
+  })
+
+  test("npx ragen-bench filter apply runs the copied snippet and installs nothing", () => {
+    writeFileSync(join(user, "my-filter.ts"), block)
+    const r = npx(["filter", "apply", "--plugin", "./my-filter.ts", "--filter", "min-range", "--filter-value", "1", "groups.json"])
+    expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(out.filter).toBe("spread/min-range")
     expect(out.keptGroups).toEqual([0])
+    // the option helper's range holds outside the clone too
+    const bad = npx(["filter", "apply", "--plugin", "./my-filter.ts", "--filter", "min-range", "--filter-value", "-1", "groups.json"])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("minRange")
+    expect(readdirSync(cache)).toEqual([])
+  }, 120_000)
+
+  test("npx ragen-bench sweep runs a spec of the user's folder with the copied filter in its workers", () => {
+    writeFileSync(join(user, "my-filter.ts"), block)
+    const spec = {
+      name: "mine",
+      axes: { env: ["frozenlake"], filter: [{ id: "spread/min-range", options: { minRange: 1 } }], seeds: [1] },
+      fixed: { policy: "fake-policy", P: 4, G: 4 },
+      budget: { steps: 2, evalEvery: 1 }
+    }
+    writeFileSync(join(user, "spec.json"), JSON.stringify(spec))
+    // The sweep fixture's fake policy and trainer keep this a few seconds; the user's filter is real.
+    const fixture = join(root, "test", "fixtures", "plugins", "sweep-policy.ts")
+    const r = npx(["sweep", "spec.json", "--plugin", "./my-filter.ts", "--plugin", fixture, "--workers", "1", "--reference", "none", "--out", "results", "--leaderboard", "site"], user, {
+      RAGEN_SWEEP_FAKE_TRAIN: "1",
+      RAGEN_SWEEP_FAKE_STEP_MS: "0"
+    })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("1 done")
+    expect(JSON.parse(readFileSync(join(user, "site", "leaderboard.json"), "utf8")).filters).toEqual(["min-range"])
+    expect(readdirSync(cache)).toEqual([])
+  }, 120_000)
+
+  test("a bare import the folder lacks fails to load instead of being downloaded", () => {
+    const bare = mkdtempSync(join(tmpdir(), "ragen-bare-"))
+    try {
+      writeFileSync(join(bare, "p.ts"), `import { Schema } from "effect"\nexport default { name: "p", version: "0.0.1", filters: [], s: Schema }\n`)
+      const r = spawnSync(join(root, "cli.ts"), ["list", "filters", "--plugin", "./p.ts"], {
+        cwd: bare,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}`, BUN_INSTALL_CACHE_DIR: cache, NO_COLOR: "1" }
+      })
+      expect(r.status).toBe(2)
+      expect(r.stderr).toContain('it imports "effect", which is not installed where the file is; import Schema and Effect from "ragen-bench/kit"')
+      expect(readdirSync(cache)).toEqual([])
+    } finally {
+      rmSync(bare, { recursive: true, force: true })
+    }
   }, 60_000)
 })

@@ -78,7 +78,8 @@ describe("top-p (linear, reference rules)", () => {
       [3, 3]
     ])
     expect(keptGroups(apply(topPFilter, g, { p: 1 }))).toEqual([0, 2])
-    expect(keptGroups(apply(topPFilter, g, { p: 1.5 }))).toEqual([0, 2])
+    // A share above 1 is a mistake (it would keep everything), refused by name
+    expect(() => apply(topPFilter, g, { p: 1.5 })).toThrow(/p: got 1\.5; expected a number from 0 to 1/)
     expect(keptGroups(apply(topPFilter, g, { p: 1, includeZero: true }))).toEqual([0, 1, 2, 3])
   })
   test("P = 100: p = 0.5 keeps the 30 highest spreads", () => {

@@ -51,7 +51,7 @@ export const fakeMetrics = (config: RunConfig, hash: string, step: number): Metr
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 export const fakeTrain: TrainFn = async (config, opts) => {
-  const run = openRun(opts.outDir, config)
+  const run = openRun(opts.outDir, config, { sinks: opts.sinks ?? [] })
   const stepMs = Number(process.env.RAGEN_SWEEP_FAKE_STEP_MS ?? 5)
   const metricsPath = join(run.dir, "metrics.jsonl")
   let start = 0
@@ -100,6 +100,7 @@ export const fakeTrain: TrainFn = async (config, opts) => {
     run.appendMetrics(line)
     opts.onProgress?.({ step, steps: config.steps, metrics: line })
   }
+  await run.close()
   return summary("complete", config.steps)
 }
 

@@ -1,17 +1,16 @@
 /**
  * End to end in a real headless Chromium (Debian's `chromium`, driven by playwright-core):
  * open index.html from file://, click a column header, check the order, take a screenshot
- * into test-output/. Skips with a reason when /usr/bin/chromium is missing outside CI.
+ * into its temporary folder. Skips with a reason when /usr/bin/chromium is missing outside CI.
  */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { chromium } from "playwright-core"
 import { writeSite } from "../../plugins/leaderboard/site.ts"
-import { root } from "../helpers/cli.ts"
 import { tempDir } from "../sweep/helpers.ts"
 import { standardRuns, writeRuns } from "./fixtures.ts"
 
@@ -59,9 +58,7 @@ describe("leaderboard page in headless Chromium", () => {
       expect(envs).toEqual(["frozenlake", "sokoban"])
       expect(await page.locator("section.group svg polyline").count()).toBeGreaterThan(6)
       expect(errors).toEqual([]) // the CSP lets our own script run and nothing else
-      const outDir = join(root, "test-output")
-      mkdirSync(outDir, { recursive: true })
-      const shot = join(outDir, "leaderboard.png")
+      const shot = join(base, "leaderboard.png") // in the test's temporary folder, never the tree
       await page.screenshot({ path: shot, fullPage: true })
       expect(statSync(shot).size).toBeGreaterThan(10_000)
     } finally {

@@ -32,13 +32,13 @@ describe("sweep spec", () => {
     const msg = errorOf({ name: "x", axes: { env: [], seeds: [1.5], filter: [{ idd: "top-p" }] }, budget: { stepz: 3 } })
     expect(msg).toContain("t.json")
     expect(msg).toContain("axes.env")
-    expect(msg).toContain("axes.seeds[0]: Expected an integer")
-    expect(msg).toContain("axes.filter[0].idd: Expected no excess property")
+    expect(msg).toContain("axes.seeds[0]: got 1.5; expected a whole number")
+    expect(msg).toContain("axes.filter[0].idd: unknown option")
     expect(msg).toContain("budget.stepz")
   })
 
   test("missing name and non-positive P are errors", () => {
-    expect(errorOf({ axes: { env: ["a"] } })).toContain("name: Missing key")
+    expect(errorOf({ axes: { env: ["a"] } })).toContain("name: missing; this field is required")
     expect(errorOf({ name: "x", axes: { env: ["a"], PG: [{ P: 0, G: 4 }] } })).toContain("axes.PG[0].P")
   })
 

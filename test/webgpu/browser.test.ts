@@ -10,13 +10,12 @@
  * Skips with a reason when chromium is missing, fails under CI=true.
  */
 import { describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium } from "playwright-core"
 import { makeCpuScorer } from "../../plugins/scorers/cpu.ts"
 import { startPageServer } from "../../plugins/webgpu/serve.ts"
-import { root } from "../helpers/cli.ts"
 import { fixtureBatch, fixturePolicy } from "./fixture.ts"
 import { requireAdapter, runDeno } from "./helpers.ts"
 import { compare } from "./kernel-parity.ts"
@@ -70,9 +69,8 @@ describe("WebGPU page in headless Chromium", () => {
         result = r.json
         where = "deno"
       } else {
-        const outDir = join(root, "test-output")
-        mkdirSync(outDir, { recursive: true })
-        await page.screenshot({ path: join(outDir, "webgpu-page.png"), fullPage: true })
+        // The screenshot stays in the test's temporary folder (tests never write into the tree).
+        await page.screenshot({ path: join(dir, "webgpu-page.png"), fullPage: true })
       }
     } finally {
       await browser.close()
