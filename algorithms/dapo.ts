@@ -19,7 +19,7 @@ import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { buildObjective, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { broadcastToTokens, groupNormalised } from "./grpo.ts"
-import { withDefault as dflt } from "../core/schema/defaults.ts"
+import { withDefault as dflt } from "../core/contracts/defaults.ts"
 
 export const DapoOptions = Schema.Struct({
   clipLow: dflt(Schema.Finite, 0.2),

@@ -15,7 +15,7 @@ import { Schema } from "effect"
 import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
 import { buildObjective, type LossAgg, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { mean, stdUnbiased } from "./common/stats.ts"
-import { withDefault as dflt } from "../core/schema/defaults.ts"
+import { withDefault as dflt } from "../core/contracts/defaults.ts"
 
 export const GrpoOptions = Schema.Struct({
   /** "grpo" divides by the group std; "dr-grpo" does not and sums over each trajectory's tokens. */

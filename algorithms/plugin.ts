@@ -1,4 +1,4 @@
-/** The built-in algorithms (DESIGN.md §3): PPO, GRPO (with the Dr.GRPO variant) and DAPO. */
+/** The built-in algorithms (docs/design.md §3): PPO, GRPO (with the Dr.GRPO variant) and DAPO. */
 import { definePlugin } from "../core/contracts/index.ts"
 import { dapo } from "./dapo.ts"
 import { grpo } from "./grpo.ts"

@@ -13,7 +13,7 @@ import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contra
 import { finalTokenRewards, gae, tokenRewards } from "./common/gae.ts"
 import { buildObjective, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { whitenInPlace } from "./common/stats.ts"
-import { withDefault as dflt } from "../core/schema/defaults.ts"
+import { withDefault as dflt } from "../core/contracts/defaults.ts"
 
 export const rewardPlacements = ["final-token", "per-turn"] as const
 export type RewardPlacement = (typeof rewardPlacements)[number]

@@ -1,5 +1,5 @@
 /**
- * Cost of the collapse diagnostics (issue 6) at P = 8, G = 16 on tinylm `tiny`, FrozenLake:
+ * Cost of the collapse diagnostics (docs/decisions.md#issue-6) at P = 8, G = 16 on tinylm `tiny`, FrozenLake:
  * 1. the CPU CrossScorer on the trainer's first-turn rows (diagRows 128 reasonings × 8 prompts =
  *    1,024 sequences), for teacher reasonings (what a post-SFT policy writes) and for the
  *    untrained policy's own samples, side by side with the pair-by-pair scorer (tinybench, --iters
@@ -9,7 +9,7 @@
  *    pair-by-pair scorer (sftSteps 0, same seed, so all see the same rollouts), and the
  *    diagnostics' share of a training step:
  *    the mean perf/diag_seconds of a diagnostics step over 5 × the mean step without them (one
- *    diagnostics step per 5; issue 6's target ≤ 15%).
+ *    diagnostics step per 5; docs/decisions.md#issue-6's target ≤ 15%).
  *    MI scores only valid first turns, and an untrained policy writes few: with --sft-steps 0 a
  *    diagnostics step may have no MI rows; --sft-steps N warm-starts all variants from one SFT
  *    (cached in the shared output folder, excluded from the timed steps).
@@ -23,7 +23,7 @@ import { miProxies } from "../core/diagnostics/mi.ts"
 import { buildPrompt, parseResponse } from "../core/prompt.ts"
 import { Rng } from "../core/rng.ts"
 import { decodeSync } from "../core/schema/decode.ts"
-import { RunConfig } from "../core/schema/run-config.ts"
+import { RunConfig } from "../core/contracts/run-config.ts"
 import { builtinPlugins } from "../builtins.ts"
 import { runTraining } from "../core/train/run.ts"
 import { type CrossScorer, definePlugin, type Policy } from "../core/contracts/index.ts"

@@ -13,7 +13,7 @@
  * tails that a median would hide; the median batch's rate is printed beside it.
  * Prints tinybench's table (latencies are ms per step, episode or level), a table of rates, then
  * one JSON line per task.
- * Targets (2-core machine, issue 3): FrozenLake ≥ 1e6 steps/s, Sokoban ≥ 2e5 steps/s and
+ * Targets (2-core machine, docs/decisions.md#issue-3): FrozenLake ≥ 1e6 steps/s, Sokoban ≥ 2e5 steps/s and
  * ≥ 2,000 levels/s, text envs ≥ 5e4 steps/s.
  */
 import { Bench } from "tinybench"

@@ -1,6 +1,6 @@
 /**
  * tinylm (native and wasm kernels, optionally js) side by side with PyTorch on the CPU, stock and
- * tuned (issue 16): the same GPT (vocab 128, d 64, 2 layers, 4 heads), the same batch, alternating
+ * tuned (docs/decisions.md#issue-16): the same GPT (vocab 128, d 64, 2 layers, 4 heads), the same batch, alternating
  * runs in one script.
  *   train: forward + backward + AdamW, loss on every position (as the torch script)
  *   score: forward only, per-token log-probs of every position

@@ -1,5 +1,5 @@
 /**
- * tinylm throughput (issue 4): training tokens/s (forward + backward + AdamW), scoring tokens/s
+ * tinylm throughput (docs/decisions.md#issue-4): training tokens/s (forward + backward + AdamW), scoring tokens/s
  * (forward only) and sampling tokens/s with the KV cache, for tiny and small at 32 × 128 and the
  * d64/2L/4H/ctx64 model at 32 × 64; GFLOP/s from nanoGPT's 6·N-style count (forward ×3 for training);
  * peak RSS after a training step. Kernels: RAGEN_KERNELS=native|wasm|js (default auto: native where it

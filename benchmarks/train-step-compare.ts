@@ -1,5 +1,5 @@
 /**
- * The training step under two settings side by side (issue 5's ≤ 1 s target): alternating child
+ * The training step under two settings side by side (docs/decisions.md#issue-5's ≤ 1 s target): alternating child
  * runs of benchmarks/train-step.ts from the same SFT checkpoint, the median over the reps of each
  * run's mean step time and its parts, and the ratio.
  *   --vary prefix   shared-prompt batching on (plugins/tinylm/prefix.ts) vs off (sharePrefix: false)

@@ -1,5 +1,5 @@
 /**
- * Wall time per training step (issue 5): FrozenLake (s = 1), GRPO, P = 8, G = 16, tinylm tiny,
+ * Wall time per training step (docs/decisions.md#issue-5): FrozenLake (s = 1), GRPO, P = 8, G = 16, tinylm tiny,
  * diagnostics every 5 steps (and step 1), from an SFT start (a short SFT is run first unless
  * --init gives a checkpoint), validation off so only the step is timed.
  *
@@ -16,7 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtinPlugins } from "../builtins.ts"
 import { runTraining } from "../core/train/run.ts"
-import type { RunConfig } from "../core/schema/run-config.ts"
+import type { RunConfig } from "../core/contracts/run-config.ts"
 
 const argv = process.argv.slice(2)
 const arg = (name: string): string | undefined => {

@@ -1,7 +1,7 @@
 /**
  * The model and batches that benchmarks/webgpu-vs-torch.ts and webgpu-dispatches.ts share:
  * tinylm `tiny` on FrozenLake's vocabulary with its seed-1 initial weights (`--weights init`, the
- * default: the shapes of benchmarks/webgpu-scoring.ts and issue 29's figures, e.g. stress =
+ * default: the shapes of benchmarks/webgpu-scoring.ts and docs/decisions.md#issue-29's figures, e.g. stress =
  * 65,536 sequences) or the shipped FrozenLake warm start (`--weights warmstart`: a trained
  * policy repeats its reasonings, so far fewer distinct rows), FrozenLake prompts, the policy's
  * own samples as reasonings, and the cross-scoring rows (plugins/webgpu/cross.ts: every

@@ -1,5 +1,5 @@
 /**
- * Dispatches and bytes moved per batch of the WebGPU scorer (issue 29's "fewer dispatches and
+ * Dispatches and bytes moved per batch of the WebGPU scorer (docs/decisions.md#issue-29's "fewer dispatches and
  * copies" lever), before and after, counted on the host without a GPU (plugins/webgpu/plan.ts
  * planStats: the engine's own plan; test/webgpu/parity.test.ts checks that the engine counts the
  * same on a real device). Rows: benchmarks/webgpu-cases.ts.

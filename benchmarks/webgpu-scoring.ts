@@ -1,5 +1,5 @@
 /**
- * Cross-scoring throughput, CPU scorer against the WebGPU scorer (issue 18), at the
+ * Cross-scoring throughput, CPU scorer against the WebGPU scorer (docs/decisions.md#issue-18), at the
  * diagnostics' sizes on tinylm `tiny` (FrozenLake vocabulary, Markov prompts, the untrained
  * policy's own samples as reasonings, as benchmarks/diagnostics.ts):
  *   P = 8,  G = 16: 128 reasonings × 8 prompt columns   (first-turn rows)

@@ -1,5 +1,5 @@
 /**
- * WebGPU scoring side by side with PyTorch on the same GPU (issue 29), in one run: the same
+ * WebGPU scoring side by side with PyTorch on the same GPU (docs/decisions.md#issue-29), in one run: the same
  * model (tinylm `tiny`; weights: benchmarks/webgpu-cases.ts, --weights init|warmstart), the same rows
  * (the cross-scoring batch of benchmarks/webgpu-scoring.ts: FrozenLake prompts, the policy's own
  * samples as reasonings), the same accounting (scored tokens). Per case:

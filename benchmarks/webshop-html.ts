@@ -1,8 +1,8 @@
 /**
- * The WebShop page parser (envs/webshop/html.ts) on the 1 MB adversarial pages of issue 15 and
+ * The WebShop page parser (envs/webshop/html.ts) on the 1 MB adversarial pages of docs/decisions.md#issue-15 and
  * on a real-sized page: milliseconds per parse (median of --reps). With --old, the old
  * script-stripping regex, /<script\b[\s\S]*?<\/script\s*>/gi, is timed once on 64, 128 and
- * 256 kB prefixes of the first page (it is quadratic: the 1 MB page took 47 s in issue 15).
+ * 256 kB prefixes of the first page (it is quadratic: the 1 MB page took 47 s in docs/decisions.md#issue-15).
  *
  *   node_modules/.bin/bun benchmarks/webshop-html.ts [--reps 5] [--old]
  */

@@ -1,6 +1,6 @@
 /**
  * Prompt and response format shared by SFT, rollouts and diagnostics, so that the policy
- * sees the same text everywhere. DESIGN.md §3/§6: each turn the policy writes
+ * sees the same text everywhere. docs/design.md §3/§6: each turn the policy writes
  * "<think> z </think> <answer> a </answer>"; X (the prompt) runs up to and including
  * "<think>", so the completion is "z </think> <answer> a </answer>".
  */

@@ -37,7 +37,7 @@
  * - "eval": the evaluation rollouts; "diagnose", "rollout" and "diagnose", mode: `diagnose`'s rollouts
  *   and MI rows; `new Rng(seed).split(<filter id>)`: each filter's choice; "bootstrap": the intervals;
  *   "request" (a server's own stream): a `serve` request sent without a seed.
- * Tests only: "fake", step (plugins/sweep/fake-train.ts, from the config hash).
+ * Tests only: "fake", step (test/helpers/fake-train.ts, from the config hash).
  * Unlabelled `new Rng(seed)`: the statistics' bootstraps (their seed option), `leaderboard verify`'s
  * sample of runs, `filter apply --seed`, check-env's actions, the SearchQA corpus.
  */

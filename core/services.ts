@@ -11,7 +11,7 @@ import { Registry, type RegistryData, resolveEntry } from "./registry.ts"
 import { isComplete, listRunDirs, openRun, readRun } from "./results/store.ts"
 import { decodeInput } from "./schema/decode.ts"
 
-/** Run folders under one results root (DESIGN.md §9); the default layer is the file system. */
+/** Run folders under one results root (docs/design.md §9); the default layer is the file system. */
 export class ResultsStore extends Context.Service<
   ResultsStore,
   {

@@ -1,7 +1,7 @@
 /**
  * Small statistics and shared vocabularies the core needs (filter statistics, gradient
  * decomposition, trainer options) and the algorithms and filters build on. They live in core so
- * that core imports nothing from algorithms/ (issue 13); algorithms/ re-export them.
+ * that core imports nothing from algorithms/ (docs/decisions.md#issue-13); algorithms/ re-export them.
  */
 
 export const mean = (xs: ArrayLike<number>): number => {

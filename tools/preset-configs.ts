@@ -1,7 +1,7 @@
 /**
  * Prints, for every sweep preset, each run's id, label and canonical resolved config, one line per
  * run. Run ids hash the resolved config and the published reference set joins a user's runs by it,
- * so a refactor must leave this output byte-identical (issue 24):
+ * so a refactor must leave this output byte-identical (docs/decisions.md#issue-24):
  *
  *   bun tools/preset-configs.ts > before.txt   # on the old commit
  *   bun tools/preset-configs.ts > after.txt    # on the new one
@@ -16,7 +16,7 @@ const root = new URL("..", import.meta.url).pathname
 const { presetNames, loadSpec } = await import(`${root}core/sweep/spec.ts`)
 const { expandGrid } = await import(`${root}core/sweep/grid.ts`)
 const registry = await import(`${root}core/registry.ts`)
-// Before issue 24 the layer was a static of the Registry class.
+// Before docs/decisions.md#issue-24 the layer was a static of the Registry class.
 const registryLayerFrom = registry.registryLayerFrom ?? ((p: unknown) => registry.Registry.layerFrom(p))
 const { builtinPlugins } = await import(`${root}builtins.ts`)
 const { canonicalJson } = await import(`${root}core/hash.ts`)

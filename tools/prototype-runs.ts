@@ -1,5 +1,5 @@
 /**
- * The DESIGN.md §10 prototype's run files (../shared/reference/prototype/runs/*.jsonl: a config
+ * The docs/design.md §10 prototype's run files (../shared/reference/prototype/runs/*.jsonl: a config
  * line, then one line per step) in the terms of plugins/leaderboard/analysis/paired.ts, so the two can be read side
  * by side: validation fact accuracy and success (T = 0.5, 256 seeds) at one step, and per-step
  * means over steps 0..step−1 of the zero-spread groups, the dropped non-zero-spread groups

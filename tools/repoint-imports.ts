@@ -1,5 +1,5 @@
 /**
- * Retires the re-export files issue 24 left at the old paths of moved modules, once, after the
+ * Retires the re-export files docs/decisions.md#issue-24 left at the old paths of moved modules, once, after the
  * branches are merged: every import or re-export of an old path is pointed at the module's new
  * path, then (with --delete) the old files are removed. Until then they keep every importer
  * working, so that the move did not have to touch files other branches were editing.

@@ -1,4 +1,4 @@
-/** The built-in rollout filters (DESIGN.md §5), registered as plugin "filters". */
+/** The built-in rollout filters (docs/design.md §5), registered as plugin "filters". */
 import { definePlugin } from "../../core/contracts/index.ts"
 import { randomFilter, referenceFilters } from "./random.ts"
 

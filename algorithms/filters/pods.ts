@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 import { PosInt } from "./score.ts"
 
 export const PodsOptions = Schema.Struct({

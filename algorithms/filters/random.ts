@@ -1,5 +1,5 @@
 /**
- * `random`: the control (DESIGN.md §10: keeping the same number of groups at random is as bad
+ * `random`: the control (docs/design.md §10: keeping the same number of groups at random is as bad
  * as no filter). Keeps a uniformly random subset of the groups of the size a reference filter
  * would keep on this batch (`like`, default "top-p", with the reference's own options given
  * inline, e.g. {like: "top-p", p: 0.9}), or a fixed `count`, or a `ratio` of P (int(ratio·P),
@@ -17,7 +17,7 @@ import { minPFilter } from "./min-p.ts"
 import { noneFilter } from "./none.ts"
 import { podsFilter } from "./pods.ts"
 import { quantileFilter } from "./quantile.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 import { Fraction } from "./score.ts"
 import { topKCount, topKFilter } from "./top-k.ts"
 import { topPSoftmaxFilter } from "./top-p-softmax.ts"

@@ -1,6 +1,6 @@
 /**
  * The group score every score-based filter ranks by: the spread of a group's trajectory
- * returns (DESIGN.md §5; `groupScore` in core/stats.ts). The paper's reference code uses the
+ * returns (docs/design.md §5; `groupScore` in core/stats.ts). The paper's reference code uses the
  * unbiased standard deviation; later ports use the variance, so it is a setting (`metric`,
  * default "std") recorded with every result. Also the option fields the score-based filters
  * share, and helpers that turn a choice of group indices into a FilterResult.
@@ -8,13 +8,13 @@
 import { Schema } from "effect"
 import type { FilterResult, Group, KeptGroup } from "../../core/contracts/index.ts"
 import { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 export { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
 
 /** A schema field with a decoding default (the value an omitted option takes). */
 
-export { NonNeg, PosInt, Unit as Fraction } from "../../core/schema/defaults.ts"
+export { NonNeg, PosInt, Unit as Fraction } from "../../core/contracts/defaults.ts"
 
 /** Option fields shared by the score-based filters. */
 export const scoreFields = (includeZero = false) => ({

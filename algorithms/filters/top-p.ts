@@ -1,7 +1,7 @@
 /**
  * `top-p`: the paper's SNR-aware filter (RAGEN-2 §4, Fig. 4), linear in the group score, with
  * the reference code's rules (rollout_filter.py `_select_top_groups`, strategy top_p,
- * top_p_prob_mode linear; DESIGN.md §5): drop groups with score ≤ 1e-10 unless includeZero;
+ * top_p_prob_mode linear; docs/design.md §5): drop groups with score ≤ 1e-10 unless includeZero;
  * p ≥ 1 keeps every candidate (so "top-p 1.0, includeZero false" drops only the zero-spread
  * groups, the paper's Table 9 baseline); otherwise sort descending, threshold = p·Σ candidate
  * scores − eps, keep the shortest prefix whose cumulative score reaches the threshold, stopping
@@ -11,7 +11,7 @@
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
 import { checkGroups } from "../../core/filters/input.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 import { candidatePositions, Fraction, groupScores, keepWhole, NonNeg, rankDescending, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const TopPOptions = Schema.Struct({

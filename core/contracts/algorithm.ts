@@ -1,6 +1,6 @@
 /**
  * Algorithm contract: turns a batch of rollouts into advantages and a loss.
- * The policy's kernels only see the returned LossFn (DESIGN.md §4).
+ * The policy's kernels only see the returned LossFn (docs/design.md §4).
  */
 import { Schema } from "effect"
 import type { LossFn } from "./policy.ts"

@@ -1,5 +1,5 @@
 /**
- * Env contract (DESIGN.md §4): gymnasium semantics, text in and text out.
+ * Env contract (docs/design.md §4): gymnasium semantics, text in and text out.
  *
  * - `reset(seed)` seeds the env's own RNG: same seed ⇒ same episode on every runtime.
  * - `step(action)` takes the raw text inside `<answer>…</answer>`. An action that does not
@@ -101,7 +101,7 @@ export interface EnvSpec<Options = any> {
   readonly options: Schema.Codec<Options, any>
   /** Max turns per episode (the rollout's turn limit). */
   readonly maxTurns: number
-  /** Per-trajectory action budget (DESIGN.md §3), applied by the harness's time-limit wrapper. */
+  /** Per-trajectory action budget (docs/design.md §3), applied by the harness's time-limit wrapper. */
   readonly actionBudget: number
   /** The action budget when it depends on the options (MetaMathQA: maxAttempts); default actionBudget. */
   actionBudgetOf?(options: Options): number

@@ -1,5 +1,5 @@
 /**
- * Filter contract (DESIGN.md §5): the project's main extension point.
+ * Filter contract (docs/design.md §5): the project's main extension point.
  * A filter sees one training step's groups (one per prompt, G trajectory returns each) and
  * decides what the update uses: whole groups or trajectories within groups. It must be pure
  * and deterministic given `ctx.rng`.

@@ -1,5 +1,5 @@
 /**
- * Plugin shape (DESIGN.md §4, STYLE.md plugins): a plain object from a factory, registered
+ * Plugin shape (docs/design.md §4, STYLE.md plugins): a plain object from a factory, registered
  * by value. Contributed ids are namespaced by the plugin name ("<plugin>/<id>").
  * The types that refer to one another through the plugin set live here together, so that the
  * contracts import one another without a cycle (test/core/contracts-floor.test.ts): the CLI

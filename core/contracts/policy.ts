@@ -1,5 +1,5 @@
 /**
- * Policy contracts (DESIGN.md §4). A Policy samples and scores text; a TrainablePolicy also
+ * Policy contracts (docs/design.md §4). A Policy samples and scores text; a TrainablePolicy also
  * computes gradients of a loss that the algorithm supplies (algorithms stay out of kernels).
  * Methods are async so that remote policies (OpenAI-compatible servers) fit the same shape.
  */
@@ -123,7 +123,7 @@ export interface TrainablePolicy extends Policy {
   /** Forward only (no gradients): per-token logprobs/entropy/values of the items. Optional; else the trainer uses accumulate with a zero loss. */
   forward?(items: ReadonlyArray<TrainItem>): Promise<TokenForward[]>
   /**
-   * Supervised warm start on teacher turns (DESIGN.md §4, §10): the trainer's `sftSteps` and the
+   * Supervised warm start on teacher turns (docs/design.md §4, §10): the trainer's `sftSteps` and the
    * `sft` command use it. Optional: a policy without it can start from `init` only. When
    * `options.signal` aborts, it rejects with an Error named "SftStopped" and nothing is kept.
    */

@@ -1,4 +1,4 @@
-/** Schemas of the files in a run folder (DESIGN.md §9). */
+/** Schemas of the files in a run folder (docs/design.md §9). */
 import { Schema } from "effect"
 import { RunConfig } from "./run-config.ts"
 

@@ -1,7 +1,7 @@
 /**
  * The resolved configuration of one training run. Its content hash is the run id; it is
  * written to config.json and is all that is needed to re-run the run.
- * Defaults are the paper's reference code's (DESIGN.md §3).
+ * Defaults are the paper's reference code's (docs/design.md §3).
  */
 import { Schema } from "effect"
 import { withDefault as dflt } from "./defaults.ts"
@@ -32,7 +32,7 @@ export const RunConfig = Schema.Struct({
   /**
    * Options of the cross-scorer (train.scorer) the MI diagnostics use. Optional, not defaulted:
    * left out, it is absent from the resolved config too, so configs (and run ids) that never set
-   * it are unchanged since it was added (issue 24).
+   * it are unchanged since it was added (docs/decisions.md#issue-24).
    */
   scorerOptions: Schema.optional(Options),
   /** Everything else the trainer reads (rollout, regularisers, eval, diagnostics); see core/train. */

@@ -1,5 +1,5 @@
 /**
- * CrossScorer contract (DESIGN.md §4, §6): L[r, j] = log p(z_r | x_j) for reasoning samples r
+ * CrossScorer contract (docs/design.md §4, §6): L[r, j] = log p(z_r | x_j) for reasoning samples r
  * against prompts j, by teacher forcing, as a per-token mean and as a sum.
  */
 import type { Schema } from "effect"

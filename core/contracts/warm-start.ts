@@ -1,5 +1,5 @@
 /**
- * A shipped warm start (issue 17): a policy checkpoint trained by one documented recipe, named by
+ * A shipped warm start (docs/decisions.md#issue-17): a policy checkpoint trained by one documented recipe, named by
  * id and content hash in results (never by a file path), so result files stay portable and
  * `leaderboard verify` can trust them. A policy plugin contributes its own (the tinylm plugin's
  * are in plugins/tinylm/warmstarts/, with their manifest).

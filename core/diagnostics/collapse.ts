@@ -6,7 +6,7 @@
  * - Template collapse (RAGEN-2 §3): an MI proxy falls by ≥ miDrop (relative) from its best
  *   while policy entropy holds (has not fallen by more than entropyTolerance, relative, since
  *   that best step) — entropy alone would not see it.
- * - Reasoning fidelity (DESIGN.md §10, the earliest signal): reasoning/fact_accuracy falls by
+ * - Reasoning fidelity (docs/design.md §10, the earliest signal): reasoning/fact_accuracy falls by
  *   ≥ factDrop (absolute) from its best.
  * - Early stopping, the rules of the reference trainer (mll-lab-nu/RAGEN
  *   ragen/trainer/agent_trainer.py `fit`), each off unless its threshold is set:
@@ -19,7 +19,7 @@
  *   success < 0.01 five times). rvThreshold is an absolute variant of the first rule.
  */
 import { Schema } from "effect"
-import { withDefault as dflt } from "../schema/defaults.ts"
+import { withDefault as dflt } from "../contracts/defaults.ts"
 
 type Line = Readonly<Record<string, number | null | undefined>>
 

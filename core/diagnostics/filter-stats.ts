@@ -1,10 +1,10 @@
 /**
- * Per-step filter metrics (DESIGN.md §5; the paper's Table 8 and Fig. 10): how much the filter
+ * Per-step filter metrics (docs/design.md §5; the paper's Table 8 and Fig. 10): how much the filter
  * kept, how many groups had no reward spread, how many groups WITH spread it dropped, and the
  * distribution of the groups' reward spread (RV) over the PRE-filter batch, all under the
  * filter's own score metric (std or var, `Filter.scoreMetric`). A high std/mean of RV (bimodal
  * RV) is where the paper finds filtering helps; dropped non-zero-spread groups are the ones
- * whose advantages a filter withholds from the update (issue 14: the prototype's top-p dropped
+ * whose advantages a filter withholds from the update (docs/decisions.md#issue-14: the prototype's top-p dropped
  * 1.3–1.5 of them per step).
  */
 import type { Filter, FilterResult, Group } from "../contracts/index.ts"

@@ -1,4 +1,4 @@
-/** Collapse diagnostics (DESIGN.md §5–6): pure functions the trainer and the CLI call. */
+/** Collapse diagnostics (docs/design.md §5–6): pure functions the trainer and the CLI call. */
 export * from "./collapse.ts"
 export * from "./filter-stats.ts"
 export * from "./mi.ts"

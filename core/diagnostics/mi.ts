@@ -1,5 +1,5 @@
 /**
- * MI proxy family (RAGEN-2 Table 1; DESIGN.md §6) from a cross-score matrix L (R rows ×
+ * MI proxy family (RAGEN-2 Table 1; docs/design.md §6) from a cross-score matrix L (R rows ×
  * N columns, row-major): L[r, j] = log p(Z_r | X_j), per-token mean and sum. Row r's own
  * prompt is column[r].
  *   matched_r  = L[r, column[r]]
@@ -54,13 +54,13 @@ export interface RegimeThresholds {
   readonly miFraction: number
   /**
    * Reasoning fact accuracy below this reads as "MI low" whatever MI-Seq-Est says, when the
-   * trainer passes the batch's fact accuracy (DESIGN.md §10: stated facts became input-agnostic
+   * trainer passes the batch's fact accuracy (docs/design.md §10: stated facts became input-agnostic
    * constants, 0.99 → 0.16, while MI-Seq-Est stayed near log N). Default 0.5.
    */
   readonly factAccuracy?: number
 }
 /**
- * Defaults sized for the tiny policy (DESIGN.md §10: after SFT H(Z|X) ≈ 0.01–0.02 nats/token
+ * Defaults sized for the tiny policy (docs/design.md §10: after SFT H(Z|X) ≈ 0.01–0.02 nats/token
  * and MI-Seq-Est ≈ log N, the compressed regime; collapse raises H(Z|X) about 30×).
  */
 export const defaultRegimeThresholds: RegimeThresholds = { hZGivenX: 0.1, miFraction: 0.5, factAccuracy: 0.5 }
@@ -170,7 +170,7 @@ export const checkMiInput = (input: MiInput): void => {
 /**
  * The Fig. 1 quadrant. MI is "high" when MI-Seq-Est / log N reaches miFraction, unless the
  * batch's fact accuracy is given and below thresholds.factAccuracy: the reasoning then no longer
- * carries its input's facts (DESIGN.md §10's collapse), which sequence-level MI, saturating near
+ * carries its input's facts (docs/design.md §10's collapse), which sequence-level MI, saturating near
  * log N, does not show.
  */
 export const classifyRegime = (hZGivenX: number, miSeqEst: number, cols: number, t: RegimeThresholds = defaultRegimeThresholds, evidence: RegimeEvidence = {}): Regime => {

@@ -1,7 +1,7 @@
 /**
  * The four reasoning regimes of RAGEN-2 Fig. 1 (re-exported from mi.ts for discoverability).
  * The quadrant reads H(Z|X) and MI-Seq-Est / log N, with the batch's reasoning fact accuracy as
- * grounded evidence when given (`RegimeEvidence`): DESIGN.md §10's collapse (fact accuracy
+ * grounded evidence when given (`RegimeEvidence`): docs/design.md §10's collapse (fact accuracy
  * 0.99 → 0.16 while MI-Seq-Est stays near log N) is template collapse, not "diverse".
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * Choosing the reasoning samples the MI proxies score (DESIGN.md §6).
+ * Choosing the reasoning samples the MI proxies score (docs/design.md §6).
  * Only VALID turns are scored: the response parsed and its reasoning is non-empty (the
  * reference's valid-reasoning rule, mll-lab-nu/RAGEN ragen/trainer/collapse_metrics.py
  * `_get_valid_reasoning_indices` / `_sample_first_turn_pairs`). An empty reasoning would be

@@ -1,5 +1,5 @@
 /**
- * Disjoint validation and training instances (issue 17: a rise in validation success must measure
+ * Disjoint validation and training instances (docs/decisions.md#issue-17: a rise in validation success must measure
  * learning, not memorisation). Env seeds are not instances: two seeds can generate the same
  * FrozenLake map or Countdown problem, so disjoint seed ranges do not give disjoint instances.
  * An instance is what the policy is shown at reset (its first observation: the map, the level,

@@ -89,7 +89,7 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
   },
   {
     title: "reasoning/*",
-    about: "Teacher-graded reasoning fidelity (DESIGN.md §4): of the training batch every step; of the validation probe on evaluation steps.",
+    about: "Teacher-graded reasoning fidelity (docs/design.md §4): of the training batch every step; of the validation probe on evaluation steps.",
     keys: [
       ...fidelity("reasoning/", "", " of the training batch"),
       {
@@ -137,7 +137,7 @@ export const metricGroups: ReadonlyArray<MetricGroup> = [
   },
   {
     title: "mi/*",
-    about: "MI proxies of the pre-filter batch (DESIGN.md §6, docs/diagnostics.md), every diagEvery steps and at step 1, when a scorer is available.",
+    about: "MI proxies of the pre-filter batch (docs/design.md §6, docs/diagnostics.md), every diagEvery steps and at step 1, when a scorer is available.",
     keys: [
       { key: "mi/<scope>/retrieval_acc", meaning: "Retrieval-Acc: share of rows whose own prompt ranks first in its cross-score row (0–1; chance 1/N)" },
       { key: "mi/<scope>/recall_at_2", meaning: "own prompt in the row's top 2 (0–1; chance 2/N)" },

@@ -21,7 +21,7 @@ import { readRegularFileSync } from "../files.ts"
 import { canonicalJson } from "../hash.ts"
 import { COMPACT_FORMAT, COMPACT_VERSION, CompactRun } from "../schema/compact.ts"
 import { decodeSync, FORBIDDEN_KEYS } from "../schema/decode.ts"
-import { type MetricsLine, SUCCESS_METRIC } from "../schema/results.ts"
+import { type MetricsLine, SUCCESS_METRIC } from "../contracts/results.ts"
 import { writeFileAtomic } from "./atomic.ts"
 import type { RunRead } from "./store.ts"
 

@@ -1,5 +1,5 @@
 /**
- * Results store (DESIGN.md §9): one folder per run under results/, named
+ * Results store (docs/design.md §9): one folder per run under results/, named
  * "<env>-<algo>-<filter>-s<seed>-<hash>"; config.json, metrics.jsonl, summary.json, checkpoints.
  */
 import { Effect, Schema } from "effect"
@@ -10,8 +10,8 @@ import { contentHash } from "../hash.ts"
 import { codeVersion, hostInfo, runtimeInfo } from "../runtime.ts"
 import { SEMANTICS_VERSION } from "../semantics.ts"
 import { decodeSync, readJsonFile } from "../schema/decode.ts"
-import { MetricsLine, type PluginRecord, RESULTS_FORMAT, RunConfigFile, RunSummary } from "../schema/results.ts"
-import type { RunConfig } from "../schema/run-config.ts"
+import { MetricsLine, type PluginRecord, RESULTS_FORMAT, RunConfigFile, RunSummary } from "../contracts/results.ts"
+import type { RunConfig } from "../contracts/run-config.ts"
 import { type SinkBinding, sinkFanout } from "../metrics/fanout.ts"
 import { appendJsonLine, writeJsonAtomic } from "./atomic.ts"
 import { readRegularFileSync } from "../files.ts"

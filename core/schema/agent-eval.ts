@@ -6,7 +6,7 @@
  * re-run gives other samples, so `leaderboard verify` must skip them with a note.
  */
 import { Schema } from "effect"
-import { Runtime } from "./results.ts"
+import { Runtime } from "../contracts/results.ts"
 
 export const AGENT_EVAL_FORMAT = 1
 

@@ -5,7 +5,7 @@
  * evaluation steps only, and per-run budget sums over every step.
  */
 import { Schema } from "effect"
-import { RunConfigFile, RunSummary } from "./results.ts"
+import { RunConfigFile, RunSummary } from "../contracts/results.ts"
 
 export const COMPACT_FORMAT = "ragen-bench/compact-run"
 export const COMPACT_VERSION = 1

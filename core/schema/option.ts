@@ -6,7 +6,7 @@
  * its range or set is a one-line error naming the option, what was given and what is allowed.
  */
 import { Schema } from "effect"
-import { withDefault } from "./defaults.ts"
+import { withDefault } from "../contracts/defaults.ts"
 
 export interface NumberRange {
   /** Smallest allowed value (inclusive). */

@@ -1,5 +1,5 @@
 /**
- * samples.jsonl: a bounded sample of validation episodes per evaluation (issue 17, "see the
+ * samples.jsonl: a bounded sample of validation episodes per evaluation (docs/decisions.md#issue-17, "see the
  * collapse"), so a reader can watch reasoning turn into a template while the MI and fact-accuracy
  * curves fall. One line per evaluation. The writer (core/train/samples.ts) keeps every line within
  * these bounds; the reader (core/results/samples.ts) treats the file as someone else's and refuses

@@ -10,7 +10,7 @@
  * `secondsPerStep` overrides the step figure. Recalibrate here when the trainer's speed changes.
  */
 import { canonicalJson } from "../hash.ts"
-import type { RunConfig } from "../schema/run-config.ts"
+import type { RunConfig } from "../contracts/run-config.ts"
 
 export const BASE_SECONDS_PER_STEP: Readonly<Record<string, number>> = {
   frozenlake: 0.144,

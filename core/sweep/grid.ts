@@ -15,11 +15,9 @@ import { canonicalJson } from "../hash.ts"
 import type { Registry } from "../registry.ts"
 import { runIdOf } from "../results/store.ts"
 import type { GridRun } from "../contracts/executor.ts"
-import type { RunConfig } from "../schema/run-config.ts"
+import type { RunConfig } from "../contracts/run-config.ts"
 import { resolveSetup } from "../train/setup.ts"
 import { type Choice, DEFAULT_MAX_RUNS, type SweepSpec } from "./spec.ts"
-
-export type { GridRun } from "../contracts/executor.ts"
 
 interface Picked {
   readonly id: string

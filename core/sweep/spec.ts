@@ -1,5 +1,5 @@
 /**
- * The sweep spec (DESIGN.md §9, issue 7): axes whose Cartesian product is the grid of runs,
+ * The sweep spec (docs/design.md §9, docs/decisions.md#issue-7): axes whose Cartesian product is the grid of runs,
  * fixed settings shared by every run, and the budget. Decoded strictly: an unknown key is an
  * error naming it (a typo must not silently fall back to a default).
  *
@@ -15,7 +15,7 @@ import { parse as parseYaml } from "yaml"
 import { UsageError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
 import { type RegistryData, resolveEntry } from "../registry.ts"
-import { withDefault as dflt } from "../schema/defaults.ts"
+import { withDefault as dflt } from "../contracts/defaults.ts"
 import { plainIssues } from "../schema/issues.ts"
 import { nearest } from "../text.ts"
 

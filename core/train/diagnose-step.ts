@@ -1,5 +1,5 @@
 /**
- * The diagnostics of a training step on its PRE-filter batch (DESIGN.md §6): the MI proxies from
+ * The diagnostics of a training step on its PRE-filter batch (docs/design.md §6): the MI proxies from
  * cross-scoring reasoning against prompts (first turns and a trajectory sample; and on a fixed
  * validation probe), and the gradient decomposition by reward-spread bucket (paper Fig. 3).
  */
@@ -29,7 +29,7 @@ export const miDiagnostics = async (c: TrainContext, b: RolloutBatch, prefix: st
     if (rows.reasonings.length === 0 || rows.prompts.length === 0) continue
     const L = await c.scorer.score(rows.reasonings, rows.prompts)
     const ema = (c.miEma[key] ??= {})
-    // The batch's teacher-graded fact accuracy lets the regime label see the collapse of DESIGN.md §10.
+    // The batch's teacher-graded fact accuracy lets the regime label see the collapse of docs/design.md §10.
     const p = miProxies(
       { tokenMean: L.tokenMean, sum: L.sum, rows: L.rows, cols: L.cols, column: rows.column, signature: rows.signature },
       ema,

@@ -5,8 +5,8 @@
  * deterministic fake), so the fake never ships in the product.
  */
 import { pathToFileURL } from "node:url"
-import type { RunSummary } from "../schema/results.ts"
-import type { RunConfig } from "../schema/run-config.ts"
+import type { RunSummary } from "../contracts/results.ts"
+import type { RunConfig } from "../contracts/run-config.ts"
 import type { TrainRunOptions } from "./run.ts"
 
 export type TrainFn = (config: RunConfig, opts: TrainRunOptions) => Promise<RunSummary>

@@ -1,5 +1,5 @@
 /**
- * Validation (DESIGN.md §3): one episode on each fixed seed valSeedStart.. at each validation
+ * Validation (docs/design.md §3): one episode on each fixed seed valSeedStart.. at each validation
  * temperature (0.5 first, the headline; 1.0 shows action noise). Metrics are named
  * val/<stat>@<T>, e.g. val/success@0.5, val/fact_accuracy@1.0; reasoning/probe_fact_accuracy and
  * reasoning/probe_consistency repeat the headline temperature's reasoning fidelity. The first

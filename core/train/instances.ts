@@ -1,5 +1,5 @@
 /**
- * Which env instances a run trains on, and its sampling streams (issue 17, "seeds that replicate").
+ * Which env instances a run trains on, and its sampling streams (docs/decisions.md#issue-17, "seeds that replicate").
  *
  * - trainInstances "per-seed" (default): the run seed chooses the training seeds, so seeds
  *   replicate over instances too; runs that share a seed (e.g. two filters) share the instances,

@@ -1,5 +1,5 @@
 /**
- * The StarPO trainer loop (DESIGN.md §3), read top to bottom like cleanrl's ppo.py:
+ * The StarPO trainer loop (docs/design.md §3), read top to bottom like cleanrl's ppo.py:
  *
  *   for step in 1..steps:
  *     rollout P seeds × G trajectories          (rollout.ts)
@@ -21,7 +21,7 @@ import { collapseAnnouncement, type CollapseCheck, collapseCheck } from "../diag
 import type { MiEma } from "../diagnostics/mi.ts"
 import { attemptPromise, attemptSync, isUserError, type UserError } from "../errors.ts"
 import type { SinkBinding } from "../metrics/fanout.ts"
-import type { MetricsLine, RunSummary } from "../schema/results.ts"
+import type { MetricsLine, RunSummary } from "../contracts/results.ts"
 import type { SamplesLine } from "../schema/samples.ts"
 import { ResultsStore, Scorer } from "../services.ts"
 import { saveCheckpoint, type TrainerState } from "./checkpoint.ts"

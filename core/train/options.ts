@@ -1,12 +1,12 @@
 /**
  * TrainOptions: every trainer knob, decoded from RunConfig.train with the defaults of the paper's
- * reference code (DESIGN.md §3) and of the independent implementation of DESIGN.md §10.
+ * reference code (docs/design.md §3) and of the independent implementation of docs/design.md §10.
  * Set from the CLI with `--set key=value` (e.g. `--set evalEvery=5 --set context=last-k`).
  */
 import { Schema } from "effect"
 import { LossAggOption } from "../contracts/algorithm.ts"
 import { CollapseThresholds } from "../diagnostics/collapse.ts"
-import { withDefault as dflt } from "../schema/defaults.ts"
+import { withDefault as dflt } from "../contracts/defaults.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))

@@ -1,5 +1,5 @@
 /**
- * The rollout manager (DESIGN.md §3): P prompts (env seeds) × G trajectories each (G copies of
+ * The rollout manager (docs/design.md §3): P prompts (env seeds) × G trajectories each (G copies of
  * each seed), up to maxTurns turns. Each turn every live env's prompt goes into ONE batched
  * `policy.sample` call; the response is parsed with the reference regex (core/prompt.ts). A
  * response that does not parse costs the format penalty once for that turn, the env is not

@@ -11,8 +11,8 @@ import { SAMPLES_FILE, truncateSamples } from "../results/samples.ts"
 import { decodeMetricsLine, MAX_METRICS_BYTES, type OpenRunOptions, type RunHandle, runIdOf } from "../results/store.ts"
 import type { ResultsStore } from "../services.ts"
 import { decodeSync } from "../schema/decode.ts"
-import { type MetricsLine, RunSummary } from "../schema/results.ts"
-import type { RunConfig } from "../schema/run-config.ts"
+import { type MetricsLine, RunSummary } from "../contracts/results.ts"
+import type { RunConfig } from "../contracts/run-config.ts"
 import { latestCheckpoint, type TrainerState } from "./checkpoint.ts"
 
 export interface OpenedRun {

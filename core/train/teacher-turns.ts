@@ -1,9 +1,9 @@
 /**
- * Teacher turns for a supervised warm start (DESIGN.md §4, §10): the env's scripted expert plays
+ * Teacher turns for a supervised warm start (docs/design.md §4, §10): the env's scripted expert plays
  * episodes with action noise ε and reasoning noise; each turn becomes (prompt, completion) with
  * core/prompt.ts, so SFT and RL see identical text. The env steps on the (noisy) action.
  *
- * Seeds: SFT episodes start at SFT_SEED_START (1,000,000, as DESIGN.md §10's prototype); with the
+ * Seeds: SFT episodes start at SFT_SEED_START (1,000,000, as docs/design.md §10's prototype); with the
  * instance split their instances are training instances, never validation ones.
  */
 import type { EnvSpec, TeacherTurn } from "../contracts/index.ts"

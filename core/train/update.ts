@@ -1,6 +1,6 @@
 /**
  * The update of one training step: advantages for the kept trajectories, then minibatches of
- * optimizer steps (DESIGN.md §3).
+ * optimizer steps (docs/design.md §3).
  *
  * Minibatching follows the paper's reference (verl's ppo_mini_batch_size): minibatches of a fixed
  * number of whole trajectories (default 32; the kept trajectories are shuffled and padded by

@@ -1,5 +1,5 @@
 /**
- * Which shipped warm start a run starts from (issue 17; core/contracts/warm-start.ts).
+ * Which shipped warm start a run starts from (docs/decisions.md#issue-17; core/contracts/warm-start.ts).
  *
  * `train.warmStart`: "auto" picks the warm start trained for this env (and env options), policy
  * (and options, kernel backends aside) and prompt shape, when one is registered and the run does

@@ -14,7 +14,7 @@ import { loadResources, parseResourceFlags } from "../server/operator.ts"
 import { registryCatalog } from "../server/registry-catalog.ts"
 import { SessionStore } from "../server/sessions.ts"
 import { serveStdio } from "../server/stdio.ts"
-import { defineCommand } from "../../core/contracts/command.ts"
+import { defineCommand } from "../../core/contracts/plugin.ts"
 import { buildEnv, envArg, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 const MAX_SHOWN_STEPS = 1000

@@ -9,7 +9,7 @@
  *   positions the tiny model relies on (teacher.ts ALIGN).
  * Action: an expression over + - * / (also x × ÷ −) and parentheses, e.g. "76 - 64 + 72 - 62";
  *   parsed by our recursive-descent parser (expression.ts), never `eval`.
- * Rewards (DESIGN.md §7, RAGEN's countdown reward): 1 if the expression uses exactly the given
+ * Rewards (docs/design.md §7, RAGEN's countdown reward): 1 if the expression uses exactly the given
  *   numbers (as a multiset) and equals the target exactly (rational arithmetic); 0.1 if the numbers
  *   are right but the value is not (division by zero included); 0 otherwise.
  * Episode end: single action (budget 1). A parsed expression terminates the episode (success iff
@@ -26,7 +26,7 @@ import { evaluate, leaves, parseExpression, render, sameMultiset, spell, type Ex
 import { generate, type Instance } from "./generator.ts"
 import { eq, ofInt } from "./rational.ts"
 import { gradeCountdown, teachCountdown, TEACHER_WORDS, type CountdownState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 

@@ -28,12 +28,12 @@ import { makeActionParser } from "../common/actions.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { GOAL, generateMap, HOLE, mapRows, parseMap, transitionTable, type LakeMap, type TransitionTable } from "./map.ts"
 import { ACTIONS, gradeLake, teachLake, TEACHER_WORDS } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 export const FrozenLakeOptions = Schema.Struct({
   /** Grid side (random maps). */
   size: dflt(Schema.Int.check(Schema.isBetween({ minimum: 2, maximum: 10 })), 4),
-  /** Probability that a tile is frozen (DESIGN.md §7: 0.9). */
+  /** Probability that a tile is frozen (docs/design.md §7: 0.9). */
   p: dflt(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1, exclusiveMinimum: true })), 0.9),
   /** Probability that the intended move happens; the rest splits over the two perpendicular moves. */
   successRate: dflt(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })), 1),

@@ -1,7 +1,7 @@
 /**
  * FrozenLake teacher and reasoning grader.
  *
- * Reasoning (DESIGN.md §10): `player r c goal r c [hole r c]* path d1 … dk` — the holes are
+ * Reasoning (docs/design.md §10): `player r c goal r c [hole r c]* path d1 … dk` — the holes are
  * those next to the player (what the next move depends on), the path is the plan (at most
  * MAX_PATH moves). For s = 1 the plan is a BFS shortest path; for s < 1 the action maximises
  * the probability of reaching the goal within the remaining budget (finite-horizon value

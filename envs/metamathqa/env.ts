@@ -29,7 +29,7 @@ import { answersMatch, MAX_ANSWER_CHARS, normalizeAnswer } from "./answer.ts"
 import { loadMetaMathQA } from "./dataset.ts"
 import { generateProblem, TEMPLATE_WORDS, type Problem } from "./problems.ts"
 import { gradeMath, teachMath, TEACHER_WORDS, type MetaMathState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 export const MetaMathQAOptions = Schema.Struct({
   /** Attempts per problem; attempt j (0-based) earns 1/2^j when correct. */

@@ -10,7 +10,7 @@
  *   with the `retriever` option, by an external server over HTTP (remote.ts).
  * Actions: `search[query]` (any printable ASCII query, up to 300 characters) and
  *   `finish[answer]` (ends the episode). Anything else is invalid: the env is not stepped.
- * Rewards (DESIGN.md §7, Search-R1's qa_em reward with RAGEN's F1 fallback): on finish, 1 for a
+ * Rewards (docs/design.md §7, Search-R1's qa_em reward with RAGEN's F1 fallback): on finish, 1 for a
  *   SQuAD-normalised exact match, else the token F1 when it is ≥ 0.3, else 0 (an entity name
  *   counts as one token, see answerTokens); searches earn 0.
  *   Success = exact match.
@@ -31,7 +31,7 @@ import { retrieve, RetrieverFormat, type RetrieverSettings } from "./remote.ts"
 import { localPassageOf, localSearch, formatPassages, showRemote, sharedIndex } from "./retriever.ts"
 import { normalizeAnswer, scoreNormalized } from "./squad.ts"
 import { gradeSearchQA, parseAction, teachSearchQA, TEACHER_WORDS, type Action, type SearchQAState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 

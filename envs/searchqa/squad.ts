@@ -51,7 +51,7 @@ const f1Normalized = (p: string[], t: string[]): number => {
   return (2 * precision * recall) / (precision + recall)
 }
 
-/** SearchQA reward (DESIGN.md §7): 1 for exact match, else F1 when F1 ≥ 0.3, else 0. */
+/** SearchQA reward (docs/design.md §7): 1 for exact match, else F1 when F1 ≥ 0.3, else 0. */
 export const scoreAnswer = (prediction: string, truth: string, tokens: Tokens = words): { exact: boolean; reward: number; normalized: string } => {
   const t = normalizeAnswer(truth)
   return scoreNormalized(normalizeAnswer(prediction), t, tokens(t), tokens)

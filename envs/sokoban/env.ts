@@ -30,7 +30,7 @@ import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { delta, generateLevel, stateKey, TARGET, WALL, type GeneratorOptions, type Level } from "./level.ts"
 import { solve } from "./solver.ts"
 import { ACTIONS, gradeSokoban, teachSokoban, TEACHER_WORDS, type BoardView } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const IntIn = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 

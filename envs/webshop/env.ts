@@ -16,7 +16,7 @@
  * Rewards: on `buy now`, WebShop's reward (goal.ts) — binary by default (1 iff it is 1, the
  *   paper's setting), the continuous value with binaryReward false; 0 on every other step.
  * Episode end: terminated on buy now (success iff the reward is 1); the harness truncates after
- *   `actionBudget` (9, DESIGN.md §3) actions, valid or not (core/env/time-limit.ts).
+ *   `actionBudget` (9, docs/design.md §3) actions, valid or not (core/env/time-limit.ts).
  * Arguments: catalogueSize 200, resultsPerPage 10 (the real site's page size), binaryReward
  *   true, server (unset = embedded; { url, timeoutMs 10000, retries 2, goals }).
  * Version history: v1 — first version.
@@ -31,7 +31,7 @@ import { RemoteWebShopEnv, REMOTE_WORDS } from "./remote.ts"
 import { buildIndex, type SearchIndex } from "./search.ts"
 import { BACK_TO_SEARCH, BUY_NOW, DESCRIPTION, FEATURES, NEXT_PAGE, parseAction, PREV_PAGE, Shop, shopData, type ShopData } from "./shop.ts"
 import { gradeShop, teachShop, TEACHER_WORDS, type WebShopState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 

@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os"
 import { resolve as resolvePath } from "node:path"
 import { createInterface } from "node:readline"
 import { decodeSync } from "../../core/schema/decode.ts"
-import type { RunSummary } from "../../core/schema/results.ts"
+import type { RunSummary } from "../../core/contracts/results.ts"
 import { CONFIG_ENV, FromWorker, PLUGINS_ENV, sweepWorkerPath, type ToWorker } from "../sweep/index.ts"
 
 /** argv for a child running a .ts file on this runtime (Deno needs `run -A`), as the local pool's. */

@@ -8,7 +8,7 @@ import type { Plugin } from "../../core/contracts/index.ts"
 import { pluginHash } from "../../core/config.ts"
 import { UnknownIdError } from "../../core/errors.ts"
 import { type Kind, lookupEntry, type RegistryData } from "../../core/registry.ts"
-import type { RunConfig } from "../../core/schema/run-config.ts"
+import type { RunConfig } from "../../core/contracts/run-config.ts"
 import type { PluginRef } from "./job.ts"
 
 export const pluginRef = (p: Plugin): PluginRef => ({ name: p.name, version: p.version, hash: pluginHash(p) })

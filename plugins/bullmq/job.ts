@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 
 export const QUEUE_NAME = "ragen-bench-sweep"
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { canonicalJson } from "../../core/hash.ts"
-import type { RunConfig } from "../../core/schema/run-config.ts"
+import type { RunConfig } from "../../core/contracts/run-config.ts"
 
 /** A fresh private work folder under the system temp folder. */
 export const freshWorkDir = (): string => mkdtempSync(join(tmpdir(), "ragen-bench-worker-"))

@@ -21,7 +21,7 @@ import { existsSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { readRun, scanRunDirs, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
-import { SUCCESS_METRIC } from "../../core/schema/results.ts"
+import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
 import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
 import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
 import { pairBySeed, type SeedScore } from "./statistics/paired.ts"
@@ -102,7 +102,7 @@ export const ALPHA = 0.05
 
 /**
  * Normalizer of each env's success: the teacher's success. The scripted teacher solves every
- * built-in env at action noise ε = 0 (DESIGN.md §4; issue 17: "the teacher's ε = 0 success is 1.0
+ * built-in env at action noise ε = 0 (docs/design.md §4; docs/decisions.md#issue-17: "the teacher's ε = 0 success is 1.0
  * on every env"), so each is 1.0 and a normalized score is the success itself. An env not listed
  * (a plugin's) is assumed 1.0 too, and the page says so.
  */

@@ -11,7 +11,7 @@ import { UsageError } from "../../core/errors.ts"
 import { terminalSafe } from "../../core/text.ts"
 import { loadTrainer } from "../../core/train/entry.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/command.ts"
+import { defineCommand } from "../../core/contracts/plugin.ts"
 import { Registry } from "../../core/registry.ts"
 
 const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {

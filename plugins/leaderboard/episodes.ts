@@ -1,5 +1,5 @@
 /**
- * Episode pages (issue 17, "see the collapse"): per run with a samples.jsonl, one static page
+ * Episode pages (docs/decisions.md#issue-17, "see the collapse"): per run with a samples.jsonl, one static page
  * under <site>/episodes/ that shows the episodes each evaluation kept, so a reader can watch the
  * reasoning turn into a template as the MI and fact-accuracy curves fall. At the top, the first
  * turn's reasoning of each kept seed at every step side by side (the same states every time); below,

@@ -4,7 +4,7 @@
  * filter kept (filter/* metrics, docs/metrics.md), and its budget sums.
  */
 import type { RunRead } from "../../core/results/store.ts"
-import { SUCCESS_METRIC } from "../../core/schema/results.ts"
+import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
 import { areaScore, curveOf, lastMeanScore } from "./statistics/scores.ts"
 import type { Budget } from "./schema.ts"
 

@@ -4,7 +4,7 @@
  */
 import { Console, Effect } from "effect"
 import { writeFileAtomic } from "../../core/results/atomic.ts"
-import { defineCommand } from "../../core/contracts/command.ts"
+import { defineCommand } from "../../core/contracts/plugin.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
 import { Registry } from "../../core/registry.ts"
 import { scorerContext } from "../../core/services.ts"

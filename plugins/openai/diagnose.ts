@@ -1,5 +1,5 @@
 /**
- * A template-collapse diagnosis of any policy (DESIGN.md §6), served or embedded: roll out P
+ * A template-collapse diagnosis of any policy (docs/design.md §6), served or embedded: roll out P
  * prompts × G trajectories, then on that pre-filter batch
  * - the MI proxies (first-turn rows against the P prompts, and trajectory samples), through
  *   the registered "cpu" CrossScorer on the policy's own score() — over HTTP for a served model;

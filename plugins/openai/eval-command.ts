@@ -4,7 +4,7 @@
  * <out>/ (default results/agents) that the leaderboard's agents table reads.
  */
 import { Console, Effect } from "effect"
-import { defineCommand } from "../../core/contracts/command.ts"
+import { defineCommand } from "../../core/contracts/plugin.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
 import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { userPromise } from "./effect.ts"

@@ -10,7 +10,7 @@
 import { Console, Effect, Schema } from "effect"
 import { basename } from "node:path"
 import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/command.ts"
+import { defineCommand } from "../../core/contracts/plugin.ts"
 import { type WarmStart, warmStartRef } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"
 import { canonicalJson } from "../../core/hash.ts"

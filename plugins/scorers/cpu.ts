@@ -1,5 +1,5 @@
 /**
- * CPU CrossScorer (DESIGN.md §6): L[r, j] = log p(Z_r | X_j) by teacher forcing reasoning r
+ * CPU CrossScorer (docs/design.md §6): L[r, j] = log p(Z_r | X_j) by teacher forcing reasoning r
  * after prompt j with the policy's own `score` primitive, in batches.
  * The continuation is exactly the reasoning text (no closing tag appended), so matched and
  * cross scores see the same tokens. Per-token mean (0 for an empty continuation) and sum.

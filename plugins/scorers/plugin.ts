@@ -1,4 +1,4 @@
-/** The built-in CrossScorer backends (DESIGN.md §4, §6), registered as plugin "scorers". */
+/** The built-in CrossScorer backends (docs/design.md §4, §6), registered as plugin "scorers". */
 import { definePlugin } from "../../core/contracts/index.ts"
 import { cpuScorerSpec } from "./cpu.ts"
 

@@ -3,8 +3,8 @@
  * runner → worker on stdin, worker → runner on stdout. Decoded with Schema on both ends.
  */
 import { Schema } from "effect"
-import { RunSummary } from "../../core/schema/results.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunSummary } from "../../core/contracts/results.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 
 export const ToWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("run"), runId: Schema.String, config: RunConfig, outDir: Schema.String, resume: Schema.Boolean }),

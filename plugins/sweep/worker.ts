@@ -1,6 +1,6 @@
 /**
  * A sweep worker process: runs one training run at a time as the runner asks
- * (core/sweep/protocol.ts over stdio). Started by core/sweep/runner.ts with the current
+ * (plugins/sweep/protocol.ts over stdio). Started by plugins/sweep/runner.ts with the current
  * runtime (`process.execPath`), so it works on Bun and Deno.
  *
  * Ctrl-C reaches the whole process group; the worker ignores SIGINT and lets the runner
@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import { createInterface } from "node:readline"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { SUCCESS_METRIC } from "../../core/schema/results.ts"
+import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
 import { writeFailedSummary } from "./failed.ts"
 import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, SINKS_ENV, ToWorker } from "./protocol.ts"
 import { resolveSinks, type SinkBinding, SinkChoices } from "../../core/metrics/sinks.ts"

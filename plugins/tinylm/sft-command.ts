@@ -1,7 +1,7 @@
 /**
  * `ragen-bench sft --env <env>`: SFT warm-start of the tinylm policy on the env teacher's traces
  * (plugins/tinylm/sft.ts); writes a .safetensors checkpoint, prints progress, the held-out token
- * accuracy and validation success at T = 0.5 next to the teacher's (DESIGN.md §3 seeds 123..).
+ * accuracy and validation success at T = 0.5 next to the teacher's (docs/design.md §3 seeds 123..).
  */
 import { Console, Effect } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
@@ -10,7 +10,7 @@ import { isUserError, UsageError } from "../../core/errors.ts"
 import { Registry } from "../../core/registry.ts"
 import { decodeInput } from "../../core/schema/decode.ts"
 import { numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/command.ts"
+import { defineCommand } from "../../core/contracts/plugin.ts"
 import { makeTinyLM, TinyLMOptions } from "./spec.ts"
 import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
 import { runSft } from "./sft.ts"
@@ -26,7 +26,7 @@ export default defineCommand({
     { flags: "--target-acc <a>", description: "Stop at this held-out token accuracy", default: 0.99 },
     { flags: "--epsilon <e>", description: "Teacher action noise ε", default: 0 },
     { flags: "--reasoning-noise <r>", description: "Teacher reasoning noise", default: 0 },
-    { flags: "--turns <n>", description: "Teacher turns collected (DESIGN.md §10: 16k)", default: 16384 },
+    { flags: "--turns <n>", description: "Teacher turns collected (docs/design.md §10: 16k)", default: 16384 },
     { flags: "--preset <p>", description: "tiny | small", default: "tiny" },
     { flags: "--lr <lr>", description: "Learning rate", default: 2e-3 },
     { flags: "--cooldown <f>", description: "Share of the final steps over which lr decays linearly to 0", default: 0 },

@@ -1,5 +1,5 @@
 /**
- * SFT warm start of the tinylm policy (DESIGN.md §4/§10) on teacher turns (core/train/teacher-turns.ts):
+ * SFT warm start of the tinylm policy (docs/design.md §4/§10) on teacher turns (core/train/teacher-turns.ts):
  * train on the completion tokens with the mean token NLL (through `accumulate`, the same path RL
  * uses), stop at a target held-out token accuracy or the step budget.
  */

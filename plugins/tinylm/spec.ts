@@ -1,5 +1,5 @@
 /**
- * The tinylm policy spec: a small GPT policy trained on the CPU (DESIGN.md §8).
+ * The tinylm policy spec: a small GPT policy trained on the CPU (docs/design.md §8).
  * Options decode to a full TinyLMSettings; the tokenizer comes from PolicyContext.vocabulary.
  */
 import { Schema } from "effect"
@@ -8,7 +8,7 @@ import { PRESETS } from "./config.ts"
 import { selectKernels } from "./kernels/dispatch.ts"
 import { policyFromCheckpoint, type TinyLMSettings, TinyLMPolicy } from "./policy.ts"
 import { Tokenizer } from "./tokenizer.ts"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))

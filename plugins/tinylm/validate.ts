@@ -1,5 +1,5 @@
 /**
- * Validation success of a policy and of the env teacher on the fixed validation seeds (DESIGN.md
+ * Validation success of a policy and of the env teacher on the fixed validation seeds (docs/design.md
  * §3: 123..), as the trainer validates: on validation instances only (core/env/instance-split.ts).
  */
 import { seedCache, splitSeeds } from "../../core/env/instance-split.ts"

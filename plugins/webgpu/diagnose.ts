@@ -1,5 +1,5 @@
 /**
- * Why there is no (hardware) WebGPU adapter, in one line with the fix (issue 29). Pure: the
+ * Why there is no (hardware) WebGPU adapter, in one line with the fix (docs/decisions.md#issue-29). Pure: the
  * facts come from probe.ts (a Deno process that asks navigator.gpu, dlopens the Vulkan loader
  * and each ICD manifest's library, and runs with VK_LOADER_DEBUG=error,warn), so tests can feed
  * each missing piece. In order: a hardware adapter (fine); no Vulkan loader; no ICD manifest;
@@ -39,7 +39,7 @@ export interface Diagnosis {
   readonly line: string
 }
 
-/** Debian packages of NVIDIA's Vulkan ICD (libGLX_nvidia needs libglvnd and the X client libraries; issue 29). */
+/** Debian packages of NVIDIA's Vulkan ICD (libGLX_nvidia needs libglvnd and the X client libraries; docs/decisions.md#issue-29). */
 export const NVIDIA_PACKAGES = "libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2 libx11-6 libxcb1 libxau6 libxdmcp6 libxext6 libbsd0 libmd0"
 
 /** The Debian package of a library an ICD commonly lacks. */

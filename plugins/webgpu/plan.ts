@@ -3,7 +3,7 @@
  * the used part uploaded) and its dispatch list with parameters. engine.ts runs it; planStats
  * counts it (dispatches, submissions, bytes moved) for benchmarks/webgpu-dispatches.ts.
  *
- * Three dispatch lists (`Fuse`, issue 29's "fewer dispatches" lever), the same numbers within
+ * Three dispatch lists (`Fuse`, docs/decisions.md#issue-29's "fewer dispatches" lever), the same numbers within
  * float32 rounding (test/webgpu/parity.test.ts runs each):
  *   none       5 + 10·L: per layer LN, QKV, attention, proj, residual, LN, FC, GELU, FC-proj, residual;
  *   epilogues  5 + 7·L:  per layer LN, QKV, attention, proj (+ residual in its epilogue), LN,
@@ -22,7 +22,7 @@ import { FIELDS, type KernelName, TILE_OF, WG } from "./wgsl.ts"
 /** Which separate kernels are folded into the matmuls (see the header). */
 export type Fuse = "none" | "epilogues" | "all"
 export const FUSE_DEFAULT: Fuse = "epilogues"
-/** The matmul's output tile edge (issue 29's tile-size lever): 64 (16×16 threads, the default) or 32 (8×8). */
+/** The matmul's output tile edge (docs/decisions.md#issue-29's tile-size lever): 64 (16×16 threads, the default) or 32 (8×8). */
 export type Tile = 32 | 64
 export const TILE_DEFAULT: Tile = 64
 

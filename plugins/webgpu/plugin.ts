@@ -1,12 +1,12 @@
 /**
- * The "webgpu" plugin (issue 18): CrossScorers running the tinylm forward pass in WGSL.
+ * The "webgpu" plugin (docs/decisions.md#issue-18): CrossScorers running the tinylm forward pass in WGSL.
  *   scorer: webgpu  the GPU or a one-line UsageError naming every backend's reason;
  *   scorer: auto    the GPU when a hardware adapter is found, else the CPU scorer (a software
  *                   adapter such as lavapipe is slower than the CPU); logs its choice and why.
  * Both fall back to the CPU scorer with one warning when the device is lost or out of memory.
  */
 import { Schema } from "effect"
-import { withDefault as dflt } from "../../core/schema/defaults.ts"
+import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 import { definePlugin } from "../../core/contracts/index.ts"
 import type { CrossScorer, Policy, ScorerContext, ScorerSpec } from "../../core/contracts/index.ts"
 import { UsageError } from "../../core/errors.ts"

@@ -1,5 +1,5 @@
 /**
- * Teacher forcing on the GPU (issue 29): per training item its tokens' log-probs, entropies and
+ * Teacher forcing on the GPU (docs/decisions.md#issue-29): per training item its tokens' log-probs, entropies and
  * values, as the tinylm policy's `forward`/`score` give them (the same rows: layout.ts scoreRow
  * is policy.ts `row`; tokens past ctx − 1 are 0, as there). The trainer's old log-probs, PPO's
  * old values and the reference KL's log-probs run here under `train.teacherForcing: scorer`.

@@ -26,7 +26,7 @@ export const WG = 256
 export const WG_ROW = 64
 /** Output tile edge of the matmul (each of its 16×16 threads computes 4×4 outputs); matmul32: 32 (8×8 threads). */
 export const MM_TILE = 64
-/** Tile edge of each matmul kernel (issue 29's "tile sizes for d = 64" lever: plan.ts `tile`). */
+/** Tile edge of each matmul kernel (docs/decisions.md#issue-29's "tile sizes for d = 64" lever: plan.ts `tile`). */
 export const TILE_OF = { matmul: MM_TILE, matmul32: 32 } as const
 /** Largest head size the attention kernel keeps in registers. */
 export const MAX_HEAD = 64

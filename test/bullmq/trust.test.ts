@@ -1,5 +1,5 @@
 /**
- * The queue is a trust boundary (issue 27, docs/cluster.md): whoever can write to Redis plants
+ * The queue is a trust boundary (docs/decisions.md#issue-27, docs/cluster.md): whoever can write to Redis plants
  * jobs and results by hand here, with BullMQ itself, and `sweep collect`, `sweep status` and
  * `ragen-bench worker` must not write outside --out, inflate a gzip bomb, read files on the
  * worker, return a planted run, or print escape sequences.
@@ -14,9 +14,9 @@ import { gzipSync } from "node:zlib"
 import { builtinPlugins } from "../../builtins.ts"
 import { registryLayerFrom } from "../../core/registry.ts"
 import { codeVersion } from "../../core/runtime.ts"
-import { RESULTS_FORMAT } from "../../core/schema/results.ts"
+import { RESULTS_FORMAT } from "../../core/contracts/results.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
-import type { GridRun } from "../../core/sweep/grid.ts"
+import type { GridRun } from "../../core/contracts/executor.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
 import { loadMetaMathQA } from "../../envs/metamathqa/dataset.ts"
 import { jobIdOf, type JobData, type JobResult, packFile, QUEUE_NAME } from "../../plugins/bullmq/job.ts"

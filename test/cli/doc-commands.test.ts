@@ -1,5 +1,5 @@
 // Every `ragen-bench …` command line in README.md and docs/*.md parses: the command exists, its
-// flags are the command's own and its required arguments are there (issue 28). Lines are taken
+// flags are the command's own and its required arguments are there (docs/decisions.md#issue-28). Lines are taken
 // from code blocks and inline code; synopses with placeholders (`<env>`, `[--teacher]`, `…`) are
 // left out. Parsed in process with the CLI the host builds, so the whole set takes well under a second.
 import { describe, expect, test } from "bun:test"

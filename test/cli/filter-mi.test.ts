@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import { root, runCli } from "../helpers/cli.ts"
 
 /** Each test spawns a few CLI processes: generous under load on the shared 2 cores. */
@@ -33,7 +33,7 @@ const expectUserError = (args: string[], ...needles: string[]) => {
   expect(r.stderr).not.toContain("    at ")
 }
 
-// Groups whose unbiased std is 4, 3, 2, 1 (returns [0, s·√2]): DESIGN.md §5's worked example.
+// Groups whose unbiased std is 4, 3, 2, 1 (returns [0, s·√2]): docs/design.md §5's worked example.
 const worked = file("worked.json", { groups: [4, 3, 2, 1].map((s) => [0, s * Math.SQRT2]) })
 
 describe("filter apply", () => {

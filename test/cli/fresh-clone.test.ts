@@ -1,4 +1,4 @@
-// A fresh clone stays clean after `npm ci` and `npm install` (issue 28): runs record the code
+// A fresh clone stays clean after `npm ci` and `npm install` (docs/decisions.md#issue-28): runs record the code
 // version as "<commit>-dirty" when it is not, and a clone whose install rewrote the lock file or
 // changed cli.ts's mode recorded every run as dirty. The committed tree (HEAD) is cloned into a
 // temporary folder and installed there (runtime dependencies only, no install scripts, from npm's

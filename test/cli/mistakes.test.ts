@@ -1,5 +1,5 @@
 // A user's mistake is named with what they wrote, what is allowed and the nearest known id, in
-// one line with no Schema vocabulary (issue 28): misspelt env, filter, preset, flag and command,
+// one line with no Schema vocabulary (docs/decisions.md#issue-28): misspelt env, filter, preset, flag and command,
 // a filter value out of range, a missing file named once.
 import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"

@@ -1,5 +1,5 @@
 /**
- * The contracts are the floor (issue 24): every file of core/contracts/ imports only other
+ * The contracts are the floor (docs/decisions.md#issue-24): every file of core/contracts/ imports only other
  * contracts files and packages, never the rest of core, and no import cycle among them spans
  * more than one file. Type-only imports count: they are what a reader follows.
  */

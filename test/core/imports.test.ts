@@ -1,5 +1,5 @@
 /**
- * The core is minimal (issue 13): it defines the contracts and orchestration and imports nothing
+ * The core is minimal (docs/decisions.md#issue-13): it defines the contracts and orchestration and imports nothing
  * from envs/, algorithms/ or plugins/, statically or dynamically; plugins arrive by value.
  */
 import { describe, expect, test } from "bun:test"

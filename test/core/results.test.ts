@@ -6,8 +6,8 @@ import { join } from "node:path"
 import { atomicHooks, writeJsonAtomic } from "../../core/results/atomic.ts"
 import { isComplete, listRunDirs, openRun, readMetrics, readRun, runIdOf } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
-import { RunConfigFile, RunSummary } from "../../core/schema/results.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
+import { RunConfigFile, RunSummary } from "../../core/contracts/results.ts"
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ragen-results-"))
 const config = () => {

@@ -40,7 +40,7 @@ describe("collapseCheck", () => {
     expect(collapseCheck([]).kinds).toEqual([])
   })
   test("the warning is announced when it first appears or changes kind, not on every step", () => {
-    // DESIGN.md §10's collapse: fact accuracy 0.99 → 0.16 over steps while MI holds.
+    // docs/design.md §10's collapse: fact accuracy 0.99 → 0.16 over steps while MI holds.
     const fact = [0.99, 0.99, 0.7, 0.5, 0.3, 0.16]
     const lines = fact.map((f, i) => ({ step: i + 1, "reasoning/fact_accuracy": f, "mi/first_turn/mi_est": i < 5 ? 1 : 0.7, "train/entropy": 1 }))
     let prev: ReturnType<typeof collapseCheck> | undefined

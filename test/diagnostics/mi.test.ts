@@ -199,7 +199,7 @@ describe("MI proxies", () => {
     expect(m["mi/first_turn/retrieval_acc_argmax"]).toBe(0.5)
   })
 
-  test("regime: DESIGN.md §10's collapse (H(Z|X) 0.18, MI-Seq-Est 2.07 at N = 8, fact accuracy 0.16) is template collapse", () => {
+  test("regime: docs/design.md §10's collapse (H(Z|X) 0.18, MI-Seq-Est 2.07 at N = 8, fact accuracy 0.16) is template collapse", () => {
     expect(classifyRegime(0.18, 2.07, 8)).toBe("diverse")
     expect(classifyRegime(0.18, 2.07, 8, undefined, { factAccuracy: 0.16 })).toBe("template-collapse")
     expect(classifyRegime(0.18, 2.07, 8, undefined, { factAccuracy: 0.99 })).toBe("diverse")

@@ -191,7 +191,7 @@ describe("frozenlake-v1", () => {
     expect(solved / 200).toBeGreaterThan(0.6)
   })
 
-  test("teacher reasoning: the DESIGN.md §10 format, facts and noise", () => {
+  test("teacher reasoning: the docs/design.md §10 format, facts and noise", () => {
     const env = frozenLakeSpec.make(opts({ map: CLASSIC }))
     env.reset(0)
     env.step("Down")

@@ -1,5 +1,5 @@
 /**
- * Validation instances are disjoint from training and SFT instances, per env (issue 17): the
+ * Validation instances are disjoint from training and SFT instances, per env (docs/decisions.md#issue-17): the
  * instances (maps, rooms, problems, instructions: EnvSpec.instanceKey of the first observation,
  * which for the grid envs every later state of the episode shares) that validation meets,
  * against those that five run seeds' training steps and the SFT warm start's teacher episodes

@@ -52,7 +52,7 @@ describe("none", () => {
 })
 
 describe("top-p (linear, reference rules)", () => {
-  test("DESIGN.md example: scores [4,3,2,1], p=0.6 keeps {4,3}", () => {
+  test("docs/design.md example: scores [4,3,2,1], p=0.6 keeps {4,3}", () => {
     const r = apply(topPFilter, groupsWithStd([4, 3, 2, 1]), { p: 0.6 })
     expect(keptGroups(r)).toEqual([0, 1])
     expect(r.stats!.threshold).toBeCloseTo(0.6 * 10 - 0.01, 9)

@@ -1,5 +1,5 @@
 /**
- * Budgets on untrusted work (issue 27): `leaderboard verify` re-ran a received config of 10^9
+ * Budgets on untrusted work (docs/decisions.md#issue-27): `leaderboard verify` re-ran a received config of 10^9
  * steps at P × G = 4096 × 64 (2.5 GB in 27 s); `sweep --dry-run` of a 10^9-run grid expanded it
  * silently for minutes; `train --from` a 100k-deep JSON died with a stack trace, and ran someone
  * else's config that reads files without a word. Each is now refused up front with the numbers.
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import { verifyRuns } from "../../plugins/leaderboard/verify.ts"
 import { runCli } from "../helpers/cli.ts"
 

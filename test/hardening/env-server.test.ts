@@ -1,5 +1,5 @@
 /**
- * Issue 15, the env server: each reproduction of the issue against a server on a loopback port
+ * docs/decisions.md#issue-15, the env server: each reproduction of the issue against a server on a loopback port
  * started here, with bounded request counts and time.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"

@@ -1,5 +1,5 @@
 /**
- * Issue 27: a failed `eval` left a results folder holding only config.json. Now the folder
+ * docs/decisions.md#issue-27: a failed `eval` left a results folder holding only config.json. Now the folder
  * records the failure (summary.json, status "failed", the error), and the leaderboard's agents
  * table lists it as a failed run, not as a result and not as an unfinished one.
  */

@@ -1,5 +1,5 @@
 /**
- * Fuzz of the env server (issue 15) and of `serve` (issue 27, at the end): every route and every env, a bounded number of random and
+ * Fuzz of the env server (docs/decisions.md#issue-15) and of `serve` (docs/decisions.md#issue-27, at the end): every route and every env, a bounded number of random and
  * adversarial requests (seeded, so a failure replays), over HTTP on a loopback port and over
  * the stdio protocol. Asserted: no 5xx (a backend that is down would be a 502; none is here),
  * the server still answers afterwards, and memory stays bounded.
@@ -206,7 +206,7 @@ describe("env server fuzz", () => {
 })
 
 /**
- * Fuzz of `ragen-bench serve` (issue 27), on 127.0.0.1 with an untrained tiny model: seeded
+ * Fuzz of `ragen-bench serve` (docs/decisions.md#issue-27), on 127.0.0.1 with an untrained tiny model: seeded
  * random and adversarial requests to every route, partial bodies (finished late, or never),
  * clients that give up, and floods of held connections, bounded in count and time.
  * Asserted: nothing hangs (each request raced against a deadline), no 5xx — except 503 in the

@@ -1,5 +1,5 @@
 /**
- * The leaderboard's arithmetic on untrusted files (issue 27): a value like 1.7e308 in one run
+ * The leaderboard's arithmetic on untrusted files (docs/decisions.md#issue-27): a value like 1.7e308 in one run
  * folder or one compact record overflowed a mean to Infinity and aborted the whole build with a
  * stack trace; a dangling metrics.jsonl link was listed as a complete run with peak 0. Both are
  * reported and the run left out, the rest builds.

@@ -1,5 +1,5 @@
 /**
- * Issue 27, what a client or a terminal must never see: the env server's 502 replies never
+ * docs/decisions.md#issue-27, what a client or a terminal must never see: the env server's 502 replies never
  * name the operator's URL or path (docs/env-server.md), and the openai client never prints the
  * API key, whatever the server sends back (a key straddling the cut, written with JSON escapes,
  * or returned as a model id).

@@ -1,5 +1,5 @@
 /**
- * Issue 15, the remote adapters: answers are size-capped while read (the server is stopped
+ * docs/decisions.md#issue-15, the remote adapters: answers are size-capped while read (the server is stopped
  * from sending more, nothing is buffered whole), must have the expected content type, and the
  * WebShop page parser has no backtracking regex (the 1 MB adversarial pages parse to a checked
  * result; their time is in benchmarks/RESULTS.md, from benchmarks/webshop-html.ts).

@@ -1,5 +1,5 @@
 /**
- * Issue 15, result files, checkpoints and the leaderboard: damaged run folders are reported and
+ * docs/decisions.md#issue-15, result files, checkpoints and the leaderboard: damaged run folders are reported and
  * skipped, result strings cannot form Markdown links or reach the terminal as escape sequences,
  * `leaderboard verify` does not re-run configs that read files or reach URLs unless allowed,
  * `--resume` validates what it loads, and a sweep spec that is a folder is a one-line error.
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { openRun, scanRunDirs } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import { loadSpec } from "../../core/sweep/spec.ts"
 import { terminalSafe } from "../../core/text.ts"
 import { latestCheckpoint } from "../../core/train/checkpoint.ts"

@@ -1,5 +1,5 @@
 /**
- * Issue 27: `ragen-bench serve` as an attacker or a careless client meets it. Every case here was
+ * docs/decisions.md#issue-27: `ragen-bench serve` as an attacker or a careless client meets it. Every case here was
  * reproduced against the earlier serve (one shared promise chain that waited for each body's
  * `end`): an abandoned request wedged the server for good, a partial body blocked everyone, web
  * pages got completions, a flood was all accepted, and a gone client's request was computed.

@@ -19,14 +19,14 @@ import { Effect } from "effect"
 import { openRun, readMetrics } from "../../core/results/store.ts"
 import { writeFileAtomic } from "../../core/results/atomic.ts"
 import { derive, fnv1a } from "../../core/rng.ts"
-import { type MetricsLine, RESULTS_FORMAT, type RunSummary } from "../../core/schema/results.ts"
-import type { RunConfig } from "../../core/schema/run-config.ts"
+import { type MetricsLine, RESULTS_FORMAT, type RunSummary } from "../../core/contracts/results.ts"
+import type { RunConfig } from "../../core/contracts/run-config.ts"
 import type { TrainFn } from "../../core/train/entry.ts"
 import { warmStartKey } from "../../core/sweep/estimate.ts"
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6
 
-/** Filter quality in the fake world: top-p helps, random hurts a little (DESIGN.md §10's shape). */
+/** Filter quality in the fake world: top-p helps, random hurts a little (docs/design.md §10's shape). */
 const filterBonus = (filter: string): number => (filter.includes("top-p") ? 0.08 : filter.includes("top-k") ? 0.04 : filter.includes("random") ? -0.02 : 0)
 
 export const fakeMetrics = (config: RunConfig, hash: string, step: number): MetricsLine => {

@@ -1,7 +1,7 @@
 /** Test plumbing for training runs: metrics.jsonl without timings, and a run stopped after a step. */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import type { RunConfig } from "../../core/schema/run-config.ts"
+import type { RunConfig } from "../../core/contracts/run-config.ts"
 import { runTraining } from "../../core/train/run.ts"
 
 /** A run folder's metrics lines with perf/* (wall-clock timings) removed: what determinism compares. */

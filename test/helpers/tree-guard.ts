@@ -1,5 +1,5 @@
 /**
- * Tests write only to temporary folders (issue 28). Preloaded by `bun test` (bunfig.toml): it
+ * Tests write only to temporary folders (docs/decisions.md#issue-28). Preloaded by `bun test` (bunfig.toml): it
  * lists the repository's files (node_modules and .git aside) when the run starts and again when
  * it ends; a file that appeared, or an untracked one that changed, fails the run and is named.
  */

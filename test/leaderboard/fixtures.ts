@@ -3,7 +3,7 @@ import { appendFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 
 export interface FakeRun {
   env: string

@@ -14,7 +14,7 @@ import { docPath, keysInDoc, renderMetricsDoc, spliceMetricsDoc } from "../../co
 import { isPattern, keyRegExp, matchMetricKey, metricKeys, unknownMetricKeys } from "../../core/metrics/keys.ts"
 import { CollapseThresholds } from "../../core/diagnostics/collapse.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { SUCCESS_METRIC } from "../../core/schema/results.ts"
+import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
 import { runTraining } from "../../core/train/run.ts"
 import { CHART_METRICS } from "../../plugins/leaderboard/build.ts"
 import { cfg, testPlugin } from "../train/fixtures.ts"

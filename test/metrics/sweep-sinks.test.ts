@@ -1,4 +1,4 @@
-// Metric sinks apply to whole sweeps (issue 28): `sweep --sink csv --sink tensorboard` makes every
+// Metric sinks apply to whole sweeps (docs/decisions.md#issue-28): `sweep --sink csv --sink tensorboard` makes every
 // run write them into its own folder, so `tensorboard --logdir <out>` finds one run per subfolder.
 // The event files are read back with the independent reader of the sinks test.
 import { describe, expect, test } from "bun:test"

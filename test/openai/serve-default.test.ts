@@ -1,5 +1,5 @@
 /**
- * Issue 30: `serve --env <env>` then `eval` and `diagnose` with default flags work, and measure
+ * docs/decisions.md#issue-30: `serve --env <env>` then `eval` and `diagnose` with default flags work, and measure
  * what the in-process `eval --policy tinylm` of the same checkpoint measures. serve (a child
  * process, any free port) serves the env's shipped warm start and says in /v1/models its id and
  * hash, its context (max_model_len) and its trainer's prompt style, which the openai policy's

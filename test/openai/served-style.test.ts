@@ -1,5 +1,5 @@
 /**
- * Issue 30, the pieces: `--instructions auto` follows a served model's prompt_style as the
+ * docs/decisions.md#issue-30, the pieces: `--instructions auto` follows a served model's prompt_style as the
  * trainer resolves it per env, and "prompt too long" replies (ours and vLLM's) are read.
  */
 import { describe, expect, test } from "bun:test"

@@ -1,8 +1,8 @@
 /** Synthetic run records for the replication tests: a resolved config and metric curves at evaluation steps, in memory or written as run folders. */
 import { openRun, type RunRead } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RESULTS_FORMAT } from "../../core/schema/results.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RESULTS_FORMAT } from "../../core/contracts/results.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import { contentHash } from "../../core/hash.ts"
 import { type RunView, viewOf } from "../../plugins/leaderboard/replication/runs.ts"
 

@@ -1,5 +1,5 @@
 // docs/sweeps.md's presets table is what `ragen-bench sweep presets` generates from the presets
-// (issue 28: the doc had described quick as GRPO, 2 envs, 12 runs; it is PPO, 3 envs, 48 runs).
+// (docs/decisions.md#issue-28: the doc had described quick as GRPO, 2 envs, 12 runs; it is PPO, 3 envs, 48 runs).
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"

@@ -1,5 +1,5 @@
 /**
- * Issue 7 "How it is checked", with the REAL trainer and tinylm (no fake trainer): a tiny
+ * docs/decisions.md#issue-7 "How it is checked", with the REAL trainer and tinylm (no fake trainer): a tiny
  * frozenlake sweep over two filters completes and builds the site; a SIGKILLed sweep leaves no
  * worker behind and, run again, yields a byte-identical leaderboard.json.
  */

@@ -1,5 +1,5 @@
 /**
- * Shipped warm starts (issue 17): every manifest entry's file matches its hash, every recipe is
+ * Shipped warm starts (docs/decisions.md#issue-17): every manifest entry's file matches its hash, every recipe is
  * built, each recipe's first SFT steps reproduce bit for bit on the JS kernels (any CPU), and runs
  * name a warm start by id and hash: `auto` picks the one trained for the run, a changed hash is refused.
  */

@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { definePlugin, type PolicySpec } from "../../core/contracts/index.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import { banditSpec } from "../helpers/bandit.ts"
 import { FakePolicy } from "../helpers/fake-policy.ts"
 

@@ -1,4 +1,4 @@
-/** Which instances a run trains on and its sampling streams (core/train/instances.ts, issue 17). */
+/** Which instances a run trains on and its sampling streams (core/train/instances.ts, docs/decisions.md#issue-17). */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"

@@ -1,5 +1,5 @@
 /**
- * The rollout manager on a scripted policy (issue 5): format and invalid-action penalties, the env
+ * The rollout manager on a scripted policy (docs/decisions.md#issue-5): format and invalid-action penalties, the env
  * not stepped on a bad format, the note in the next prompt, turn and action budgets, and what each
  * turn's training sequence holds (prompt and completion tokens kept apart: the loss sees only the
  * completion).

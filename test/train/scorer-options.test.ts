@@ -1,5 +1,5 @@
 /**
- * Scorer options are set from a run config like every other kind's (issue 24): `scorerOptions`
+ * Scorer options are set from a run config like every other kind's (docs/decisions.md#issue-24): `scorerOptions`
  * is decoded strictly by the scorer's schema and handed to it; left out, it is absent from the
  * resolved config, so the run ids of configs that never set it did not change.
  */

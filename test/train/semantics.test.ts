@@ -1,5 +1,5 @@
 /**
- * The results-semantics version is kept honest (issue 13): two short runs (the tabular test
+ * The results-semantics version is kept honest (docs/decisions.md#issue-13): two short runs (the tabular test
  * policy, and the real tinylm policy on its plain JS kernels, so the numbers do not depend on the
  * CPU) are pinned per SEMANTICS_VERSION. If their metrics change while the version did not, a
  * change of code changed what runs mean without changing their ids: bump SEMANTICS_VERSION in

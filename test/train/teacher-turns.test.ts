@@ -1,7 +1,7 @@
-/** SFT teacher episodes use seeds disjoint from RL training and validation (DESIGN.md §3, issue 14). */
+/** SFT teacher episodes use seeds disjoint from RL training and validation (docs/design.md §3, docs/decisions.md#issue-14). */
 import { describe, expect, test } from "bun:test"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import { TrainOptions } from "../../core/train/options.ts"
 import { collectTeacherTurns, SFT_SEED_START } from "../../core/train/teacher-turns.ts"
 import { buildPrompt } from "../../core/prompt.ts"

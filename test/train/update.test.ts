@@ -1,5 +1,5 @@
 /**
- * The filter-to-update path (issue 14): what the update does with the trajectories a filter
+ * The filter-to-update path (docs/decisions.md#issue-14): what the update does with the trajectories a filter
  * keeps. The trainer's own pieces are used as the loop uses them (rollout → filterStep →
  * update) on the bandit env with the tabular fake policy, so every figure is exact.
  */
@@ -13,7 +13,7 @@ import { definePlugin, type Filter, type FilterResult, type Group } from "../../
 import { registryLayerFrom } from "../../core/registry.ts"
 import { derive } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import type { TrainContext } from "../../core/train/context.ts"
 import { filterStep } from "../../core/train/filtering.ts"
 import { trainSlotSeeds } from "../../core/train/instances.ts"

@@ -1,5 +1,5 @@
 /**
- * Why no adapter (issue 29), one line with the fix. First diagnose() on injected facts, one
+ * Why no adapter (docs/decisions.md#issue-29), one line with the fix. First diagnose() on injected facts, one
  * missing piece each; then the real probe (a Deno child, the real Vulkan loader) with each piece
  * taken away: an ICD manifest naming a missing library, an ICD library lacking a dependency
  * (built here with clang), no loadable loader (an empty libvulkan.so.1 first on

@@ -1,5 +1,5 @@
 /**
- * `train.teacherForcing: scorer` (issue 29): the update's teacher-forced passes (recomputed old
+ * `train.teacherForcing: scorer` (docs/decisions.md#issue-29): the update's teacher-forced passes (recomputed old
  * log-probs, PPO's old values, the reference KL's log-probs) go to the scorer's `forward` when
  * it has one for the policy, and to the policy's own forward otherwise. The routing on the bandit
  * with the tabular fake policy and a marking scorer (no GPU); the WebGPU forward's numbers
@@ -12,7 +12,7 @@ import type { CrossScorer, Policy, TokenForward, TrainItem } from "../../core/co
 import { registryLayerFrom } from "../../core/registry.ts"
 import { derive } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { RunConfig } from "../../core/schema/run-config.ts"
+import { RunConfig } from "../../core/contracts/run-config.ts"
 import type { TrainContext } from "../../core/train/context.ts"
 import { rollout } from "../../core/train/rollout.ts"
 import { resolveSetup } from "../../core/train/setup.ts"

@@ -1,5 +1,5 @@
 /**
- * The policy capability the WebGPU scorer reads (Policy.exportForScoring, issue 24): tinylm's
+ * The policy capability the WebGPU scorer reads (Policy.exportForScoring, docs/decisions.md#issue-24): tinylm's
  * export is viewed in place (no copy), an export whose tensors live apart is gathered into the
  * same flat parameters, anything else is a one-line reason; the CPU fallback comes from the
  * registry (core/services.ts scorerContext). No adapter needed.

@@ -13,7 +13,7 @@ import { correlate, type CorrelationRow, isDiagnostic, metricNames, type RunPoin
 import { UsageError } from "../../errors.ts"
 import { listRunDirs, readRun } from "../../results/store.ts"
 import { numberFlag, numberFlagOr } from "../flags.ts"
-import { defineCommand } from "../command.ts"
+import { defineCommand } from "../../contracts/plugin.ts"
 
 const asList = (x: unknown): string[] =>
   x === undefined

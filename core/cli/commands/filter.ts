@@ -15,7 +15,7 @@ import { Registry } from "../../registry.ts"
 import { Rng } from "../../rng.ts"
 import { readJsonFile } from "../../schema/decode.ts"
 import { listFlag, numberFlagOr } from "../flags.ts"
-import { defineCommand } from "../command.ts"
+import { defineCommand } from "../../contracts/plugin.ts"
 
 export const GroupsFile = Schema.Struct({
   /** Trajectory returns per group (one array per prompt). */

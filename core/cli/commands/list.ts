@@ -1,7 +1,7 @@
 import { Console, Effect } from "effect"
 import { UsageError } from "../../errors.ts"
 import { descriptionOf, kinds, Registry } from "../../registry.ts"
-import { defineCommand } from "../command.ts"
+import { defineCommand } from "../../contracts/plugin.ts"
 
 export default defineCommand({
   pattern: "list [kind]",

@@ -1,5 +1,5 @@
 /**
- * `ragen-bench mi <input.json>`: the MI proxies (DESIGN.md §6) of a cross-score matrix given
+ * `ragen-bench mi <input.json>`: the MI proxies (docs/design.md §6) of a cross-score matrix given
  * as JSON, through the same miProxies the trainer uses. Input: {"tokenMean": [[...]], "sum":
  * [[...]], "column": [...], "signature"?: [...]} with R rows × N columns.
  */
@@ -8,7 +8,7 @@ import { defaultRegimeThresholds, miMetrics, type MiPrefix, miProxies } from "..
 import { FileFormatError } from "../../errors.ts"
 import { readJsonFile } from "../../schema/decode.ts"
 import { numberFlagOr } from "../flags.ts"
-import { defineCommand } from "../command.ts"
+import { defineCommand } from "../../contracts/plugin.ts"
 
 const Matrix = Schema.Array(Schema.Array(Schema.Finite))
 

@@ -11,11 +11,11 @@ import { externalInputs } from "../../external-inputs.ts"
 import { type FileReadError, readRegularFileSync, utf8 } from "../../files.ts"
 import { resolveSinks, SinkChoices } from "../../metrics/sinks.ts"
 import { decodeInput, decodeSync } from "../../schema/decode.ts"
-import { RunConfig } from "../../schema/run-config.ts"
+import { RunConfig } from "../../contracts/run-config.ts"
 import { parseValue, setPath } from "../kv.ts"
 import { trainProgram } from "../../train/run.ts"
 import { listFlag, numberFlag } from "../flags.ts"
-import { defineCommand } from "../command.ts"
+import { defineCommand } from "../../contracts/plugin.ts"
 import { Registry } from "../../registry.ts"
 
 const TOP = new Set(["env", "envOptions", "algo", "algoOptions", "filter", "filterOptions", "policy", "policyOptions", "scorerOptions", "P", "G", "steps", "seed", "lr", "train"])

@@ -12,7 +12,7 @@
  */
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
-import { SUCCESS_METRIC } from "../../../core/schema/results.ts"
+import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
 import { bootstrapMeanInterval } from "../statistics/bootstrap.ts"
 import { curveOf } from "../statistics/scores.ts"
 import { collectInputs } from "../collect.ts"

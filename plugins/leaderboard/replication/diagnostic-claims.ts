@@ -356,7 +356,7 @@ export const factSeesCollapseEarlier = (all: ReadonlyArray<RunView>): ClaimRow =
   const base = {
     id: "F1",
     claim: "(this project) Teacher-graded fact accuracy sees the collapse earlier than Retrieval-Acc",
-    paper: "DESIGN.md §10",
+    paper: "docs/design.md §10",
     presets: [preset("s10", "its none runs"), preset("s10-no-dual-clip", "its none runs"), preset("s10-sft3000", "its none runs"), preset("standard", "its none runs")],
     method: `No-filter runs: fact accuracy (the first of ${FACT_METRICS.join(", ")} the run logs) and ${RETRIEVAL_METRIC}, on the evaluation steps where both are logged. Each metric's fall step is the first such step at which it is below ${1 - FALL_THRESHOLD} × its value at the first common step; a metric that never falls is censored one evaluation after the last (so a difference involving it is a bound). Per run the difference (Retrieval-Acc's fall step − fact accuracy's), > 0 = fact accuracy saw it first; runs where neither falls are left out. Mean over runs with a 95% bootstrap interval: above 0 → reproduced, below 0 → not reproduced.`
   }

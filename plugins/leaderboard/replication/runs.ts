@@ -8,7 +8,7 @@
  */
 import { canonicalJson } from "../../../core/hash.ts"
 import type { RunRead } from "../../../core/results/store.ts"
-import { SUCCESS_METRIC } from "../../../core/schema/results.ts"
+import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
 import { type CurvePoint, curveOf } from "../statistics/scores.ts"
 import { envName, last3Of, peakOf, samplingStreamOf } from "../build.ts"
 import { areaOf, keptOf } from "../run-scores.ts"

@@ -2,7 +2,7 @@
  * Shared pieces of the sweep presets, and the calibration knobs in one place.
  * QUICK_SEEDS with the STANDARD recipe is `npm start` (the quick preset, 2 workers, within 15 minutes
  * on the 2-core reference machine; PAPER is the small-scale version of the paper's tables.
- * Learning rates: 1e-4 is stable and 1e-3 is the noisy regime where collapse shows (DESIGN.md §10).
+ * Learning rates: 1e-4 is stable and 1e-3 is the noisy regime where collapse shows (docs/design.md §10).
  */
 import type { SweepSpecInput } from "../../../core/sweep/spec.ts"
 

@@ -1,5 +1,5 @@
 /**
- * quick — the `npm start` default (issue 17): a slice of the standard suite (its recipe exactly,
+ * quick — the `npm start` default (docs/decisions.md#issue-17): a slice of the standard suite (its recipe exactly,
  * so its runs are standard's runs and share their folders and ids) that finishes within 15
  * minutes on 2 cores from a clean clone, install included: FrozenLake, Sokoban and
  * Countdown × {none, the paper's top-p (softmax, 0.9, include zero), random at top-p's kept count}

@@ -1,5 +1,5 @@
 /**
- * s10-no-dual-clip — one of the remaining differences between `s10` and DESIGN.md §10's prototype,
+ * s10-no-dual-clip — one of the remaining differences between `s10` and docs/design.md §10's prototype,
  * tested alone: the prototype's GRPO has no dual clip (reference/prototype/proto.py grpo_update),
  * ours follows the reference's verl default (c = 3). Same SFT start as s10 (its SFT cache: run
  * with s10's --out, or copy <out>/.sft-cache), none vs top-p 0.9 vs random, s10's 5 seeds and 3 more. The curves

@@ -1,5 +1,5 @@
 /**
- * s10-sft3000-no-dual-clip — two of the differences between `s10` and DESIGN.md §10's prototype
+ * s10-sft3000-no-dual-clip — two of the differences between `s10` and docs/design.md §10's prototype
  * together: the 3,000-step SFT start (s10-sft3000) and no dual clip (s10-no-dual-clip). Run with
  * s10-sft3000's --out to share its SFT start; none vs top-p 0.9, seeds 1–5.
  */

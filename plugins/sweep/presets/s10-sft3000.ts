@@ -1,5 +1,5 @@
 /**
- * s10-sft3000 — one of the remaining differences between `s10` and DESIGN.md §10's prototype,
+ * s10-sft3000 — one of the remaining differences between `s10` and docs/design.md §10's prototype,
  * tested alone: the length of the SFT warm start. The prototype's ε = 0.5 start ran 3,000 SFT
  * steps (reference/prototype/ckpt/sft_eps05.pt.json; warm-up 100 steps, then early stopping that
  * did not fire before 3,000); s10 runs 2,000 without warm-up. Same everything else as s10, none

@@ -1,5 +1,5 @@
 /**
- * s10-stable — DESIGN.md §10's stable regime at its own settings: FrozenLake (s = 1), GRPO,
+ * s10-stable — docs/design.md §10's stable regime at its own settings: FrozenLake (s = 1), GRPO,
  * lr 1e-4, P = 8, G = 16, 150 steps, no filter, from the same 2,000-step SFT start on ε = 0.5
  * teacher traces as s10 (run both with the same --out and they share it). §10 reports training
  * success at T = 1 rising from ≈ 0.74 to 0.92 and reasoning–action consistency from ≈ 0.4 to 0.85.

@@ -1,5 +1,5 @@
 /**
- * s10 — DESIGN.md §10's noisy regime at its own settings: FrozenLake (s = 1), GRPO, lr 1e-3,
+ * s10 — docs/design.md §10's noisy regime at its own settings: FrozenLake (s = 1), GRPO, lr 1e-3,
  * P = 8, G = 16, an SFT start of 2,000 steps on ε = 0.5 teacher traces, none vs top-p 0.9 vs
  * the random control; token-mean loss as §10 used (GRPO's own default is seq-mean-token-mean,
  * the paper's), minibatches of 32 trajectories (the trainer's default). 5 seeds and 256

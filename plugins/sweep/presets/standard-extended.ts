@@ -1,6 +1,6 @@
 /**
  * standard-extended — the standard suite plus Table 9's linear top-p at 0.9 and 1.0 with
- * zero-spread groups dropped, top-k 0.25, and GRPO beside PPO (issue 17). Same recipe, warm
+ * zero-spread groups dropped, top-k 0.25, and GRPO beside PPO (docs/decisions.md#issue-17). Same recipe, warm
  * starts and seeds as `standard`, so its runs include `standard`'s and share their folders.
  * Wall time on 2 cores: `ragen-bench sweep standard-extended --dry-run` (benchmarks/RESULTS.md).
  */

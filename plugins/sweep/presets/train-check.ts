@@ -1,5 +1,5 @@
 /**
- * train-check — the trainer's learning experiment (issue 5) and DESIGN.md §10's stable regime:
+ * train-check — the trainer's learning experiment (docs/decisions.md#issue-5) and docs/design.md §10's stable regime:
  * from the SFT start (teacher ε = 0.5, one warm start per env shared by all seeds), do PPO and
  * GRPO raise validation success on deterministic FrozenLake? lr 1e-4, no filter, 3 seeds.
  * Sokoban, which needs a stronger SFT start, has its own preset (train-check-sokoban.ts). Sized

@@ -5,7 +5,7 @@
  * writes it and its manifest entry (manifest.json: hash, code version, validation success).
  *
  * Teacher action noise ε: 0.5 where the tiny model learns the task well from it and RL keeps room
- * to improve (DESIGN.md §10: ε = 0 saturates FrozenLake and Sokoban); 0 where the tiny model needs
+ * to improve (docs/design.md §10: ε = 0 saturates FrozenLake and Sokoban); 0 where the tiny model needs
  * every clean trace it can get (Countdown's arithmetic, the text envs).
  */
 export interface WarmStartRecipe {

@@ -4,9 +4,8 @@
  * cross-score matrices out, through the same engine and WGSL kernels as the scorer.
  */
 import type { CrossScores } from "../../../core/contracts/scorer.ts"
-import type { ModelConfig } from "../../tinylm/config.ts"
+import { type ModelConfig, Tokenizer, type TokenizerJson } from "../../tinylm/browser.ts"
 import { decodeCheckpoint } from "./checkpoint.ts"
-import { Tokenizer, type TokenizerJson } from "../../tinylm/tokenizer.ts"
 import { requestDevice } from "../adapter.ts"
 import { crossBatch } from "../cross.ts"
 import { ForwardEngine } from "../engine.ts"

@@ -1,5 +1,5 @@
 /**
- * A second thread for the fast kernels, WASM or native (issue 4 allows "splitting work across the
+ * A second thread for the fast kernels, WASM or native (docs/decisions.md#issue-4 allows "splitting work across the
  * two cores with workers and shared memory"). One Worker per backend runs the same kernels (the
  * same wasm module, or the same native library and instruction set) on the same shared arena
  * memories; a large kernel call is split in two: the worker runs one share while the calling
