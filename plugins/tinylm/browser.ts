@@ -1,6 +1,7 @@
 /**
- * The tinylm plugin's public entry for code that runs in a browser (the WebGPU page): only the
- * pure model-config and tokenizer modules, since index.ts also carries node-only code.
+ * The tinylm plugin's public entry for code that may run in a browser (the WebGPU scorer's page,
+ * engine and layout): only the pure model description and the tokenizer, since index.ts also
+ * carries node-only code.
  */
-export type { ModelConfig } from "./config.ts"
+export { checkConfig, type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
 export { Tokenizer, type TokenizerJson } from "./tokenizer.ts"

@@ -6,5 +6,3 @@
 export type { TinyLMPolicy } from "./policy.ts"
 export { makeTinyLM, TinyLMOptions } from "./spec.ts"
 export { splitText, Tokenizer } from "./tokenizer.ts"
-export { checkConfig, type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
-export type { TokenizerJson } from "./tokenizer.ts"

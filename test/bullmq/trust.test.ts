@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { builtinPlugins } from "../../builtins.ts"
 import { registryLayerFrom } from "../../core/registry.ts"
-import { codeVersion } from "../../core/runtime.ts"
+import { packageVersion } from "../../core/runtime.ts"
 import { RESULTS_FORMAT } from "../../core/contracts/results.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import type { GridRun } from "../../core/contracts/executor.ts"
@@ -43,7 +43,7 @@ const dataOf = (run: GridRun, over: Partial<JobData> = {}): JobData => ({
   hash: run.hash,
   label: run.label,
   config: run.config,
-  codeVersion: codeVersion(),
+  codeVersion: packageVersion(), // the spawned CLIs run outside git (NO_GIT), whatever another test file cached in this process
   plugins: [],
   ...over
 })

@@ -29,7 +29,7 @@ describe("user mistakes", () => {
   test("a misspelt env, filter, preset, flag or command gets the nearest id", () => {
     expect(mistake(["env", "show", "--env", "sokobn", "--seed", "0"])).toContain('unknown env "sokobn" (did you mean sokoban?)')
     expect(mistake(["filter", "apply", "--filter", "top-pp", groups])).toContain('unknown filter "top-pp" (did you mean top-p?)')
-    expect(mistake(["sweep", "quik", "--dry-run"])).toContain('"quik" is neither a file nor a preset (did you mean quick?)')
+    expect(mistake(["sweep", "quik", "--dry-run"])).toContain('"quik" is neither a file nor a preset; did you mean quick?')
     expect(mistake(["filter", "apply", "--filter", "top-p", "--filter-valu", "0.5", groups])).toContain("unknown option --filter-valu (did you mean --filter-value?)")
     expect(mistake(["swep", "quick"])).toContain('unknown command "swep" (did you mean sweep?)')
   }, 60_000)

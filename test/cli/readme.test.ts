@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { root } from "../helpers/cli.ts"
+import { fakeTrainEnv } from "../helpers/fake-train.ts"
 
 const readme = readFileSync(join(root, "README.md"), "utf8")
 const block = /```ts\n(\/\/ my-filter\.ts[\s\S]*?)```/.exec(readme)?.[1] ?? ""
@@ -80,10 +81,11 @@ describe("README filter, outside the clone", () => {
     writeFileSync(join(user, "spec.json"), JSON.stringify(spec))
     // The sweep fixture's fake policy and trainer keep this a few seconds; the user's filter is real.
     const fixture = join(root, "test", "fixtures", "plugins", "sweep-policy.ts")
-    const r = npx(["sweep", "spec.json", "--plugin", "./my-filter.ts", "--plugin", fixture, "--workers", "1", "--reference", "none", "--out", "results", "--leaderboard", "site"], user, {
-      RAGEN_SWEEP_FAKE_TRAIN: "1",
-      RAGEN_SWEEP_FAKE_STEP_MS: "0"
-    })
+    const r = npx(
+      ["sweep", "spec.json", "--plugin", "./my-filter.ts", "--plugin", fixture, "--workers", "1", "--reference", "none", "--out", "results", "--leaderboard", "site"],
+      user,
+      fakeTrainEnv(0)
+    )
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("1 done")
     expect(JSON.parse(readFileSync(join(user, "site", "leaderboard.json"), "utf8")).filters).toEqual(["min-range"])
