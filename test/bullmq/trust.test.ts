@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Queue, UnrecoverableError, Worker } from "bullmq"
 import { Effect } from "effect"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { builtinPlugins } from "../../builtins.ts"
@@ -24,8 +23,6 @@ import { fakeTrainEnv } from "../helpers/fake-train.ts"
 import { tempDir } from "../sweep/helpers.ts"
 import { cli, type Proc, readTree, redisAvailable, type RedisHandle, startCli, startRedis, stopProc, waitFor } from "./helpers.ts"
 
-// As helpers.ts NO_GIT: this process and the CLI's report the package version as the code version.
-process.env.GIT_DIR = join(tmpdir(), "ragen-no-git")
 const fake = fakeTrainEnv(1)
 const ESC = "\u001b"
 
