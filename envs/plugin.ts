@@ -6,11 +6,11 @@ import { sokobanSpec } from "./sokoban/env.ts"
 import { countdownSpec } from "./countdown/env.ts"
 import { metaMathQASpec } from "./metamathqa/env.ts"
 import { searchQASpec } from "./searchqa/env.ts"
-import { webShopSpec } from "./webshop/env.ts"
+import { webShopSpec, webShopV2Spec } from "./webshop/env.ts"
 import envCommand from "./cli/env.ts"
 import play from "./cli/play.ts"
 
 // Each env folder adds its spec here (one import, one entry).
-const specs: EnvSpec[] = [sokobanSpec, frozenLakeSpec, countdownSpec, metaMathQASpec, searchQASpec, webShopSpec]
+const specs: EnvSpec[] = [sokobanSpec, frozenLakeSpec, countdownSpec, metaMathQASpec, searchQASpec, webShopSpec, webShopV2Spec]
 
 export default definePlugin({ name: "envs", version: "0.1.0", envs: specs, commands: [envCommand, play] })

@@ -68,27 +68,29 @@ const PAGE_TYPES = ["text/html", "application/xhtml+xml"]
  */
 const fetchPage = async (url: string, s: RemoteServer): Promise<string> => {
   let last = ""
-  for (let attempt = 0; attempt <= s.retries; attempt++) {
+  let attempts = 0
+  // A refusal (cross-origin redirect, oversize, content type) or a 4xx can never succeed: no retry.
+  let final = false
+  for (let attempt = 0; attempt <= s.retries && !final; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)))
+    attempts++
     try {
       const res = await fetchCapped(url, { signal: AbortSignal.timeout(s.timeoutMs) }, { maxBytes: MAX_PAGE_BYTES, contentTypes: PAGE_TYPES })
       if (res.status >= 200 && res.status < 300) return res.text
       last = `HTTP ${res.status}`
-      if (res.status < 500) break
+      final = res.status < 500
     } catch (e) {
       const err = e as Error
-      if (err instanceof FetchRefused) {
-        last = err.message
-        break
-      }
-      last =
-        err.name === "TimeoutError" || err.name === "AbortError"
+      final = err instanceof FetchRefused
+      last = final
+        ? err.message
+        : err.name === "TimeoutError" || err.name === "AbortError"
           ? `no answer within ${s.timeoutMs} ms`
           : `${err.message}${(err as { code?: string }).code ? ` (${(err as { code?: string }).code})` : ""}`
     }
   }
   throw new WebShopServerError(
-    `webshop server ${s.url} failed on GET ${url}: ${last} after ${s.retries + 1} attempt(s); is the WebShop server running there (princeton-nlp/WebShop ./run_dev.sh)? Fix option server.url otherwise.`
+    `webshop server ${s.url} failed on GET ${url}: ${last} after ${attempts} attempt(s)${final ? " (not retried: it cannot succeed)" : ""}; is the WebShop server running there (princeton-nlp/WebShop ./run_dev.sh)? Fix option server.url otherwise.`
   )
 }
 
