@@ -4,7 +4,7 @@
  * the teacher's worked steps: the first place it leaves them — the quantities list, an operand
  * (copying), the operator, a result (the arithmetic, by operator), the answer — or format.
  *
- *   bun benchmarks/metamathqa-sft-diagnose.ts <checkpoint.safetensors> [seeds=256]
+ *   bun benchmarks/metamathqa-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [env=metamathqa-v1]
  */
 import { Effect } from "effect"
 import { builtinPlugins } from "../builtins.ts"
@@ -19,10 +19,10 @@ import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
 import { settingsOf } from "../plugins/tinylm/spec.ts"
 import { VAL_SEED_START } from "../plugins/tinylm/validate.ts"
 
-const [ckpt, nArg] = process.argv.slice(2)
+const [ckpt, nArg, envArg] = process.argv.slice(2)
 if (!ckpt) throw new Error("usage: bun benchmarks/metamathqa-sft-diagnose.ts <checkpoint> [seeds]")
 const N = Number(nArg ?? 256)
-const s = await Effect.runPromise(resolveSetup({ env: "metamathqa", train: { diagEvery: 0 } }).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
+const s = await Effect.runPromise(resolveSetup({ env: envArg ?? "metamathqa-v1", train: { diagEvery: 0 } }).pipe(Effect.provide(Registry.layerFrom(builtinPlugins))))
 const policy = await policyFromCheckpoint(ckpt, settingsOf(s.policyOptions as never, 0, 0))
 const env = s.spec.make(s.envOptions)
 const seeds = await splitSeeds(
