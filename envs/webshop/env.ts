@@ -234,7 +234,12 @@ const webShopVersion = (v: Version): EnvSpec<WebShopOptions> => ({
   actionBudget: ACTION_BUDGET,
   // Compact pages carry all the agent needs (the instruction, the page, the chosen options).
   markov: v.compact,
-  make: (options) => (options.server ? new RemoteWebShopEnv(options.server, options.binaryReward) : new WebShopEnv(v.id, options, v.compact)),
+  make: (options) => {
+    if (!options.server) return new WebShopEnv(v.id, options, v.compact)
+    const env = new RemoteWebShopEnv(options.server, options.binaryReward)
+    env.id = v.id
+    return env
+  },
   vocabulary: (o) =>
     vocabularyOf(
       v.instructions(o),

@@ -98,7 +98,8 @@ const fetchPage = async (url: string, s: RemoteServer): Promise<string> => {
 const keywordsSegment = (words: ReadonlyArray<string>): string => encodeURIComponent(`[${words.map((w) => `'${w}'`).join(", ")}]`)
 
 export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
-  readonly id = "webshop-v1"
+  /** The env version that made it (webshop-v1 or -v2: both drive a server the same way). */
+  id = "webshop-v1"
   private readonly base: string
   private readonly tag: string
   private episode = 0
@@ -165,7 +166,7 @@ export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
   }
 
   async stepAsync(action: string): Promise<StepResult> {
-    if (this.busy) throw new Error("webshop-v1 (remote): stepAsync called again before the previous step finished")
+    if (this.busy) throw new Error(`${this.id} (remote): stepAsync called again before the previous step finished`)
     const a = parseAction(action)
     if (this.done || !this.page) {
       return { observation: this.observe(true), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: a !== null, effective: false } }
