@@ -18,7 +18,10 @@
  * Episode end: terminated on a correct answer or a wrong final attempt; the harness truncates
  *   at the action budget (core/env/time-limit.ts), e.g. when it is spent on invalid text.
  * Arguments: maxAttempts 1, dataPath "" (generator).
- * Version history: v1 — first version.
+ * Version history: v1 — first version. v2 — the teacher writes each addition, subtraction and
+ *   multiplication by one digit column by column (columns.ts), so a model copies a procedure of
+ *   one-digit facts instead of recalling whole results; Markov (no instructions in a short
+ *   context); completion cap 100 tokens. Problems, answers and grading are v1's.
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
@@ -65,13 +68,16 @@ const isValidAnswer = (a: string, reference: string): boolean => {
 }
 
 class MetaMathQAEnv implements Env<MetaMathState> {
-  readonly id = "metamathqa-v1"
   private readonly data: ReadonlyArray<Problem> | undefined
   private problem!: Problem
   private attempts = 0
   private terminated = false
 
-  constructor(private readonly options: MetaMathQAOptions) {
+  constructor(
+    readonly id: string,
+    private readonly options: MetaMathQAOptions,
+    private readonly columns: boolean
+  ) {
     this.data = options.dataPath === "" ? undefined : loadMetaMathQA(options.dataPath).problems
     this.reset(0)
   }
@@ -111,7 +117,7 @@ class MetaMathQAEnv implements Env<MetaMathState> {
   }
 
   teach(options: TeacherOptions, rng: Rng): TeacherStep {
-    return teachMath(this.problem, options, rng, (r) => this.randomAction(r))
+    return teachMath(this.problem, options, rng, (r) => this.randomAction(r), this.columns)
   }
 
   gradeReasoning(state: MetaMathState, reasoning: string, action: string): ReasoningGrade {
@@ -131,20 +137,26 @@ const instructions = (o: MetaMathQAOptions): string =>
     ...(o.maxAttempts > 1 ? ["A wrong answer may be retried; each retry halves the reward."] : [])
   ].join("\n")
 
-export const metaMathQASpec: EnvSpec<MetaMathQAOptions> = {
-  id: "metamathqa-v1",
+const metaMathQAVersion = (id: string, columns: boolean): EnvSpec<MetaMathQAOptions> => ({
+  id,
   externalOptions: [{ path: ["dataPath"], kind: "file" }],
-  description: "MetaMathQA: grade-school math word problems (8 generated templates, or the real MetaMathQA file via dataPath); normalized exact match",
+  description: `MetaMathQA: grade-school math word problems (8 generated templates, or the real MetaMathQA file via dataPath); normalized exact match${columns ? "; the teacher works each sum, difference and product column by column" : ""}`,
   options: MetaMathQAOptions,
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
   // Each retry is an action: k attempts need a budget of k.
   actionBudgetOf: (o) => o.maxAttempts,
-  markov: false,
-  make: (options) => new MetaMathQAEnv(options),
+  // v2: the question is the whole state (short-context policies drop the instructions); its
+  // column-by-column traces run to about 90 tokens.
+  markov: columns,
+  ...(columns ? { maxTokens: 100 } : {}),
+  make: (options) => new MetaMathQAEnv(id, options, columns),
   vocabulary: (o) => {
     const extra = o.dataPath === "" ? [] : loadMetaMathQA(o.dataPath).problems.flatMap((p) => [p.question, p.answer])
     return vocabularyOf(instructions(o), instructions({ ...o, maxAttempts: 2 }), INVALID_LINE, "answer correct wrong answer , try again", TEMPLATE_WORDS, TEACHER_WORDS, DIGITS, ...extra)
   },
   instructions
-}
+})
+
+export const metaMathQASpec = metaMathQAVersion("metamathqa-v1", false)
+export const metaMathQAV2Spec = metaMathQAVersion("metamathqa-v2", true)

@@ -17,6 +17,7 @@
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/rng.ts"
 import { spell } from "../countdown/expression.ts"
+import { writeStep } from "./columns.ts"
 import { eq, ofInt } from "../countdown/rational.ts"
 import { evaluate } from "../countdown/expression.ts"
 import { readExprEquations, readItems } from "../countdown/teacher.ts"
@@ -37,14 +38,15 @@ const spellAnswer = (a: string): string => {
   return /^-?\d+(?:[./]\d+)?$/.test(n) ? n : a
 }
 
-export const teachMath = (p: Problem, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string): TeacherStep => {
+/** columns: write each step column by column (metamathqa-v2, columns.ts). */
+export const teachMath = (p: Problem, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string, columns = false): TeacherStep => {
   const noisy = () => options.reasoningNoise > 0 && rng.bool(options.reasoningNoise)
   const qs = (noisy() ? rng.shuffle([...p.quantities]) : [...p.quantities]).slice(0, 12)
   const head = `${noisy() ? "given" : "quantities"} ${qs.map(spell).join(", ")}`
   let body: string
   if (p.steps.length === 0) body = `the answer is ${spellAnswer(p.answer)}`
   else {
-    const eqs = p.steps.map((s) => `${spell(s.a)} ${s.op} ${spell(s.b)} = ${spell(s.c)}`)
+    const eqs = p.steps.map((s) => (columns ? writeStep(s, spell) : `${spell(s.a)} ${s.op} ${spell(s.b)} = ${spell(s.c)}`))
     body = eqs[0]!
     for (let i = 1; i < eqs.length; i++) body += `${noisy() ? (rng.bool() ? " then" : " so") : ","} ${eqs[i]}`
   }

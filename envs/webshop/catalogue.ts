@@ -130,19 +130,33 @@ const makeProduct = (rng: Rng, index: number, id: string): Product => {
   return { index, id, category: cat.name, type, brand, title, attributes, features: attributes, description, groups, price, rating, text }
 }
 
-const generate = (size: number): Catalogue => {
-  const rng = derive(CATALOGUE_SEED, "webshop", "catalogue", size)
-  const products: Product[] = []
-  const byId = new Map<string, Product>()
-  for (let i = 0; i < size; i++) {
+/**
+ * The products of one generated stream, in order: `label` names the stream (v1: the catalogue
+ * size, one stream per size; v2's shared store: "store"). Ids are unique within the stream.
+ */
+export const productStream = (label: number | string): (() => Product) => {
+  const rng = derive(CATALOGUE_SEED, "webshop", "catalogue", label)
+  const seen = new Set<string>()
+  let index = 0
+  return () => {
     let id: string
     do {
       id = "b0"
       for (let k = 0; k < 4; k++) id += ID_CHARS[rng.int(ID_CHARS.length)]
-    } while (byId.has(id) || /^b0\d+$/.test(id))
-    const p = makeProduct(rng, i, id)
+    } while (seen.has(id) || /^b0\d+$/.test(id))
+    seen.add(id)
+    return makeProduct(rng, index++, id)
+  }
+}
+
+const generate = (size: number): Catalogue => {
+  const next = productStream(size)
+  const products: Product[] = []
+  const byId = new Map<string, Product>()
+  for (let i = 0; i < size; i++) {
+    const p = next()
     products.push(p)
-    byId.set(id, p)
+    byId.set(p.id, p)
   }
   return { size, products, byId }
 }

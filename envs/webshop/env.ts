@@ -19,7 +19,13 @@
  *   `actionBudget` (9, docs/design.md §3) actions, valid or not (core/env/time-limit.ts).
  * Arguments: catalogueSize 200, resultsPerPage 10 (the real site's page size), binaryReward
  *   true, server (unset = embedded; { url, timeoutMs 10000, retries 2, goals }).
- * Version history: v1 — first version.
+ * Version history: v1 — first version. v2 — compact pages for short-context policies (the
+ *   standard suite's tiny model): 4 results per page, results without the query echo and count,
+ *   item pages with title, price, option lists, `< prev` and `buy now` only (no rating,
+ *   description/features pages or back to search, as RAGEN's WebShop prompt tells the agent
+ *   never to click description); Markov (the observation holds the instruction and the chosen
+ *   options); the teacher states the whole goal on the search page only. The embedded catalogue
+ *   and reward are v1's; the server option drives the same remote adapter.
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
@@ -29,6 +35,7 @@ import { ALL_GROUP_NAMES, catalogue, type Product } from "./catalogue.ts"
 import { INSTRUCTION_WORDS, makeGoal } from "./goal.ts"
 import { RemoteWebShopEnv, REMOTE_WORDS } from "./remote.ts"
 import { buildIndex, type SearchIndex } from "./search.ts"
+import { storeCatalogue, storeIndex, storeLines } from "./store.ts"
 import { BACK_TO_SEARCH, BUY_NOW, DESCRIPTION, FEATURES, NEXT_PAGE, parseAction, PREV_PAGE, Shop, shopData, type ShopData } from "./shop.ts"
 import { gradeShop, teachShop, TEACHER_WORDS, type WebShopState } from "./teacher.ts"
 import { withDefault as dflt } from "../../core/contracts/defaults.ts"
@@ -47,16 +54,19 @@ export const ServerOptions = Schema.Struct({
 })
 export type ServerOptions = typeof ServerOptions.Type
 
-export const WebShopOptions = Schema.Struct({
-  /** Products in the generated catalogue. */
-  catalogueSize: dflt(int(10, 5000), 200),
-  /** Results per results page (the real site shows 10). */
-  resultsPerPage: dflt(int(1, 50), 10),
-  /** Pay 1 for a perfect purchase and 0 otherwise (the paper's setting); false = WebShop's continuous reward. */
-  binaryReward: dflt(Schema.Boolean, true),
-  /** Drive a real WebShop server instead of the embedded catalogue. */
-  server: Schema.optional(ServerOptions)
-})
+const webShopOptions = (resultsPerPage: number) =>
+  Schema.Struct({
+    /** Products in the generated catalogue. */
+    catalogueSize: dflt(int(10, 5000), 200),
+    /** Results per results page (the real site shows 10; webshop-v2 shows 4 by default). */
+    resultsPerPage: dflt(int(1, 50), resultsPerPage),
+    /** Pay 1 for a perfect purchase and 0 otherwise (the paper's setting); false = WebShop's continuous reward. */
+    binaryReward: dflt(Schema.Boolean, true),
+    /** Drive a real WebShop server instead of the embedded catalogue. */
+    server: Schema.optional(ServerOptions)
+  })
+export const WebShopOptions = webShopOptions(10)
+export const WebShopV2Options = webShopOptions(4)
 export type WebShopOptions = typeof WebShopOptions.Type
 
 export const MAX_TURNS = 5
@@ -64,7 +74,8 @@ export const ACTION_BUDGET = 9
 export const INVALID_LINE = "no valid action was taken"
 
 const dataCache = new Map<string, { data: ShopData; index: SearchIndex }>()
-const dataFor = (o: WebShopOptions): { data: ShopData; index: SearchIndex } => {
+/** v1: a catalogue and index per size (bounded caches; live sessions keep theirs). */
+const v1DataFor = (o: WebShopOptions): { data: ShopData; index: SearchIndex } => {
   const key = `${o.catalogueSize}/${o.resultsPerPage}`
   let d = dataCache.get(key)
   if (!d) {
@@ -80,15 +91,32 @@ const dataFor = (o: WebShopOptions): { data: ShopData; index: SearchIndex } => {
   return d
 }
 
+/** v2: views of the shared product store (store.ts); a view of another size costs pointers only. */
+const v2Cache = new Map<string, { data: ShopData; index: SearchIndex }>()
+const v2DataFor = (o: WebShopOptions): { data: ShopData; index: SearchIndex } => {
+  const key = `${o.catalogueSize}/${o.resultsPerPage}`
+  let d = v2Cache.get(key)
+  if (!d) {
+    const index = storeIndex(o.catalogueSize)
+    d = { data: shopData(storeCatalogue(o.catalogueSize), index, o.resultsPerPage, true, storeLines(o.catalogueSize)), index }
+    while (v2Cache.size >= 16) v2Cache.delete(v2Cache.keys().next().value as string)
+    v2Cache.set(key, d)
+  }
+  return d
+}
+
 class WebShopEnv implements Env<WebShopState> {
-  readonly id = "webshop-v1"
   private readonly data: ShopData
   private shop!: Shop
   private instructionLine = ""
   private terminated = false
 
-  constructor(private readonly options: WebShopOptions) {
-    this.data = dataFor(options).data
+  constructor(
+    readonly id: string,
+    private readonly options: WebShopOptions,
+    compact: boolean
+  ) {
+    this.data = (compact ? v2DataFor(options) : v1DataFor(options)).data
     this.reset(0)
   }
 
@@ -180,19 +208,41 @@ const instructions = (o: WebShopOptions): string =>
 
 const catalogueWords = (p: Product): string => `${p.id} ${p.title} ${p.description} ${p.features.join(" ")} ${p.groups.flatMap((g) => g.values).join(" ")} ${p.category} ${p.rating}`
 
-export const webShopSpec: EnvSpec<WebShopOptions> = {
-  id: "webshop-v1",
+const v2Instructions = (o: WebShopOptions): string =>
+  [
+    "You are shopping on a web store . Buy the product that the instruction asks for .",
+    "On the search page answer search [ keywords ] . On other pages answer click [ value ] , where value is an item id , a value in brackets or an option value listed on the item page .",
+    "Choose the options the instruction names before you buy now .",
+    o.binaryReward
+      ? "Reward 1 if the product matches the type , attributes , options and price , else 0 ."
+      : "Reward : the share of matched attributes , options and price , times a product type match ."
+  ].join("\n")
+
+interface Version {
+  readonly id: string
+  readonly options: typeof WebShopOptions
+  readonly compact: boolean
+  readonly instructions: (o: WebShopOptions) => string
+}
+
+const webShopVersion = (v: Version): EnvSpec<WebShopOptions> => ({
+  id: v.id,
   externalOptions: [{ path: ["server", "url"], kind: "url" }],
-  description:
-    "WebShop: search a generated catalogue, open an item, choose its options and buy what the instruction asks for (WebShop's page flow and reward; option server = a real WebShop server over HTTP)",
-  options: WebShopOptions,
+  description: `WebShop: search a generated catalogue, open an item, choose its options and buy what the instruction asks for (WebShop's page flow and reward; option server = a real WebShop server over HTTP)${v.compact ? "; compact pages that fit a 128-token context" : ""}`,
+  options: v.options,
   maxTurns: MAX_TURNS,
   actionBudget: ACTION_BUDGET,
-  markov: false,
-  make: (options) => (options.server ? new RemoteWebShopEnv(options.server, options.binaryReward) : new WebShopEnv(options)),
+  // Compact pages carry all the agent needs (the instruction, the page, the chosen options).
+  markov: v.compact,
+  make: (options) => {
+    if (!options.server) return new WebShopEnv(v.id, options, v.compact)
+    const env = new RemoteWebShopEnv(options.server, options.binaryReward)
+    env.id = v.id
+    return env
+  },
   vocabulary: (o) =>
     vocabularyOf(
-      instructions(o),
+      v.instructions(o),
       INVALID_LINE,
       INSTRUCTION_WORDS,
       "instruction : search page : answer search [ keywords ] results for page of results no results item dollars rating chosen description features you bought with for score",
@@ -200,8 +250,11 @@ export const webShopSpec: EnvSpec<WebShopOptions> = {
       ALL_GROUP_NAMES.join(" "),
       TEACHER_WORDS,
       o.server ? REMOTE_WORDS : "",
-      ...(o.server ? [] : catalogue(o.catalogueSize).products.map(catalogueWords)),
+      ...(o.server ? [] : (v.compact ? storeCatalogue : catalogue)(o.catalogueSize).products.map(catalogueWords)),
       DIGITS
     ),
-  instructions
-}
+  instructions: v.instructions
+})
+
+export const webShopSpec = webShopVersion({ id: "webshop-v1", options: WebShopOptions, compact: false, instructions })
+export const webShopV2Spec = webShopVersion({ id: "webshop-v2", options: WebShopV2Options, compact: true, instructions: v2Instructions })

@@ -68,27 +68,29 @@ const PAGE_TYPES = ["text/html", "application/xhtml+xml"]
  */
 const fetchPage = async (url: string, s: RemoteServer): Promise<string> => {
   let last = ""
-  for (let attempt = 0; attempt <= s.retries; attempt++) {
+  let attempts = 0
+  // A refusal (cross-origin redirect, oversize, content type) or a 4xx can never succeed: no retry.
+  let final = false
+  for (let attempt = 0; attempt <= s.retries && !final; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)))
+    attempts++
     try {
       const res = await fetchCapped(url, { signal: AbortSignal.timeout(s.timeoutMs) }, { maxBytes: MAX_PAGE_BYTES, contentTypes: PAGE_TYPES })
       if (res.status >= 200 && res.status < 300) return res.text
       last = `HTTP ${res.status}`
-      if (res.status < 500) break
+      final = res.status < 500
     } catch (e) {
       const err = e as Error
-      if (err instanceof FetchRefused) {
-        last = err.message
-        break
-      }
-      last =
-        err.name === "TimeoutError" || err.name === "AbortError"
+      final = err instanceof FetchRefused
+      last = final
+        ? err.message
+        : err.name === "TimeoutError" || err.name === "AbortError"
           ? `no answer within ${s.timeoutMs} ms`
           : `${err.message}${(err as { code?: string }).code ? ` (${(err as { code?: string }).code})` : ""}`
     }
   }
   throw new WebShopServerError(
-    `webshop server ${s.url} failed on GET ${url}: ${last} after ${s.retries + 1} attempt(s); is the WebShop server running there (princeton-nlp/WebShop ./run_dev.sh)? Fix option server.url otherwise.`
+    `webshop server ${s.url} failed on GET ${url}: ${last} after ${attempts} attempt(s)${final ? " (not retried: it cannot succeed)" : ""}; is the WebShop server running there (princeton-nlp/WebShop ./run_dev.sh)? Fix option server.url otherwise.`
   )
 }
 
@@ -96,7 +98,8 @@ const fetchPage = async (url: string, s: RemoteServer): Promise<string> => {
 const keywordsSegment = (words: ReadonlyArray<string>): string => encodeURIComponent(`[${words.map((w) => `'${w}'`).join(", ")}]`)
 
 export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
-  readonly id = "webshop-v1"
+  /** The env version that made it (webshop-v1 or -v2: both drive a server the same way). */
+  id = "webshop-v1"
   private readonly base: string
   private readonly tag: string
   private episode = 0
@@ -163,7 +166,7 @@ export class RemoteWebShopEnv implements Env<RemoteWebShopState> {
   }
 
   async stepAsync(action: string): Promise<StepResult> {
-    if (this.busy) throw new Error("webshop-v1 (remote): stepAsync called again before the previous step finished")
+    if (this.busy) throw new Error(`${this.id} (remote): stepAsync called again before the previous step finished`)
     const a = parseAction(action)
     if (this.done || !this.page) {
       return { observation: this.observe(true), reward: 0, terminated: this.terminated, truncated: this.truncated, info: { success: false, valid: a !== null, effective: false } }

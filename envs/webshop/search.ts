@@ -6,12 +6,14 @@
  * category and type. Per-(term, document) weights are query-independent, so they are computed
  * once; a query sums postings. Results are cached per normalized query.
  */
-import type { Catalogue } from "./catalogue.ts"
+import type { Catalogue, Product } from "./catalogue.ts"
 
 export const SEARCH_RETURN_N = 50
-const K1 = 0.9
-const B = 0.4
-const MAX_QUERY_WORDS = 12
+export const BM25_K1 = 0.9
+export const BM25_B = 0.4
+const K1 = BM25_K1
+const B = BM25_B
+export const MAX_QUERY_WORDS = 12
 const MAX_CACHE = 8192
 
 /** Lower-case words of a query or document ([a-z0-9] runs with inner hyphens). */
@@ -24,9 +26,12 @@ export interface SearchIndex {
   readonly vocabulary: ReadonlyArray<string>
 }
 
+/** A product's document: title, features, description, category and type. */
+export const documentTerms = (p: Product): string[] => terms(`${p.title} ${p.features.join(" ")} ${p.description} ${p.category} ${p.type}`)
+
 export const buildIndex = (cat: Catalogue): SearchIndex => {
   const n = cat.products.length
-  const docTerms = cat.products.map((p) => terms(`${p.title} ${p.features.join(" ")} ${p.description} ${p.category} ${p.type}`))
+  const docTerms = cat.products.map(documentTerms)
   const avgdl = docTerms.reduce((s, d) => s + d.length, 0) / Math.max(1, n)
   const raw = new Map<string, Map<number, number>>()
   docTerms.forEach((words, d) => {

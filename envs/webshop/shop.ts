@@ -71,17 +71,41 @@ export interface ShopData {
   readonly itemHeads: ReadonlyArray<string>
   readonly itemClickables: ReadonlyArray<ReadonlyArray<string>>
   readonly pages: Map<string, Rendered>
+  /**
+   * Compact pages (webshop-v2, for short-context policies): results without the query echo and
+   * count; item pages with title and price, option values as lists, and only `< prev` and
+   * `buy now` besides them (no rating, description, features or back to search).
+   */
+  readonly compact: boolean
 }
 
-export const shopData = (cat: Catalogue, index: SearchIndex, perPage: number): ShopData => ({
-  cat,
-  index,
-  perPage,
-  resultLines: cat.products.map((p) => `[${p.id}] ${p.title} , ${p.price} dollars`),
-  itemHeads: cat.products.map((p) => `item ${p.id} : ${p.title} , ${p.price} dollars , rating ${p.rating}`),
-  itemClickables: cat.products.map((p) => [BACK_TO_SEARCH, PREV_PAGE, ...p.groups.flatMap((g) => g.values), DESCRIPTION, FEATURES, BUY_NOW]),
-  pages: new Map()
+/** A product's result line, item page head and item page clickables. */
+export interface ProductLines {
+  readonly result: string
+  readonly head: string
+  readonly clickables: ReadonlyArray<string>
+}
+
+export const productLines = (p: Product, compact: boolean): ProductLines => ({
+  result: `[${p.id}] ${p.title} , ${p.price} dollars`,
+  head: compact ? `item ${p.id} : ${p.title} , ${p.price} dollars` : `item ${p.id} : ${p.title} , ${p.price} dollars , rating ${p.rating}`,
+  clickables: compact ? [PREV_PAGE, ...p.groups.flatMap((g) => g.values), BUY_NOW] : [BACK_TO_SEARCH, PREV_PAGE, ...p.groups.flatMap((g) => g.values), DESCRIPTION, FEATURES, BUY_NOW]
 })
+
+/** `lines`: the products' lines when they are shared (webshop-v2's store); else rendered here. */
+export const shopData = (cat: Catalogue, index: SearchIndex, perPage: number, compact = false, lines?: ReadonlyArray<ProductLines>): ShopData => {
+  const ls = lines ?? cat.products.map((p) => productLines(p, compact))
+  return {
+    cat,
+    index,
+    perPage,
+    resultLines: ls.map((l) => l.result),
+    itemHeads: ls.map((l) => l.head),
+    itemClickables: ls.map((l) => l.clickables),
+    pages: new Map(),
+    compact
+  }
+}
 
 const MAX_PAGES_CACHED = 16_384
 const SEARCH_PAGE: Rendered = { text: "search page : answer search [ keywords ]", clickables: [] }
@@ -196,7 +220,8 @@ export class Shop {
     const nav = [BACK_TO_SEARCH]
     if (n > 1) nav.push(PREV_PAGE)
     if (n * perPage < total) nav.push(NEXT_PAGE)
-    const lines = [`results for ${this.query} : page ${n} of ${pages} , ${total} results`, nav.map((b) => `[${b}]`).join(" ")]
+    const navText = nav.map((b) => `[${b}]`).join(" ")
+    const lines = this.data.compact ? [`page ${n} of ${pages} ${navText}`] : [`results for ${this.query} : page ${n} of ${pages} , ${total} results`, navText]
     const clickables = [...nav]
     const end = Math.min(total, n * perPage)
     for (let i = (n - 1) * perPage; i < end; i++) {
@@ -212,11 +237,13 @@ export class Shop {
     this.item = i
     const p = this.data.cat.products[i]!
     const lines = [this.data.itemHeads[i]!]
+    const compact = this.data.compact
     for (const g of p.groups) {
       const chosen = this.selected[g.name]
-      lines.push(`${g.name} : ${g.values.map((v) => `[${v}]`).join(" ")}${chosen !== undefined ? ` chosen ${chosen}` : ""}`)
+      const values = compact ? g.values.join(" , ") : g.values.map((v) => `[${v}]`).join(" ")
+      lines.push(`${g.name} : ${values}${chosen !== undefined ? ` chosen ${chosen}` : ""}`)
     }
-    lines.push(`[${BACK_TO_SEARCH}] [${PREV_PAGE}] [${DESCRIPTION}] [${FEATURES}] [${BUY_NOW}]`)
+    lines.push(compact ? `[${PREV_PAGE}] [${BUY_NOW}]` : `[${BACK_TO_SEARCH}] [${PREV_PAGE}] [${DESCRIPTION}] [${FEATURES}] [${BUY_NOW}]`)
     this.rendered = { text: lines.join("\n"), clickables: this.data.itemClickables[i]! }
     return true
   }

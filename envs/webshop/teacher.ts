@@ -103,22 +103,38 @@ export const teacherAction = (shop: Shop): Action => {
   }
 }
 
+/**
+ * The goal part of the reasoning: type, attributes, options, budget. Compact shops (webshop-v2)
+ * state it whole on the search page only, then just the options on an item page (what the
+ * clicks there choose): the instruction stays in every observation.
+ */
+const goalSegments = (shop: Shop, noisy: () => boolean, sep: () => string, rng: Rng): { segs: string[]; facts: string[] } => {
+  const goal = shop.goal
+  const whole = !shop.data.compact || shop.page === "search"
+  const segs: string[] = []
+  const facts: string[] = []
+  if (whole) {
+    segs.push(`${pickWord("type", noisy(), rng)} ${goal.type}`, `${pickWord("attr", noisy(), rng)} ${goal.attributes.join(sep())}`)
+    facts.push(`type ${goal.type}`, ...goal.attributes.map((a) => `attribute ${a}`))
+  }
+  const opts = Object.values(goal.options)
+  if (opts.length > 0 && (whole || shop.page === "item")) {
+    segs.push(`${pickWord("opt", noisy(), rng)} ${opts.join(sep())}`)
+    facts.push(...opts.map((v) => `option ${v}`))
+  }
+  if (goal.priceCap !== null && whole) {
+    segs.push(`${pickWord("cap", noisy(), rng)} ${goal.priceCap}`)
+    facts.push(`cap ${goal.priceCap}`)
+  }
+  return { segs, facts }
+}
+
 export const teachShop = (shop: Shop, options: TeacherOptions, rng: Rng, randomAction: (rng: Rng) => string): TeacherStep => {
   const noise = Math.min(1, Math.max(0, options.reasoningNoise))
   const noisy = () => noise > 0 && rng.float() < noise
   const sep = () => (noisy() ? " and " : " , ")
   const goal = shop.goal
-  const facts: string[] = [`type ${goal.type}`, ...goal.attributes.map((a) => `attribute ${a}`)]
-  const segs: string[] = [`${pickWord("type", noisy(), rng)} ${goal.type}`, `${pickWord("attr", noisy(), rng)} ${goal.attributes.join(sep())}`]
-  const opts = Object.values(goal.options)
-  if (opts.length > 0) {
-    segs.push(`${pickWord("opt", noisy(), rng)} ${opts.join(sep())}`)
-    facts.push(...opts.map((v) => `option ${v}`))
-  }
-  if (goal.priceCap !== null) {
-    segs.push(`${pickWord("cap", noisy(), rng)} ${goal.priceCap}`)
-    facts.push(`cap ${goal.priceCap}`)
-  }
+  const { segs, facts } = goalSegments(shop, noisy, sep, rng)
   const intended = teacherAction(shop)
   // The item the action is about: the clicked id on a results page, the open item elsewhere.
   const cat = shop.data.cat
@@ -131,7 +147,8 @@ export const teachShop = (shop: Shop, options: TeacherOptions, rng: Rng, randomA
   }
   if (noisy()) rng.shuffle(segs)
   const planText = intended.kind === "search" ? `search ${intended.words.join(" ")}` : `click ${intended.value}`
-  const reasoning = `${segs.join(" ; ")} ; ${pickWord("plan", noisy(), rng)} ${planText}`
+  const plan = `${pickWord("plan", noisy(), rng)} ${planText}`
+  const reasoning = segs.length > 0 ? `${segs.join(" ; ")} ; ${plan}` : plan
   const intendedAction = actionText(intended)
   const action = options.epsilon > 0 && rng.float() < options.epsilon ? randomAction(rng) : intendedAction
   return { reasoning, action, facts, intendedAction }

@@ -135,10 +135,11 @@ export default defineCommand({
           message: `${unknown.length > 0 ? `unknown recipe ${unknown.join(", ")}` : "name recipes or --all"}; recipes: ${RECIPES.map((r) => r.id).join(", ")}`
         })
       }
-      let entries = [...manifest.warmstarts]
+      let entries: ManifestEntry[] = [...manifest.warmstarts]
       for (const r of chosen as WarmStartRecipe[]) {
         const e = yield* build(r, String(opts.cache ?? "runs/warmstart-build"))
-        entries = [...entries.filter((x) => x.id !== e.id), e].sort((a, b) => RECIPES.findIndex((r) => r.id === a.id) - RECIPES.findIndex((r) => r.id === b.id))
+        // Read again: another build may have written its entry since this one started.
+        entries = [...readManifest().warmstarts.filter((x) => x.id !== e.id), e].sort((a, b) => RECIPES.findIndex((r) => r.id === a.id) - RECIPES.findIndex((r) => r.id === b.id))
         // The manifest after each build: a long --all loses nothing when it is stopped.
         writeFileAtomic(MANIFEST_PATH, `${JSON.stringify(JSON.parse(canonicalJson({ format: "ragen-bench/warmstarts", version: 1, warmstarts: entries })), null, 2)}\n`)
       }

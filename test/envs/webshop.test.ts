@@ -28,12 +28,10 @@ const runTeacher = (env: ReturnType<typeof make>, seed: number, turns = MAX_TURN
 }
 
 describe("webshop catalogue and search", () => {
-  test("deterministic, unique ids, built in < 100 ms", () => {
-    const t0 = performance.now()
+  // No wall-clock bound here (speed is measured in benchmarks/, never asserted in a test).
+  test("deterministic, unique ids", () => {
     const c = catalogue(333)
-    const ms = performance.now() - t0
     buildIndex(c)
-    expect(ms).toBeLessThan(100)
     expect(c.products.length).toBe(333)
     expect(new Set(c.products.map((p) => p.id)).size).toBe(333)
     const again = catalogue(200).products.map((p) => `${p.id} ${p.title} ${p.price}`)

@@ -211,7 +211,8 @@ describe("bounded resources", () => {
     try {
       const first = catalogue(300)
       for (let k = 0; k < 12; k++) {
-        const r = await s.post("/create", { env: "webshop", options: { catalogueSize: 300 + k, resultsPerPage: 1 + (k % 5) } })
+        // v1 builds a catalogue per size (v2 shares one store: test/envs/webshop-v2.test.ts).
+        const r = await s.post("/create", { env: "webshop-v1", options: { catalogueSize: 300 + k, resultsPerPage: 1 + (k % 5) } })
         expect(r.status).toBe(200)
       }
       // The first catalogue was evicted: asking again builds a new one (same content, new object).

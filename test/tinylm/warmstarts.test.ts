@@ -88,3 +88,25 @@ describe("shipped warm starts: runs name them by id and hash", () => {
     expect(await setupError({ env: "frozenlake", train: { warmStart: "frozenlake-tiny", sftSteps: 10 } })).toMatch(/two starts/)
   })
 })
+
+describe("shipped warm starts: headroom starts (issue 25/26)", () => {
+  const headroom = manifest.warmstarts.filter((e) => e.id.endsWith("-headroom"))
+
+  test("each headroom start validates at 20–70% of its teacher's success (T = 0.5), with fewer SFT steps than the env's strong start", () => {
+    expect(headroom.length).toBeGreaterThanOrEqual(4)
+    for (const e of headroom) {
+      const ratio = e.validation.success["0.5"]! / e.validation.teacherSuccess
+      expect([e.id, ratio >= 0.2 && ratio <= 0.7]).toEqual([e.id, true])
+      const strong = manifest.warmstarts.find((x) => x.env === e.env && !x.id.endsWith("-headroom"))
+      expect(strong).toBeDefined()
+      expect(Number(e.recipe.sftSteps)).toBeLessThan(Number(strong!.recipe.sftSteps))
+    }
+  })
+
+  test("auto picks the strong start; a headroom start is named by id", async () => {
+    const ws = manifest.warmstarts.find((e) => e.id === "webshop-v2-tiny")!
+    expect((await setup({ env: "webshop" })).config.train.warmStart).toBe(`webshop-v2-tiny@${ws.sha256.slice(0, 12)}`)
+    const h = manifest.warmstarts.find((e) => e.id === "frozenlake-tiny-headroom")!
+    expect((await setup({ env: "frozenlake", train: { warmStart: "frozenlake-tiny-headroom" } })).warmStart?.sha256).toBe(h.sha256)
+  })
+})
