@@ -27,6 +27,11 @@ export const SIGN_FLIP_SAMPLES = 20_000
  * (0.3 − 0.2 = 0.09999999999999998), which must not decide whether a pattern reaches the observed sum.
  */
 const RELATIVE_TOLERANCE = 1e-9
+/**
+ * And this close per pair, absolutely: compact records keep 6 significant digits, so a tie between
+ * run folders (|Δ| equal) must stay a tie when the same runs are read from their records.
+ */
+const ABSOLUTE_TOLERANCE_PER_PAIR = 1e-6
 
 export interface TestResult {
   /** Two-sided p. */
@@ -64,7 +69,7 @@ export const signFlipTest = (deltas: ArrayLike<number>, options: { seed?: number
     scale += abs[i]!
   }
   if (scale === 0) return { p: 1, minP: signFlipMinP(n), exact: n <= EXACT_MAX_PAIRS }
-  const reach = Math.abs(observed) - RELATIVE_TOLERANCE * scale
+  const reach = Math.abs(observed) - Math.max(RELATIVE_TOLERANCE * scale, ABSOLUTE_TOLERANCE_PER_PAIR * n)
   if (n <= EXACT_MAX_PAIRS) {
     // A pattern and its mirror reach alike, so the last sign stays + and the 2^(n−1) others are
     // enumerated in Gray-code order: pattern k ^ (k >> 1) differs from the one before in one bit,

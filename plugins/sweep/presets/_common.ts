@@ -1,15 +1,22 @@
 /**
  * Shared pieces of the sweep presets, and the calibration knobs in one place.
- * QUICK_SEEDS with the STANDARD recipe is `npm start` (the quick preset, 2 workers, within 15 minutes
- * on the 2-core reference machine; PAPER is the small-scale version of the paper's tables.
+ * QUICK is `npm start`'s recipe (the positive-control demonstration, 2 workers, within 15 minutes
+ * on the 2-core reference machine); PAPER is the small-scale version of the paper's tables.
  * Learning rates: 1e-4 is stable and 1e-3 is the noisy regime where collapse shows (docs/design.md §10).
  */
 import type { SweepSpecInput } from "../../../core/sweep/spec.ts"
 
 export const LR = { stable: 1e-4, noisy: 1e-3 } as const
 
-/** The quick preset is the standard suite's recipe on three envs and these seeds (≤ 15 min on 2 cores, install included: benchmarks/RESULTS.md). */
-export const QUICK_SEEDS = [1, 2, 3, 4] as const
+/**
+ * The quick preset (`npm start`): the positive-control demonstration on Sokoban, calibrated in
+ * docs/results/calibration.md (PPO, 8 × 16, lr 4e-4: no filter peaks, the lowest-spread quartile
+ * collapses). Nine seeds so that the control can pass Holm's first threshold α/4 with the exact
+ * sign-flip test even with one small wrong-signed delta (smallest p at 9 pairs 2/2⁹ = 0.0039;
+ * one flipped sign of the smallest delta 4/2⁹ = 0.0078 < 0.05/4). ≤ 15 min on 2 cores, install
+ * included: benchmarks/RESULTS.md.
+ */
+export const QUICK = { steps: 40, evalEvery: 10, valSeeds: 128, P: 8, G: 16, lr: 4e-4, seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9] } as const
 
 /** Budgets of the paper-table presets (§10's setting: P=8, G=16, 256 validation seeds). */
 export const PAPER = {
@@ -57,6 +64,16 @@ export const paperSpec = (s: {
   fixed: { P: PAPER.P, G: PAPER.G, ...s.fixed, train: { ...SFT_START, ...s.fixed?.train } },
   budget: { steps: PAPER.steps, evalEvery: PAPER.evalEvery, valSeeds: PAPER.valSeeds }
 })
+
+/** Table 9's linear top-p 0.9 with zero-spread groups dropped, labelled apart from the paper's softmax top-p on a page holding both. */
+export const LINEAR_TOP_P = { ...TOP_P, label: "top-p 0.9 (linear, drop zero)" } as const
+/** The control at linear top-p's kept count, labelled to match LINEAR_TOP_P. */
+export const RANDOM_LIKE_LINEAR_TOP_P = { ...RANDOM_LIKE_TOP_P, label: "random (linear top-p's count)" } as const
+/**
+ * The positive control: keep only the lowest reward-variance quartile of the groups (Table 6's
+ * Q4, which the paper reports hurts). A suite that cannot separate it below `none` cannot rank filters.
+ */
+export const POSITIVE_CONTROL_Q4 = { id: "quantile", options: { lo: 0.75, hi: 1 }, label: "Q4 (lowest-spread quarter, positive control)" } as const
 
 /** The paper's top-p (Table 4, the reference script): softmax over group reward spreads, p = 0.9, zero-spread groups included. */
 export const PAPER_TOP_P = { id: "top-p-softmax", options: { p: 0.9, includeZero: true }, label: "top-p 0.9 (softmax, include zero)" } as const

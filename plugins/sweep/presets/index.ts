@@ -15,6 +15,7 @@ import s10NoDualClip from "./s10-no-dual-clip.ts"
 import s10Sft3000 from "./s10-sft3000.ts"
 import s10Sft3000NoDualClip from "./s10-sft3000-no-dual-clip.ts"
 import s10Stable from "./s10-stable.ts"
+import sokobanCalibration from "./sokoban-calibration.ts"
 import standard from "./standard.ts"
 import standardExtended from "./standard-extended.ts"
 import table4 from "./table4.ts"
@@ -36,6 +37,7 @@ export const presets: ReadonlyArray<SweepSpecInput> = [
   s10Sft3000,
   s10Sft3000NoDualClip,
   s10Stable,
+  sokobanCalibration,
   standard,
   standardExtended,
   table4,

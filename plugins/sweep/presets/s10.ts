@@ -5,8 +5,7 @@
  * the paper's), minibatches of 32 trajectories (the trainer's default). 5 seeds and 256
  * validation seeds, so that the paired difference top-p − none at step 40 has an interval
  * (`bun plugins/leaderboard/analysis/paired.ts <out>`); the SFT start is shared by the runs (and by s10-stable with
- * the same --out). The quick preset is the cheap version of this (400 SFT steps, G = 8), whose
- * weaker start collapses faster under every filter; see benchmarks/RESULTS.md.
+ * the same --out).
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
 import { FROZENLAKE, LR, NONE, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
