@@ -23,14 +23,19 @@ describe("CLI foundation", () => {
     expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"])
     // The sweep presets, contributed by the sweep plugin (plugins/sweep/presets/index.ts).
     expect(j.presets.map((p: { id: string }) => p.id)).toContain("sweep/quick")
-    // The shipped warm starts, one per env, named by id.
+    // The shipped warm starts, named by id: one per env (WebShop: one per version) and the headroom starts.
     expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual([
       "tinylm/countdown-tiny",
       "tinylm/frozenlake-tiny",
+      "tinylm/frozenlake-tiny-headroom",
       "tinylm/metamathqa-tiny",
       "tinylm/searchqa-tiny",
+      "tinylm/searchqa-tiny-headroom",
       "tinylm/sokoban-tiny",
-      "tinylm/webshop-tiny"
+      "tinylm/sokoban-tiny-headroom",
+      "tinylm/webshop-tiny",
+      "tinylm/webshop-v2-tiny",
+      "tinylm/webshop-v2-tiny-headroom"
     ])
   })
 

@@ -18,7 +18,7 @@ describe("docs/sweeps.md presets", () => {
       .split("\n")
       .find((l) => l.startsWith("| `quick` "))!
       .split(" | ")
-    expect(quick.slice(2)).toEqual(["frozenlake, sokoban, countdown", "ppo", "3", "4", "40", "48 |"])
+    expect(quick.slice(2)).toEqual(["sokoban", "ppo", "5", "9", "40", "54 |"])
   }, 60_000)
 
   test("a doc without the markers is refused by name", () => {
