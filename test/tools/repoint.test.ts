@@ -60,7 +60,7 @@ describe("repoint-imports", () => {
   test("imports of a moved module and a lone re-exported name move; others stay", () => {
     const text = [
       'import { RunConfig } from "../schema/run-config.ts"',
-      'import type { GridRun } from "../../core/contracts/executor.ts"',
+      'import type { GridRun } from "../../core/sweep/grid.ts"',
       'import { expandGrid, type GridRun } from "../../core/sweep/grid.ts"',
       'export { defineCommand } from "../contracts/command.ts"',
       'import { decodeSync } from "../schema/decode.ts"'
