@@ -8,15 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os"
 import { join, relative, resolve } from "node:path"
 import { root } from "../helpers/cli.ts"
-
-// Static imports and re-exports, dynamic import(): the module paths a file names.
-const specifiers = (text: string): string[] => {
-  const out: string[] = []
-  for (const re of [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["'`]([^"'`]+)["'`]/g, /\bimport\s+["']([^"']+)["']/g]) {
-    for (const m of text.matchAll(re)) out.push(m[1]!)
-  }
-  return out
-}
+import { specifiers } from "../helpers/import-scan.ts"
 
 interface Floor {
   /** "file → target" for every relative import that leaves the folder. */

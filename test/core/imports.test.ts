@@ -3,30 +3,16 @@
  * from envs/, algorithms/ or plugins/, statically or dynamically; plugins arrive by value.
  */
 import { describe, expect, test } from "bun:test"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { root } from "../helpers/cli.ts"
-
-const files = (dir: string): string[] =>
-  readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n)
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : []
-  })
-
-// Static imports and re-exports, dynamic import(), and new URL("…", import.meta.url) module paths.
-const specifiers = (text: string): string[] => {
-  const out: string[] = []
-  for (const re of [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["'`]([^"'`]+)["'`]/g, /\bimport\s+["']([^"']+)["']/g, /new URL\(\s*["']([^"']+)["']\s*,\s*import\.meta\.url/g]) {
-    for (const m of text.matchAll(re)) out.push(m[1]!)
-  }
-  return out
-}
+import { specifiers, tsFiles } from "../helpers/import-scan.ts"
 
 describe("core imports", () => {
   test("core/ imports nothing from envs/, algorithms/ or plugins/", () => {
     const core = join(root, "core")
     const bad: string[] = []
-    for (const f of files(core)) {
+    for (const f of tsFiles(core)) {
       for (const spec of specifiers(readFileSync(f, "utf8"))) {
         if (!spec.startsWith(".")) continue
         const target = relative(root, resolve(f, "..", spec))

@@ -5,29 +5,15 @@
  * builtins.ts: a sweep worker is told its path, as it is told the user plugins' paths.
  */
 import { describe, expect, test } from "bun:test"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { root } from "../helpers/cli.ts"
-
-const files = (dir: string): string[] =>
-  readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n)
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : []
-  })
-
-// Static imports and re-exports, dynamic import(), and new URL("…", import.meta.url) module paths.
-const specifiers = (text: string): string[] => {
-  const out: string[] = []
-  for (const re of [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["'`]([^"'`]+)["'`]/g, /\bimport\s+["']([^"']+)["']/g, /new URL\(\s*["']([^"']+)["']\s*,\s*import\.meta\.url/g]) {
-    for (const m of text.matchAll(re)) out.push(m[1]!)
-  }
-  return out
-}
+import { specifiers, tsFiles } from "../helpers/import-scan.ts"
 
 /** Every relative import of the files under `dirs`, as "from → to" (paths relative to the root). */
 const arrows = (dirs: ReadonlyArray<string>): Array<{ from: string; to: string }> =>
   dirs.flatMap((d) =>
-    files(join(root, d)).flatMap((f) =>
+    tsFiles(join(root, d)).flatMap((f) =>
       specifiers(readFileSync(f, "utf8"))
         .filter((s) => s.startsWith("."))
         .map((s) => ({ from: relative(root, f), to: relative(root, resolve(f, "..", s)) }))
