@@ -18,7 +18,8 @@
 import { Schema } from "effect"
 import { Rng } from "../../core/rng.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
-import { splitText, type TinyLMPolicy, type Tokenizer } from "../tinylm/index.ts"
+import { splitText, type Tokenizer } from "../tinylm/index.ts"
+import type { TinyLMPolicy } from "../tinylm/plugin.ts"
 import type { PromptStyle } from "./wire.ts"
 
 export const DEFAULT_MAX_BODY = 1 << 20

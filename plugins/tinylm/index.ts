@@ -1,8 +1,9 @@
 /**
- * The tinylm plugin's public entry for other plugins (plugin.ts is its registration): the policy
- * type, its factory and options, and the tokenizer, for `serve`. Other plugins import this file,
- * never the plugin's other files (test/core/plugin-doors.test.ts).
+ * The tinylm plugin's public entry for other plugins' pure code: the model description (sizes,
+ * parameter layout) and the tokenizer. It imports nothing node-only, so the WebGPU scorer's page
+ * can bundle it for a browser. The factory and the policy type, which carry node-only code, are
+ * exported beside the registration in plugin.ts. Other plugins import these two files only
+ * (test/core/plugin-doors.test.ts).
  */
-export type { TinyLMPolicy } from "./policy.ts"
-export { makeTinyLM, TinyLMOptions } from "./spec.ts"
-export { splitText, Tokenizer } from "./tokenizer.ts"
+export { checkConfig, type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
+export { splitText, Tokenizer, type TokenizerJson } from "./tokenizer.ts"

@@ -2,7 +2,7 @@
  * Where the engine runs: in this process on a device from adapter.ts (navigator.gpu or Dawn), or
  * in a Deno child process (child.ts). Both answer the same three calls; failures are GpuFailure.
  */
-import type { ModelConfig } from "../tinylm/browser.ts"
+import type { ModelConfig } from "../tinylm/index.ts"
 import type { Acquired } from "./adapter.ts"
 import { type EngineScores, type EngineStats, ForwardEngine, Pipelines } from "./engine.ts"
 import type { ScoreRow } from "./layout.ts"

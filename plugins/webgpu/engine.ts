@@ -21,7 +21,7 @@
  * LP, ENT, VAL (cap each: per scored position its log-prob, entropy, value), PAIR (cap,2);
  * PROJ is used by the unfused list only, LN by all but fuse: all. `ids`: plan.ts BatchPlan.load.
  */
-import type { ModelConfig } from "../tinylm/browser.ts"
+import type { ModelConfig } from "../tinylm/index.ts"
 import { packChunks, parameterLayout, type ScoreRow } from "./layout.ts"
 import { activationLayout, BatchPlan, FUSE_DEFAULT, type Fuse, TILE_DEFAULT, type Tile, floatsPerPosition, fold, ID_REGIONS, type Recorder, Recorder as Rec, SLOT } from "./plan.ts"
 import { Profiler } from "./profile.ts"

@@ -3,7 +3,7 @@
  * Node APIs): the policy's flat parameter layout, rows of teacher-forced scoring as the CPU
  * policy builds them, and their packing for a child process.
  */
-import { type ModelConfig, numel, parameterShapes } from "../tinylm/browser.ts"
+import { type ModelConfig, numel, parameterShapes } from "../tinylm/index.ts"
 
 export interface TensorSlot {
   readonly name: string

@@ -15,7 +15,7 @@
  * Each starts with the embedding and ends with the final LayerNorm at the gathered positions, the tied-head matmul, log-softmax +
  * gather (+ entropy), the per-row reduce, and with per-token outputs the value head.
  */
-import { type ModelConfig, paddedVocab } from "../tinylm/browser.ts"
+import { type ModelConfig, paddedVocab } from "../tinylm/index.ts"
 import { type PackedChunk, packChunks, parameterLayout, type ScoreRow, type TensorSlot } from "./layout.ts"
 import { FIELDS, type KernelName, TILE_OF, WG } from "./wgsl.ts"
 

@@ -6,7 +6,7 @@
  * that order (tinylm's do: no copy); otherwise they are gathered into a copy once per version.
  */
 import type { Policy, ScoringExport } from "../../core/contracts/index.ts"
-import { checkConfig, type ModelConfig } from "../tinylm/browser.ts"
+import { checkConfig, type ModelConfig } from "../tinylm/index.ts"
 import { parameterLayout } from "./layout.ts"
 
 export interface ModelView {

@@ -7,7 +7,7 @@
  * unavailable {reason} once, then ok / scores (+ f32 [sum R, mean R], then with tokenLogprobs each row's log-probs, entropies,
  * values) / error {kind, message}.
  */
-import type { ModelConfig } from "../tinylm/browser.ts"
+import type { ModelConfig } from "../tinylm/index.ts"
 import { requestDevice } from "./adapter.ts"
 import { ForwardEngine, GpuFailure, Pipelines } from "./engine.ts"
 import { encodeFrame, FrameReader } from "./frames.ts"

@@ -4,7 +4,7 @@
  * cross-score matrices out, through the same engine and WGSL kernels as the scorer.
  */
 import type { CrossScores } from "../../../core/contracts/scorer.ts"
-import { type ModelConfig, Tokenizer, type TokenizerJson } from "../../tinylm/browser.ts"
+import { type ModelConfig, Tokenizer, type TokenizerJson } from "../../tinylm/index.ts"
 import { decodeCheckpoint } from "./checkpoint.ts"
 import { requestDevice } from "../adapter.ts"
 import { crossBatch } from "../cross.ts"
