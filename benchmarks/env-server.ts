@@ -17,34 +17,13 @@
  * (HTTP parsing, JSON, checks), not the env's.
  */
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { cpuSeconds, flag, roots } from "./_server-compare.ts"
 
-const argv = process.argv.slice(2)
-const flag = (name: string, dflt: string): string => {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 ? argv[i + 1]! : dflt
-}
 const SECONDS = Number(flag("seconds", "3"))
 const REPS = Number(flag("reps", "3"))
 const ENV = flag("env", "frozenlake")
 const ACTIONS = ["Up", "Down", "Left", "Right"]
-
-const root = join(import.meta.dir, "..")
-const compareIdx = argv.indexOf("--compare")
-const roots: Array<{ label: string; dir: string }> = [{ label: "this", dir: root }]
-if (compareIdx >= 0) roots.push({ label: "other", dir: argv[compareIdx + 1]! })
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc; NaN elsewhere). */
-const cpuSeconds = (pid: number): number => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ")
-    return (Number(rest[11]) + Number(rest[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return NaN
-  }
-}
 
 const serve = (dir: string): Promise<{ url: string; kill: () => void; pid: number }> => {
   const child = spawn(process.execPath, [join(dir, "cli.ts"), "env", "serve", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })

@@ -15,34 +15,13 @@
  * the server's CPU time per completion (from /proc), which a shared machine moves far less.
  */
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { cpuSeconds, flag, roots } from "./_server-compare.ts"
 
-const argv = process.argv.slice(2)
-const flag = (name: string, dflt: string): string => {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 ? argv[i + 1]! : dflt
-}
 const SECONDS = Math.min(30, Number(flag("seconds", "3")))
 const REPS = Math.min(20, Number(flag("reps", "3")))
 const MAX_TOKENS = Math.min(127, Number(flag("max-tokens", "32")))
 const PROMPT = "_ _ _ G\n_ O _ _\n_ _ P _\n_ O _ _\n<think>"
-
-const root = join(import.meta.dir, "..")
-const compareIdx = argv.indexOf("--compare")
-const roots: Array<{ label: string; dir: string }> = [{ label: "this", dir: root }]
-if (compareIdx >= 0) roots.push({ label: "other", dir: argv[compareIdx + 1]! })
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc; NaN elsewhere). */
-const cpuSeconds = (pid: number): number => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ")
-    return (Number(rest[11]) + Number(rest[12])) / 100
-  } catch {
-    return NaN
-  }
-}
 
 const serve = (dir: string): Promise<{ url: string; kill: () => void; pid: number }> => {
   const ckpt = join(dir, "plugins", "tinylm", "warmstarts", "frozenlake-tiny.safetensors")
