@@ -57,6 +57,22 @@ const postJson = (url: string, body = COMPLETION, signal?: AbortSignal) =>
     text: await r.text()
   }))
 
+/** /models and a completion both answer 200 within 5 s each. */
+const expectServing = async (url: string): Promise<void> => {
+  expect(
+    await within(
+      5000,
+      fetch(`${url}/models`).then((x) => x.status)
+    )
+  ).toBe(200)
+  expect(
+    await within(
+      5000,
+      postJson(url).then((x) => x.status)
+    )
+  ).toBe(200)
+}
+
 /** A connection that sends the headers of a POST and the first part of a body of `declared` bytes, then waits. */
 const partial = (port: number, declared: number, first: string): Promise<Socket> =>
   new Promise((resolve) => {
@@ -101,34 +117,12 @@ describe("serve: an abandoned or partial request never wedges the server", () =>
       // B posts a full request and gives up after 300 ms (what `curl -m` or the client's own timeout does).
       await postJson(r.url, COMPLETION, AbortSignal.timeout(300)).catch(() => undefined)
       // While A still holds its body: models and completions answer.
-      expect(
-        await within(
-          5000,
-          fetch(`${r.url}/models`).then((x) => x.status)
-        )
-      ).toBe(200)
-      expect(
-        await within(
-          5000,
-          postJson(r.url).then((x) => x.status)
-        )
-      ).toBe(200)
+      await expectServing(r.url)
       a.write(body.slice(10))
       expect(statusOf(await within(8000, aReply).then((x) => (x === "hang" ? "" : x)))).toBe(200)
       a.destroy()
       // After A finished: still serving.
-      expect(
-        await within(
-          5000,
-          fetch(`${r.url}/models`).then((x) => x.status)
-        )
-      ).toBe(200)
-      expect(
-        await within(
-          5000,
-          postJson(r.url).then((x) => x.status)
-        )
-      ).toBe(200)
+      await expectServing(r.url)
     } finally {
       r.close()
     }
