@@ -4,24 +4,18 @@
  * silently for minutes; `train --from` a 100k-deep JSON died with a stack trace, and ran someone
  * else's config that reads files without a word. Each is now refused up front with the numbers.
  */
-import { afterAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/contracts/run-config.ts"
 import { verifyRuns } from "../../plugins/leaderboard/verify.ts"
 import { runCli } from "../helpers/cli.ts"
+import { tempRoot } from "./helpers.ts"
 
-const root = mkdtempSync(join(tmpdir(), "rb-budgets-"))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-const fresh = (name: string): string => {
-  const d = join(root, name)
-  mkdirSync(d, { recursive: true })
-  return d
-}
+const { fresh } = tempRoot("rb-budgets-")
 
 describe("leaderboard verify has a re-run budget", () => {
   const hugeRun = (name: string): string => {

@@ -1,6 +1,10 @@
 /** Shared by the hardening tests: a real env server on a loopback port, raw HTTP requests. */
+import { afterAll } from "bun:test"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import type { Server as HttpServer } from "node:http"
 import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { EnvCatalog } from "../../envs/server/catalog.ts"
 import { startHttp, type HttpOptions } from "../../envs/server/http.ts"
 import type { Resources } from "../../envs/server/operator.ts"
@@ -90,3 +94,18 @@ export const raw = (port: number, text: string | Uint8Array, waitMs = 3000): Pro
   })
 
 export const statusOf = (reply: string): number => Number(/^HTTP\/1\.[01] (\d{3})/.exec(reply)?.[1] ?? 0)
+
+/**
+ * A temporary root removed after the file's tests, and `fresh(name)`: a new folder under it.
+ * Call at a test file's top level (it registers the afterAll).
+ */
+export const tempRoot = (prefix: string): { root: string; fresh: (name: string) => string } => {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  const fresh = (name: string): string => {
+    const d = join(root, name)
+    mkdirSync(d, { recursive: true })
+    return d
+  }
+  return { root, fresh }
+}

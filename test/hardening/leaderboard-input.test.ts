@@ -4,24 +4,18 @@
  * stack trace; a dangling metrics.jsonl link was listed as a complete run with peak 0. Both are
  * reported and the run left out, the rest builds.
  */
-import { afterAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { appendFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { compactRun, encodeCompact } from "../../core/results/compact.ts"
 import { readRun } from "../../core/results/store.ts"
 import { writeSite } from "../../plugins/leaderboard/site.ts"
 import { runCli } from "../helpers/cli.ts"
+import { tempRoot } from "./helpers.ts"
 import { writeRuns } from "../leaderboard/fixtures.ts"
 
-const root = mkdtempSync(join(tmpdir(), "rb-lb-input-"))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-const fresh = (name: string): string => {
-  const d = join(root, name)
-  mkdirSync(d, { recursive: true })
-  return d
-}
+const { root, fresh } = tempRoot("rb-lb-input-")
 const problemsText = (lb: { problems: ReadonlyArray<{ path: string; message: string }> }): string => lb.problems.map((p) => `${p.path}: ${p.message}`).join("\n")
 
 describe("values outside a metric's range are reported and their run left out", () => {

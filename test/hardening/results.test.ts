@@ -4,11 +4,10 @@
  * `leaderboard verify` does not re-run configs that read files or reach URLs unless allowed,
  * `--resume` validates what it loads, and a sweep spec that is a folder is a one-line error.
  */
-import { afterAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { openRun, scanRunDirs } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
@@ -24,15 +23,10 @@ import { externalInputs, verifyRuns } from "../../plugins/leaderboard/verify.ts"
 import { FORMAT as CHECKPOINT_FORMAT, readCheckpoint } from "../../plugins/tinylm/policy.ts"
 import { decodeSafetensors, encodeSafetensors, readSafetensors } from "../../plugins/tinylm/safetensors.ts"
 import { runCli } from "../helpers/cli.ts"
+import { tempRoot } from "./helpers.ts"
 import { writeRuns } from "../leaderboard/fixtures.ts"
 
-const root = mkdtempSync(join(tmpdir(), "rb-results-"))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-const fresh = (name: string): string => {
-  const d = join(root, name)
-  mkdirSync(d, { recursive: true })
-  return d
-}
+const { root, fresh } = tempRoot("rb-results-")
 
 describe("the leaderboard build reports and skips bad run folders", () => {
   test("a dangling symlink and a metrics.jsonl that is a directory", async () => {
