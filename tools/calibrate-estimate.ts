@@ -1,5 +1,6 @@
 /**
- * Calibrate core/sweep/estimate.ts from finished runs: per env, the median training step
+ * Calibrate core/sweep/estimate.ts from finished runs: per env (per warm start for those with
+ * their own figures, BY_WARM_START), the median training step
  * (perf/step_seconds, scaled to P·G = 64; diagnostics steps included, as in a run) and the
  * median seconds per validation episode (what is left of a run's wall time after its steps and
  * the fixed overhead, over its validation episodes); then the estimate of each run against its
@@ -8,7 +9,7 @@
  *   node_modules/.bin/bun tools/calibrate-estimate.ts results/standard
  */
 import { Effect } from "effect"
-import { estimateRunSeconds } from "../core/sweep/estimate.ts"
+import { costKey, estimateRunSeconds } from "../core/sweep/estimate.ts"
 import { collectInputs } from "../plugins/leaderboard/collect.ts"
 
 const dirs = process.argv.slice(2)
@@ -23,12 +24,13 @@ const median = (xs: number[]): number => {
 const runs = (await Effect.runPromise(collectInputs(dirs, "."))).runs.map((r) => r.run).filter((r) => r.summary?.status === "complete")
 const byEnv = new Map<string, typeof runs>()
 for (const r of runs) {
-  const env = r.config.config.env.replace(/^.*\//, "").replace(/-v\d+$/, "")
+  // Runs with their own cost figures (headroom starts, WebShop v2) are calibrated apart.
+  const env = costKey(r.config.config) ?? r.config.config.env.replace(/^.*\//, "").replace(/-v\d+$/, "")
   byEnv.set(env, [...(byEnv.get(env) ?? []), r])
 }
 let est = 0,
   act = 0
-console.log("| env | runs | step s (P·G=64) | val episode s | estimate / recorded wall |")
+console.log("| env or warm start | runs | step s (P·G=64) | val episode s | estimate / recorded wall |")
 console.log("|---|---|---|---|---|")
 for (const [env, rs] of [...byEnv].sort()) {
   const steps: number[] = []

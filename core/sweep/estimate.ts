@@ -29,6 +29,19 @@ export const SECONDS_PER_VAL_EPISODE_BY_ENV: Readonly<Record<string, number>> = 
   searchqa: 0.0019,
   webshop: 0.0046
 }
+/**
+ * Headroom warm starts (docs/decisions.md#issue-25) fail more often, so their episodes run longer
+ * (to maxTurns) than the strong starts' above: their own step (at P·G = 64) and validation-episode
+ * figures, medians of the suite calibration sweep's runs at 8 × 16 (`bun tools/calibrate-estimate.ts
+ * <suite-calibration runs>`). Keyed by warm-start id; WebShop v2 by its env id (v1's pages were cut
+ * off at the context, so its episodes were short).
+ */
+export const BY_WARM_START: Readonly<Record<string, { readonly step: number; readonly valEpisode: number }>> = {
+  "sokoban-tiny-headroom": { step: 0.416, valEpisode: 0.0027 },
+  "frozenlake-tiny-headroom": { step: 0.21, valEpisode: 0.0013 },
+  "searchqa-tiny-headroom": { step: 0.303, valEpisode: 0.0016 },
+  "webshop-v2": { step: 0.863, valEpisode: 0.0055 }
+}
 const FALLBACK = 0.3
 export const SECONDS_PER_VAL_EPISODE = 0.003
 export const SECONDS_PER_DIAG = 0.3
@@ -38,6 +51,13 @@ export const SFT_STEP_PER_STEP = 0.48
 export const RUN_OVERHEAD_SECONDS = 0.3
 
 const envKey = (env: string): string => env.replace(/^.*\//, "").replace(/-v\d+$/, "")
+/** The BY_WARM_START entry of a run: its named warm start's, else its env version's. */
+export const costKey = (config: RunConfig): string | undefined => {
+  const ws = String(((config.train ?? {}) as Record<string, unknown>).warmStart ?? "").replace(/@.*$/, "")
+  if (ws in BY_WARM_START) return ws
+  const env = config.env.replace(/^.*\//, "")
+  return env in BY_WARM_START ? env : undefined
+}
 const num = (t: Record<string, unknown>, k: string, d: number): number => (typeof t[k] === "number" ? (t[k] as number) : d)
 
 /** The key the trainer caches an SFT warm start under (the parts a sweep varies). */
@@ -49,13 +69,14 @@ export const warmStartKey = (config: RunConfig): string => {
 /** Seconds of one run without its SFT warm start (see sftSeconds). */
 export const estimateRunSeconds = (config: RunConfig, secondsPerStep?: number): number => {
   const t = (config.train ?? {}) as Record<string, unknown>
-  const perStep = secondsPerStep ?? (BASE_SECONDS_PER_STEP[envKey(config.env)] ?? FALLBACK) * ((config.P * config.G) / 64)
+  const own = BY_WARM_START[costKey(config) ?? ""]
+  const perStep = secondsPerStep ?? (own?.step ?? BASE_SECONDS_PER_STEP[envKey(config.env)] ?? FALLBACK) * ((config.P * config.G) / 64)
   const evalEvery = num(t, "evalEvery", 10)
   const evals = 2 + (evalEvery > 0 ? Math.floor((config.steps - 1) / evalEvery) : 0)
   const temps = Array.isArray(t.valTemperatures) ? t.valTemperatures.length : 2
   const diagEvery = num(t, "diagEvery", 5)
   const diags = diagEvery > 0 ? 1 + Math.floor(config.steps / diagEvery) : 0
-  const perEpisode = SECONDS_PER_VAL_EPISODE_BY_ENV[envKey(config.env)] ?? SECONDS_PER_VAL_EPISODE
+  const perEpisode = own?.valEpisode ?? SECONDS_PER_VAL_EPISODE_BY_ENV[envKey(config.env)] ?? SECONDS_PER_VAL_EPISODE
   return RUN_OVERHEAD_SECONDS + perStep * config.steps + evals * temps * num(t, "valSeeds", 256) * perEpisode + diags * SECONDS_PER_DIAG
 }
 

@@ -23,6 +23,7 @@ import { readRun, scanRunDirs, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
 import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
+import { riseOf, riseText } from "./statistics/rise.ts"
 import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
 import { pairBySeed, type SeedScore } from "./statistics/paired.ts"
 import { cellHashOf, filterNameKey, filterNames, rowKeyOf, settingLabels } from "./row-identity.ts"
@@ -375,7 +376,11 @@ const settle = (families: ReadonlyArray<ReadonlyArray<Pending>>): Family => {
   return { primary: sizes[0]!, last3: sizes[1]!, peak: sizes[2]!, factAuc: sizes[3]!, alpha: ALPHA, test: PAIRED_TEST }
 }
 
-/** Step 4: why none does not learn in a row (null when it does): no advantage signal, or nothing but zeros. */
+/**
+ * Step 4: why none does not learn in a row (null when it does): nothing but zeros, no advantage
+ * signal, or an area that does not rise above the step-0 success at a number of seeds that could
+ * have shown it (statistics/rise.ts).
+ */
 const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string | null => {
   const base = byName?.get(BASELINE_FILTER)
   if (!base) return null
@@ -383,6 +388,12 @@ const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string
   const reasons: string[] = []
   if (base.runs.every((r) => r.allZero)) reasons.push("validation success is 0 at every evaluation")
   if (zero !== null && zero >= NOT_LEARNING_ZERO_SPREAD) reasons.push(`${(100 * zero).toFixed(0)}% of none's groups have zero reward spread (no advantage signal)`)
+  const rise = riseOf(
+    base.runs.flatMap((r) => (r.auc !== null && r.start !== null ? [r.auc - r.start] : [])),
+    ALPHA,
+    "none-rise"
+  )
+  if (reasons.length === 0 && rise?.rises === false) reasons.push(`its area does not rise above its step-0 success (${riseText(rise)})`)
   return reasons.length ? `none does not learn: ${reasons.join("; ")}` : null
 }
 

@@ -16,14 +16,14 @@ import { defaultReference, joinReference } from "./reference.ts"
 export const REFERENCE_FLAG = {
   flags: "--reference [dir]",
   description:
-    "Compact folder of published runs to set beside yours where the configs agree (seed, filter, kernels aside) — default: plugins/leaderboard/reference/standard/ when it exists; `none` for no reference"
+    "Compact folder of published runs to set beside yours where the configs agree (seed, filter, kernels aside) — default: the published set named after the sweep (plugins/leaderboard/reference/<sweep>/, e.g. quick) when shipped, else plugins/leaderboard/reference/standard/; `none` for no reference"
 } as const
 
-/** The reference folder: the flag's, else the shipped one when present; none when it is one of the inputs. */
-export const referenceDir = (flag: unknown, inputs: ReadonlyArray<string>): Effect.Effect<string | undefined, UsageError> => {
+/** The reference folder: the flag's, else the shipped one (the sweep's own when present); none when it is one of the inputs. */
+export const referenceDir = (flag: unknown, inputs: ReadonlyArray<string>, sweepName?: string): Effect.Effect<string | undefined, UsageError> => {
   if (flag === "none" || flag === false) return Effect.succeed(undefined)
   // `--reference` alone: the shipped set (what the default does, said explicitly).
-  const dir = flag === undefined || flag === true || flag === "" ? defaultReference() : String(flag)
+  const dir = flag === undefined || flag === true || flag === "" ? defaultReference(sweepName) : String(flag)
   if (dir === undefined) {
     if (flag === true) return Effect.fail(new UsageError({ field: "--reference", message: "no published reference set is shipped here; give a compact folder: --reference DIR" }))
     return Effect.succeed(undefined)

@@ -20,8 +20,15 @@ import type { RunInput } from "./build.ts"
 /** The shipped reference set (relative to this file, not to the working directory). */
 export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL("./reference/standard/", import.meta.url))
 
-/** The default reference folder when it has been published, else undefined. */
-export const defaultReference = (): string | undefined => (existsSync(DEFAULT_REFERENCE_DIR) ? DEFAULT_REFERENCE_DIR : undefined)
+/**
+ * The default reference folder when it has been published, else undefined: the set named after the
+ * sweep (reference/quick/ for `sweep quick`) when one is shipped, else the standard set.
+ */
+export const defaultReference = (sweepName?: string): string | undefined => {
+  const named = sweepName && /^[a-z0-9][a-z0-9-]*$/.test(sweepName) ? fileURLToPath(new URL(`./reference/${sweepName}/`, import.meta.url)) : undefined
+  if (named !== undefined && existsSync(named)) return named
+  return existsSync(DEFAULT_REFERENCE_DIR) ? DEFAULT_REFERENCE_DIR : undefined
+}
 
 type ConfigFile = RunRead["config"]
 

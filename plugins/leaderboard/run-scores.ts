@@ -121,6 +121,8 @@ export interface RunScore {
   readonly last3: number | null
   /** The primary score: the area under the validation-success curve. */
   readonly auc: number | null
+  /** Validation success at step 0 (the warm start, as this seed's stream validates it); null without a step-0 evaluation. */
+  readonly start: number | null
   readonly factAuc: number | null
   /** The curve is 0 at every evaluation: nothing was learnt (nor was there anything at the start). */
   readonly allZero: boolean
@@ -128,13 +130,17 @@ export interface RunScore {
   readonly budget: Budget
 }
 
-export const scoreRun = (run: RunRead, seed: number, peak: number): RunScore => ({
-  seed,
-  peak,
-  last3: last3Of(run),
-  auc: areaOf(run),
-  factAuc: areaOf(run, FACT_METRIC),
-  allZero: curveOf(run.metrics.lines, SUCCESS_METRIC).every((p) => p.value === 0),
-  kept: keptOf(run),
-  budget: budgetOf(run)
-})
+export const scoreRun = (run: RunRead, seed: number, peak: number): RunScore => {
+  const curve = curveOf(run.metrics.lines, SUCCESS_METRIC)
+  return {
+    seed,
+    peak,
+    last3: last3Of(run),
+    auc: areaOf(run),
+    start: curve[0]?.step === 0 ? curve[0].value : null,
+    factAuc: areaOf(run, FACT_METRIC),
+    allZero: curve.every((p) => p.value === 0),
+    kept: keptOf(run),
+    budget: budgetOf(run)
+  }
+}

@@ -93,7 +93,7 @@ export default defineCommand({
       const sinkChoices = yield* decodeInput(SinkChoices, listFlag(opts.sink), "--sink")
       yield* resolveSinks(sinkChoices, "--sink") // an unknown sink or a bad option is refused before any run
       // Checked before any run: a bad --reference must not wait for the sweep's end.
-      const refDir = yield* referenceDir(opts.reference, [outDir])
+      const refDir = yield* referenceDir(opts.reference, [outDir], spec.name)
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
       const grid = yield* expandGrid(spec)
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined

@@ -131,6 +131,28 @@ describe("leaderboard build", () => {
     expect(renderMarkdown(lb)).toContain("- webshop: none does not learn: validation success is 0 at every evaluation")
   })
 
+  test("a row where none's area does not rise above its step-0 success, at a testable n, is marked and left out of the aggregates", () => {
+    const dir = join(tempDir("lb"), "results")
+    const seeds = [1, 2, 3, 4, 5, 6]
+    writeRuns(dir, [
+      // searchqa: none starts at 0.5 and ends at 0.45 or 0.55 by turns (mean rise 0); frozenlake rises on every seed.
+      ...seeds.flatMap((seed) => [
+        { env: "searchqa", filter: "none", seed, start: 0.5, peak: seed % 2 ? 0.45 : 0.55 },
+        { env: "searchqa", filter: "top-p", filterOptions: { p: 0.9 }, seed, start: 0.5, peak: 0.5 },
+        { env: "frozenlake", filter: "none", seed, start: 0.3, peak: 0.5 + 0.01 * seed },
+        { env: "frozenlake", filter: "top-p", filterOptions: { p: 0.9 }, seed, start: 0.3, peak: 0.5 }
+      ])
+    ])
+    const lb = build(dir)
+    expect(lb.rows.find((r) => r.env === "searchqa")!.notLearning).toBe("none does not learn: its area does not rise above its step-0 success (+0.0 points [-3.6, 3.6], p = 1.000 (n = 6))")
+    expect(lb.rows.find((r) => r.env === "frozenlake")!.notLearning).toBeNull()
+    expect(lb.across.find((a) => a.filter === "top-p")!.envs).toEqual(["frozenlake"])
+    // Two seeds can never show a rise with the sign-flip test: the fixture rows above stay unjudged.
+    const two = join(tempDir("lb"), "results")
+    writeRuns(two, seeds.slice(0, 2).flatMap((seed) => [{ env: "searchqa", filter: "none", seed, start: 0.5, peak: 0.5 }]))
+    expect(build(two).rows[0]!.notLearning).toBeNull()
+  })
+
   test("across envs: IQM of normalized scores and P(filter > none), by hand", () => {
     const dir = join(tempDir("lb"), "results")
     writeRuns(dir, standardRuns)

@@ -14,6 +14,8 @@ export interface FakeRun {
   algo?: string
   status?: "complete" | "failed"
   metrics?: boolean
+  /** Validation success at step 0; the curve runs linearly from it to peak at step 4 (absent: 0). */
+  start?: number
   /** train.samplingStream (absent: the config has none, as runs written before it existed). */
   samplingStream?: number
   /** Budget metrics logged at steps 1..4, per step (absent: not logged, as older runs). */
@@ -34,7 +36,7 @@ export const writeRuns = (dir: string, runs: ReadonlyArray<FakeRun>): string[] =
     if (!c.ok) throw new Error(c.message)
     const run = openRun(dir, c.value)
     for (let s = 0; s <= 4; s++) {
-      const line: Record<string, number | null> = { step: s, "val/success@0.5": s === 4 ? r.peak : (r.peak * s) / 4, "train/entropy": 1 - s / 10 }
+      const line: Record<string, number | null> = { step: s, "val/success@0.5": s === 4 ? r.peak : (r.start ?? 0) + ((r.peak - (r.start ?? 0)) * s) / 4, "train/entropy": 1 - s / 10 }
       if (r.metrics !== false) line["filter/kept_ratio"] = r.filter === "none" ? 1 : 0.5
       if (r.budget && s > 0) {
         line["budget/env_steps"] = r.budget.envSteps

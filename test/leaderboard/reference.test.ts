@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { compactRun, writeCompactFiles } from "../../core/results/compact.ts"
 import { openRun } from "../../core/results/store.ts"
 import { decodeSync } from "../../core/schema/decode.ts"
 import { RunConfig } from "../../core/contracts/run-config.ts"
 import { collectInputs } from "../../plugins/leaderboard/collect.ts"
-import { comparable, differences, joinReference } from "../../plugins/leaderboard/reference.ts"
+import { comparable, DEFAULT_REFERENCE_DIR, defaultReference, differences, joinReference } from "../../plugins/leaderboard/reference.ts"
 import { runCli } from "../helpers/cli.ts"
 import { tempDir } from "../sweep/helpers.ts"
 
@@ -148,5 +148,17 @@ describe("what a reference run must share", () => {
     expect(comparable(file({ seed: 4, filter: "filters/none", policyOptions: { kernels: "js", preset: "tiny" } }, { samplingStream: 1 }))).toEqual(mine)
     expect(comparable(file({ seed: 1, filter: "filters/top-k", lr: 0.5 }))).not.toEqual(mine)
     expect(comparable(file({ seed: 1, filter: "filters/top-k" }, { evalEvery: 5 }))).not.toEqual(mine)
+  })
+})
+
+describe("the default reference set", () => {
+  test("a sweep with a published set of its own joins that set; any other name (or a path) gets the standard set", () => {
+    expect(defaultReference("quick")).toMatch(/reference[\\/]quick[\\/]$/)
+    // The standard set, or nothing while it is unpublished.
+    const standard = existsSync(DEFAULT_REFERENCE_DIR) ? DEFAULT_REFERENCE_DIR : undefined
+    expect(defaultReference("standard")).toBe(standard)
+    expect(defaultReference("my-sweep")).toBe(standard)
+    expect(defaultReference("../quick")).toBe(standard)
+    expect(defaultReference()).toBe(standard)
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Cause, Exit } from "effect"
 import { runIdOf } from "../../core/results/store.ts"
-import { estimateGridSeconds, estimateRunSeconds, estimateSweepSeconds, sftSeconds } from "../../core/sweep/estimate.ts"
+import { BASE_SECONDS_PER_STEP, BY_WARM_START, costKey, estimateGridSeconds, estimateRunSeconds, estimateSweepSeconds, sftSeconds } from "../../core/sweep/estimate.ts"
 import { grid, gridExit, smallSpec } from "./helpers.ts"
 
 describe("grid expansion", () => {
@@ -95,6 +95,18 @@ describe("grid expansion", () => {
     expect(estimateGridSeconds([withSft, { ...withSft, seed: 99 }])[1]).toBeCloseTo(first!)
     expect(estimateSweepSeconds([10, 10, 10, 10], 2)).toBe(20)
     expect(estimateSweepSeconds([30, 10, 10, 10], 2)).toBe(30)
+  })
+
+  test("a headroom warm start and WebShop v2 are costed by their own measured figures", () => {
+    const [a] = grid(smallSpec())
+    const base = { ...a!.config, env: "envs/sokoban-v1", P: 8, G: 8, steps: 10 }
+    const headroom = { ...base, train: { ...(base.train as object), warmStart: "sokoban-tiny-headroom@3aa245c18a87" } }
+    expect(costKey(base)).toBeUndefined()
+    expect(costKey(headroom)).toBe("sokoban-tiny-headroom")
+    // Ten steps at P·G = 64 differ by ten times the difference of the two step figures (and the validation episodes).
+    expect(estimateRunSeconds(headroom)).toBeGreaterThan(estimateRunSeconds(base) + 10 * (BY_WARM_START["sokoban-tiny-headroom"]!.step - BASE_SECONDS_PER_STEP.sokoban!) - 1e-9)
+    expect(costKey({ ...base, env: "envs/webshop-v2" })).toBe("webshop-v2")
+    expect(costKey({ ...base, env: "envs/webshop-v1" })).toBeUndefined()
   })
 })
 

@@ -8,6 +8,7 @@
 import { canonicalJson } from "../../../core/hash.ts"
 import { iqmInterval } from "../statistics/iqm.ts"
 import { probabilityOfImprovementInterval } from "../statistics/improvement.ts"
+import { riseOf } from "../statistics/rise.ts"
 import type { SeedScore } from "../statistics/paired.ts"
 import { spearmanInterval } from "../statistics/spearman.ts"
 import { type ClaimRow, preset, table } from "./row.ts"
@@ -113,8 +114,16 @@ const strataTable = (strata: ReadonlyArray<Stratum>, aName: string, bName: strin
     })
   )
 
-/** Settings where no filter does not learn (success 0 at every evaluation, or ≥ 90% zero-spread groups): no filter has anything to act on. */
-const learns = (s: Stratum): boolean => !s.b.every((v) => v.allZero || (v.zeroSpread !== null && v.zeroSpread >= 0.9))
+/**
+ * Settings where no filter does not learn, as the leaderboard decides it: success 0 at every
+ * evaluation or ≥ 90% zero-spread groups (nothing to act on), or an area that does not rise above
+ * step 0 at a number of seeds that could have shown it (statistics/rise.ts).
+ */
+const learns = (s: Stratum): boolean => {
+  if (s.b.every((v) => v.allZero || (v.zeroSpread !== null && v.zeroSpread >= 0.9))) return false
+  const rises = s.b.flatMap((v) => (v.stream === 0 && v.auc !== null && v.start !== null ? [v.auc - v.start] : []))
+  return riseOf(rises, 0.05, "none-rise")?.rises !== false
+}
 
 const mean = (xs: ReadonlyArray<number | null>): number | null => {
   const v = xs.filter((x): x is number => x !== null)
@@ -141,7 +150,7 @@ export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
     paper: "Table 4",
     presets: [preset("standard", "PPO"), preset("standard-extended", "adds GRPO"), preset("table4", "the reference script's rows")],
     method:
-      "Per setting (env, algorithm and every other resolved option equal; Table 4's top-p-softmax 1.0 with zero-spread groups included counts as no filter), the per-seed difference of the paper's top-p (softmax, p = 0.9, include zero) minus no filter of the area under the validation curve (val/success@0.5, mean over the evaluations after step 0), with last-3 and the peak (the paper's score) beside it. Settings where no filter does not learn (success 0 at every evaluation, or ≥ 90% zero-spread groups) are shown but left out. Verdict: the area difference tested in each setting (sign-flip, Holm over the settings); across settings the mean of the settings' means (Welch t interval, stratified sign-flip p), the IQM of the differences and P(top-p > none) (plugins/leaderboard/statistics)."
+      "Per setting (env, algorithm and every other resolved option equal; Table 4's top-p-softmax 1.0 with zero-spread groups included counts as no filter), the per-seed difference of the paper's top-p (softmax, p = 0.9, include zero) minus no filter of the area under the validation curve (val/success@0.5, mean over the evaluations after step 0), with last-3 and the peak (the paper's score) beside it. Settings where no filter does not learn (success 0 at every evaluation, ≥ 90% zero-spread groups, or an area that does not rise above step 0 at a testable n: the leaderboard's rule) are shown but left out. Verdict: the area difference tested in each setting (sign-flip, Holm over the settings); across settings the mean of the settings' means (Welch t interval, stratified sign-flip p), the IQM of the differences and P(top-p > none) (plugins/leaderboard/statistics)."
   }
   if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting where no filter learns has both the paper's top-p and no filter"), runs: [], details: [] }
   const pooled = (pick: (s: Stratum) => number[], what: string) => stratifiedMeanInterval(strata.filter((s) => pick(s).length).map(pick), `C1 ${what}`)

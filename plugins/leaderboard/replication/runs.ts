@@ -37,6 +37,8 @@ export interface RunView {
   readonly last3: number | null
   /** The area under the validation curve (mean success over the evaluations after step 0): the filter claims' endpoint. */
   readonly auc: number | null
+  /** Validation success at step 0 (null without a step-0 evaluation): where the area's rise is measured from. */
+  readonly start: number | null
   /** Zero-spread groups' mean fraction (null where not logged) and whether success is 0 at every evaluation: "does not learn". */
   readonly zeroSpread: number | null
   readonly allZero: boolean
@@ -53,6 +55,7 @@ export const pairingConfig = (c: Config): Omit<Config, "seed" | "filter" | "filt
 
 export const viewOf = (run: RunRead): RunView => {
   const c = run.config.config
+  const curve = curveOf(run.metrics.lines, SUCCESS_METRIC)
   return {
     run,
     runId: run.config.runId,
@@ -70,8 +73,9 @@ export const viewOf = (run: RunRead): RunView => {
     peak: peakOf(run),
     last3: last3Of(run),
     auc: areaOf(run),
+    start: curve[0]?.step === 0 ? curve[0].value : null,
     zeroSpread: keptOf(run).zeroSpread,
-    allZero: curveOf(run.metrics.lines, SUCCESS_METRIC).every((p) => p.value === 0)
+    allZero: curve.every((p) => p.value === 0)
   }
 }
 

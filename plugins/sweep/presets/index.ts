@@ -18,6 +18,8 @@ import s10Stable from "./s10-stable.ts"
 import sokobanCalibration from "./sokoban-calibration.ts"
 import standard from "./standard.ts"
 import standardExtended from "./standard-extended.ts"
+import standardV1 from "./standard-v1.ts"
+import suiteCalibration from "./suite-calibration.ts"
 import table4 from "./table4.ts"
 import table5 from "./table5.ts"
 import table6 from "./table6.ts"
@@ -40,6 +42,8 @@ export const presets: ReadonlyArray<SweepSpecInput> = [
   sokobanCalibration,
   standard,
   standardExtended,
+  standardV1,
+  suiteCalibration,
   table4,
   table5,
   table6,

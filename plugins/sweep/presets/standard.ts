@@ -1,27 +1,28 @@
 /**
- * standard — the standard suite (docs/decisions.md#issue-17): all six envs × {none, the paper's top-p (Table 4:
- * softmax, 0.9, include zero), random at top-p's kept count} × PPO, 5 seeds, plus the noise floor
- * (`none` on another sampling stream). Every run starts from its env's shipped warm start (one per
- * env, shared by the seeds) and the run seed chooses the training instances, so runs that share a
- * seed are paired. The RL recipe and why: docs/standard-suite.md; wall time: benchmarks/RESULTS.md.
+ * standard — the standard suite (docs/decisions.md#issue-25): a regime where filters act. Six envs,
+ * each from a headroom warm start (validation success 20–70% of its teacher's) at the lr the suite
+ * calibration sweep chose (`suite-calibration`; docs/results/calibration.md §3), × {none, the
+ * paper's top-p (Table 4: softmax 0.9, zero-spread groups included), Table 9's linear top-p 0.9
+ * (zero-spread groups dropped), the random control at each top-p's kept count, and the positive
+ * control Q4 (keep only the lowest reward-variance quarter: Table 6, the paper says it hurts)} ×
+ * PPO, P × G = 8 × 16, 40 steps, 12 seeds, plus the noise floor (none on another sampling stream).
+ * Runs that share a seed share the warm start and the training instances, so they are paired.
  *
- * PPO runs with the reference's dual clip (c = 3), as the paper's code. Whether the dual clip hides
- * §10's top-p advantage at this scale is unsettled (docs/decisions.md#issue-14 found so under semantics 2; under
- * semantics 3 the s10 presets say the opposite: docs/standard-suite.md); the suite's noise floor
- * and seeds-needed column say what it can detect.
+ * Within 3 hours on 2 cores (`--dry-run`); run it in shards (`--shard i/4`: three seeds each) and
+ * commit each shard's compact records (`--compact-to plugins/leaderboard/reference/standard`).
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P, SIX_ENVS, STANDARD } from "./_common.ts"
+import { LINEAR_TOP_P, NONE, PAPER_TOP_P, POSITIVE_CONTROL_Q4, RANDOM_LIKE_LINEAR_TOP_P, RANDOM_LIKE_PAPER_TOP_P, SIX_ENVS, STANDARD } from "./_common.ts"
 
 export default defineSweep({
   name: "standard",
-  description: "6 envs × {none, top-p 0.9 (softmax, include zero), random at its count} × PPO, 5 seeds, noise floor; shipped warm starts",
+  description:
+    "6 envs from headroom starts × {none, top-p 0.9 (softmax, include zero), top-p 0.9 (linear, drop zero), random at each one's count, Q4 positive control} × PPO, 8×16, 40 steps, 12 seeds, noise floor",
   axes: {
     env: [...SIX_ENVS],
     algo: ["ppo"],
-    filter: [NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P],
-    seeds: [...STANDARD.seeds],
-    lr: [STANDARD.lr]
+    filter: [NONE, PAPER_TOP_P, LINEAR_TOP_P, RANDOM_LIKE_PAPER_TOP_P, RANDOM_LIKE_LINEAR_TOP_P, POSITIVE_CONTROL_Q4],
+    seeds: [...STANDARD.seeds]
   },
   fixed: { P: STANDARD.P, G: STANDARD.G, train: { ...STANDARD.train } },
   budget: { steps: STANDARD.steps, evalEvery: STANDARD.evalEvery, valSeeds: STANDARD.valSeeds },
