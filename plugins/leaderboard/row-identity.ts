@@ -56,7 +56,9 @@ export const filterNames = (configs: ReadonlyArray<{ filter: string; filterOptio
     const varying = keys.filter((k) => new Set(optionSets.map((o) => canonicalJson(o[k] ?? null))).size > 1)
     const name = locals.get(localId(id))! > 1 ? id : localId(id)
     for (const o of optionSets) {
-      const label = varying.length === 0 ? name : `${name}(${varying.map((k) => `${k}=${typeof o[k] === "object" ? canonicalJson(o[k]) : String(o[k])}`).join(",")})`
+      // An option one set leaves out is left out of its label (not "k=undefined").
+      const shown = varying.filter((k) => o[k] !== undefined)
+      const label = shown.length === 0 ? name : `${name}(${shown.map((k) => `${k}=${typeof o[k] === "object" ? canonicalJson(o[k]) : String(o[k])}`).join(",")})`
       out.set(`${id}\u0000${canonicalJson(o)}`, label)
     }
   }

@@ -119,9 +119,9 @@ export const SIX_ENVS = Object.values(STANDARD_ENVS)
  * The standard suite's RL recipe (docs/results/calibration.md): PPO from the headroom warm
  * starts, P × G = 8 × 16 (Table 4), 40 steps, validation every 10 steps on 128 validation
  * instances at T = 0.5 (256 would add about 8% to a 2.5-hour budget), MI diagnostics every 10 steps.
- * Twelve seeds: the page tests 5 filters against none on 6 envs (Holm over 30), and the exact
- * sign-flip test needs 12 pairs to pass the first threshold 0.05/30 with one wrong-signed pair
- * (2 · 2/2¹² = 0.00098 ≤ 0.00167; 11 pairs only with every sign right).
+ * Twelve seeds: the page tests 4 filters against none on 6 envs (Holm over 24), and at 12 pairs
+ * the exact sign-flip test passes the first threshold 0.05/24 = 0.00208 even when the two smallest
+ * differences have the wrong sign (8/2¹² = 0.00195); 11 pairs allow one, 10 none.
  */
 export const STANDARD = {
   steps: 40,
