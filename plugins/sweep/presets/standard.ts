@@ -5,7 +5,7 @@
  * paper's top-p (Table 4: softmax 0.9, zero-spread groups included), Table 9's linear top-p 0.9
  * (zero-spread groups dropped), the random control at the paper's top-p's kept count, and the
  * positive control Q4 (keep only the lowest reward-variance quarter: Table 6, the paper says it hurts)} ×
- * PPO, P × G = 8 × 16, 40 steps, 12 seeds, plus the noise floor (none on another sampling stream).
+ * PPO, P × G = 8 × 16, 40 steps, 11 seeds, plus the noise floor (none on another sampling stream).
  * Runs that share a seed share the warm start and the training instances, so they are paired.
  *
  * Within 3 hours on 2 cores (`--dry-run`); run it in shards (`--shard i/4`: three seeds each) and
@@ -17,7 +17,7 @@ import { LINEAR_TOP_P, NONE, PAPER_TOP_P, POSITIVE_CONTROL_Q4, RANDOM_LIKE_PAPER
 export default defineSweep({
   name: "standard",
   description:
-    "6 envs from headroom starts × {none, top-p 0.9 (softmax, include zero), top-p 0.9 (linear, drop zero), random at the softmax rule's count, Q4 positive control} × PPO, 8×16, 40 steps, 12 seeds, noise floor",
+    "6 envs from headroom starts × {none, top-p 0.9 (softmax, include zero), top-p 0.9 (linear, drop zero), random at the softmax rule's count, Q4 positive control} × PPO, 8×16, 40 steps, 11 seeds, noise floor",
   axes: {
     env: [...SIX_ENVS],
     algo: ["ppo"],
