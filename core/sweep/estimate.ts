@@ -30,17 +30,22 @@ export const SECONDS_PER_VAL_EPISODE_BY_ENV: Readonly<Record<string, number>> = 
   webshop: 0.0046
 }
 /**
- * Headroom warm starts (docs/decisions.md#issue-25) fail more often, so their episodes run longer
- * (to maxTurns) than the strong starts' above: their own step (at P·G = 64) and validation-episode
- * figures, medians of the suite calibration sweep's runs at 8 × 16 (`bun tools/calibrate-estimate.ts
- * <suite-calibration runs>`). Keyed by warm-start id; WebShop v2 by its env id (v1's pages were cut
- * off at the context, so its episodes were short).
+ * The standard suite's starts at 8 × 16 (docs/decisions.md#issue-25) cost more per step than the
+ * strong starts above at 8 × 8 scaled: headroom starts fail more often, so their episodes run
+ * longer (to maxTurns), and Countdown's and MetaMathQA's updates grow faster than P·G. Their own
+ * step (at P·G = 64) and validation-episode figures: medians of the standard suite's first shard
+ * (108 runs of every filter, `bun tools/calibrate-estimate.ts <shard-1 runs>`). Keyed by the
+ * warm-start id a run names; WebShop v2 also by its env id (v1's pages were cut off at the
+ * context, so its episodes were short).
  */
 export const BY_WARM_START: Readonly<Record<string, { readonly step: number; readonly valEpisode: number }>> = {
-  "sokoban-tiny-headroom": { step: 0.416, valEpisode: 0.0027 },
-  "frozenlake-tiny-headroom": { step: 0.21, valEpisode: 0.0013 },
-  "searchqa-tiny-headroom": { step: 0.303, valEpisode: 0.0016 },
-  "webshop-v2": { step: 0.863, valEpisode: 0.0055 }
+  "sokoban-tiny-headroom": { step: 0.399, valEpisode: 0.0025 },
+  "frozenlake-tiny-headroom": { step: 0.272, valEpisode: 0.0013 },
+  "searchqa-tiny-headroom": { step: 0.51, valEpisode: 0.002 },
+  "countdown-tiny": { step: 0.213, valEpisode: 0.0011 },
+  "metamathqa-tiny": { step: 0.109, valEpisode: 0.0008 },
+  "webshop-v2-tiny-headroom": { step: 1.025, valEpisode: 0.006 },
+  "webshop-v2": { step: 1.025, valEpisode: 0.006 }
 }
 const FALLBACK = 0.3
 export const SECONDS_PER_VAL_EPISODE = 0.003
