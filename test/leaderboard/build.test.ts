@@ -149,7 +149,10 @@ describe("leaderboard build", () => {
     expect(lb.across.find((a) => a.filter === "top-p")!.envs).toEqual(["frozenlake"])
     // Two seeds can never show a rise with the sign-flip test: the fixture rows above stay unjudged.
     const two = join(tempDir("lb"), "results")
-    writeRuns(two, seeds.slice(0, 2).flatMap((seed) => [{ env: "searchqa", filter: "none", seed, start: 0.5, peak: 0.5 }]))
+    writeRuns(
+      two,
+      seeds.slice(0, 2).flatMap((seed) => [{ env: "searchqa", filter: "none", seed, start: 0.5, peak: 0.5 }])
+    )
     expect(build(two).rows[0]!.notLearning).toBeNull()
   })
 

@@ -25,9 +25,7 @@ const train = (c: { train?: unknown }) => (c.train ?? {}) as Record<string, unkn
 test("standard holds six envs × {none, both top-p rules, the random control at the paper's top-p's count, Q4} at 8 × 16, with the noise floor", async () => {
   const { spec, runs } = await load()
   expect(spec.noiseFloor).toBe(true)
-  expect(new Set(runs.map((r) => r.config.env.replace(/-v\d+$/, "")))).toEqual(
-    new Set(["envs/sokoban", "envs/frozenlake", "envs/metamathqa", "envs/countdown", "envs/searchqa", "envs/webshop"])
-  )
+  expect(new Set(runs.map((r) => r.config.env.replace(/-v\d+$/, "")))).toEqual(new Set(["envs/sokoban", "envs/frozenlake", "envs/metamathqa", "envs/countdown", "envs/searchqa", "envs/webshop"]))
   expect(runs.find((r) => r.config.env.startsWith("envs/webshop"))!.config.env).toBe("envs/webshop-v2")
   expect(new Set(runs.map((r) => `${r.config.P}x${r.config.G}`))).toEqual(new Set(["8x16"]))
   const filters = new Set(runs.filter((r) => train(r.config).samplingStream === 0).map((r) => `${r.config.filter} ${JSON.stringify(r.config.filterOptions)}`))

@@ -14,10 +14,6 @@ export default defineSweep({
   axes: {
     ...standard.axes,
     algo: ["ppo", "grpo"],
-    filter: [
-      ...standard.axes.filter!,
-      { id: "top-p", options: { p: 1, includeZero: false }, label: "top-p 1.0 (linear, zero dropped)" },
-      { id: "top-k", options: { k: 0.25 }, label: "top-k 0.25" }
-    ]
+    filter: [...standard.axes.filter!, { id: "top-p", options: { p: 1, includeZero: false }, label: "top-p 1.0 (linear, zero dropped)" }, { id: "top-k", options: { k: 0.25 }, label: "top-k 0.25" }]
   }
 })
