@@ -38,14 +38,15 @@ export const SECONDS_PER_VAL_EPISODE_BY_ENV: Readonly<Record<string, number>> = 
  * warm-start id a run names; WebShop v2 also by its env id (v1's pages were cut off at the
  * context, so its episodes were short).
  */
+const WEBSHOP_V2 = { step: 1.025, valEpisode: 0.006 } as const
 export const BY_WARM_START: Readonly<Record<string, { readonly step: number; readonly valEpisode: number }>> = {
   "sokoban-tiny-headroom": { step: 0.399, valEpisode: 0.0025 },
   "frozenlake-tiny-headroom": { step: 0.272, valEpisode: 0.0013 },
   "searchqa-tiny-headroom": { step: 0.51, valEpisode: 0.002 },
   "countdown-tiny": { step: 0.213, valEpisode: 0.0011 },
   "metamathqa-tiny": { step: 0.109, valEpisode: 0.0008 },
-  "webshop-v2-tiny-headroom": { step: 1.025, valEpisode: 0.006 },
-  "webshop-v2": { step: 1.025, valEpisode: 0.006 }
+  "webshop-v2-tiny-headroom": WEBSHOP_V2,
+  "webshop-v2": WEBSHOP_V2
 }
 const FALLBACK = 0.3
 export const SECONDS_PER_VAL_EPISODE = 0.003

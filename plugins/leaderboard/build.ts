@@ -23,7 +23,7 @@ import { readRun, scanRunDirs, type RunRead } from "../../core/results/store.ts"
 import { readJsonFile } from "../../core/schema/decode.ts"
 import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
 import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
-import { riseOf, riseText } from "./statistics/rise.ts"
+import { areaRiseOf, riseText } from "./statistics/rise.ts"
 import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
 import { pairBySeed, type SeedScore } from "./statistics/paired.ts"
 import { cellHashOf, filterNameKey, filterNames, rowKeyOf, settingLabels } from "./row-identity.ts"
@@ -388,11 +388,7 @@ const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string
   const reasons: string[] = []
   if (base.runs.every((r) => r.allZero)) reasons.push("validation success is 0 at every evaluation")
   if (zero !== null && zero >= NOT_LEARNING_ZERO_SPREAD) reasons.push(`${(100 * zero).toFixed(0)}% of none's groups have zero reward spread (no advantage signal)`)
-  const rise = riseOf(
-    base.runs.flatMap((r) => (r.auc !== null && r.start !== null ? [r.auc - r.start] : [])),
-    ALPHA,
-    "none-rise"
-  )
+  const rise = areaRiseOf(base.runs, ALPHA)
   if (reasons.length === 0 && rise?.rises === false) reasons.push(`its area does not rise above its step-0 success (${riseText(rise)})`)
   return reasons.length ? `none does not learn: ${reasons.join("; ")}` : null
 }

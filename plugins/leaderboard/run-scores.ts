@@ -5,7 +5,7 @@
  */
 import type { RunRead } from "../../core/results/store.ts"
 import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
-import { areaScore, curveOf, lastMeanScore } from "./statistics/scores.ts"
+import { areaScore, curveOf, lastMeanScore, startScore } from "./statistics/scores.ts"
 import type { Budget } from "./schema.ts"
 
 /** The second endpoint: validation fact accuracy at the headline temperature (the collapse of reasoning). */
@@ -137,7 +137,7 @@ export const scoreRun = (run: RunRead, seed: number, peak: number): RunScore => 
     peak,
     last3: last3Of(run),
     auc: areaOf(run),
-    start: curve[0]?.step === 0 ? curve[0].value : null,
+    start: startScore(curve),
     factAuc: areaOf(run, FACT_METRIC),
     allZero: curve.every((p) => p.value === 0),
     kept: keptOf(run),

@@ -15,8 +15,8 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
 import { tInterval } from "../statistics/paired-tests.ts"
-import { type Rise, riseOf } from "../statistics/rise.ts"
-import { areaScore, curveOf } from "../statistics/scores.ts"
+import { areaRiseOf, type Rise, riseOf } from "../statistics/rise.ts"
+import { curveOf } from "../statistics/scores.ts"
 import { collectInputs } from "../collect.ts"
 import { groupBy, viewOf } from "../replication/runs.ts"
 
@@ -32,10 +32,10 @@ if (dirs.length === 0) {
 const pct = (x: number | null): string => (x === null ? "—" : (Math.round(1000 * x) / 10 || 0).toFixed(1))
 const signed = (x: number): string => `${pct(x).startsWith("-") ? "" : "+"}${pct(x)}`
 const mean = (xs: number[]): number => xs.reduce((a, x) => a + x, 0) / xs.length
-/** A mean over seeds with its 95% t interval. */
-const ci = (xs: number[]): string => {
+/** A mean over seeds with its 95% t interval (signed: a difference). */
+const ci = (xs: number[], sign = false): string => {
   const t = xs.length >= 2 ? tInterval(xs, 0.95) : null
-  return `${pct(mean(xs))}${t ? ` [${pct(t.lo)}, ${pct(t.hi)}]` : ""}`
+  return `${sign ? signed(mean(xs)) : pct(mean(xs))}${t ? ` [${pct(t.lo)}, ${pct(t.hi)}]` : ""}`
 }
 const riseCell = (r: Rise | null): string => (r === null ? "—" : `${signed(r.mean)}${r.lo !== null ? ` [${pct(r.lo)}, ${pct(r.hi)}]` : ""} p ${r.p < 0.001 ? r.p.toExponential(1) : r.p.toFixed(3)}`)
 
@@ -58,14 +58,10 @@ for (const [key, vs] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
   const floor = vs.filter((v) => v.stream !== 0)
   if (main.length === 0) continue
   const curves = main.map((v) => curveOf(v.run.metrics.lines, SUCCESS_METRIC))
-  const start = curves.map((c) => c[0]?.value ?? Number.NaN)
-  const area = curves.map((c) => areaScore(c) ?? Number.NaN)
+  const start = main.map((v) => v.start ?? Number.NaN)
+  const area = main.map((v) => v.auc ?? Number.NaN)
   const last3 = main.map((v) => v.last3 ?? Number.NaN)
-  const riseArea = riseOf(
-    area.map((x, i) => x - start[i]!),
-    0.05,
-    `${key}-area`
-  )
+  const riseArea = areaRiseOf(main, 0.05, `${key}-area`)
   const riseLast = riseOf(
     last3.map((x, i) => x - start[i]!),
     0.05,
@@ -73,9 +69,7 @@ for (const [key, vs] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
   )
   const floorDelta = floor.flatMap((f) => {
     const m = main.find((v) => v.seed === f.seed)
-    const a = areaScore(curveOf(f.run.metrics.lines, SUCCESS_METRIC))
-    const b = m ? areaScore(curveOf(m.run.metrics.lines, SUCCESS_METRIC)) : null
-    return a !== null && b !== null ? [a - b] : []
+    return f.auc !== null && m?.auc != null ? [f.auc - m.auc] : []
   })
   const learns = riseArea?.rises === true ? "yes" : riseArea?.rises === false ? "no" : "n too small"
   const steps = curves[0]!.map((p) => p.step)
@@ -84,7 +78,7 @@ for (const [key, vs] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
     return `${s}: ${pct(mean(xs))}`
   })
   lines.push(
-    `| ${main[0]!.env} | ${main[0]!.algo} | ${main[0]!.run.config.config.lr} | ${warmStartOf(main[0]!)} | ${main.length} | ${ci(start)} | ${ci(area)} | ${ci(last3)} | ${riseCell(riseArea)} | ${riseCell(riseLast)} | ${floorDelta.length > 0 ? `${signed(mean(floorDelta))}${floorDelta.length >= 2 ? ` [${pct(tInterval(floorDelta, 0.95)!.lo)}, ${pct(tInterval(floorDelta, 0.95)!.hi)}]` : ""}` : "—"} | ${learns} | ${meanCurve.join(", ")} |`
+    `| ${main[0]!.env} | ${main[0]!.algo} | ${main[0]!.run.config.config.lr} | ${warmStartOf(main[0]!)} | ${main.length} | ${ci(start)} | ${ci(area)} | ${ci(last3)} | ${riseCell(riseArea)} | ${riseCell(riseLast)} | ${floorDelta.length > 0 ? ci(floorDelta, true) : "—"} | ${learns} | ${meanCurve.join(", ")} |`
   )
 }
 const text = `${lines.join("\n")}\n`

@@ -8,7 +8,7 @@
 import { canonicalJson } from "../../../core/hash.ts"
 import { iqmInterval } from "../statistics/iqm.ts"
 import { probabilityOfImprovementInterval } from "../statistics/improvement.ts"
-import { riseOf } from "../statistics/rise.ts"
+import { areaRiseOf } from "../statistics/rise.ts"
 import type { SeedScore } from "../statistics/paired.ts"
 import { spearmanInterval } from "../statistics/spearman.ts"
 import { type ClaimRow, preset, table } from "./row.ts"
@@ -121,8 +121,7 @@ const strataTable = (strata: ReadonlyArray<Stratum>, aName: string, bName: strin
  */
 const learns = (s: Stratum): boolean => {
   if (s.b.every((v) => v.allZero || (v.zeroSpread !== null && v.zeroSpread >= 0.9))) return false
-  const rises = s.b.flatMap((v) => (v.stream === 0 && v.auc !== null && v.start !== null ? [v.auc - v.start] : []))
-  return riseOf(rises, 0.05, "none-rise")?.rises !== false
+  return areaRiseOf(s.b.filter((v) => v.stream === 0))?.rises !== false
 }
 
 const mean = (xs: ReadonlyArray<number | null>): number | null => {

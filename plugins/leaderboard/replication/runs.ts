@@ -9,7 +9,7 @@
 import { canonicalJson } from "../../../core/hash.ts"
 import type { RunRead } from "../../../core/results/store.ts"
 import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
-import { type CurvePoint, curveOf } from "../statistics/scores.ts"
+import { type CurvePoint, curveOf, startScore } from "../statistics/scores.ts"
 import { envName, last3Of, peakOf, samplingStreamOf } from "../build.ts"
 import { areaOf, keptOf } from "../run-scores.ts"
 
@@ -73,7 +73,7 @@ export const viewOf = (run: RunRead): RunView => {
     peak: peakOf(run),
     last3: last3Of(run),
     auc: areaOf(run),
-    start: curve[0]?.step === 0 ? curve[0].value : null,
+    start: startScore(curve),
     zeroSpread: keptOf(run).zeroSpread,
     allZero: curve.every((p) => p.value === 0)
   }

@@ -32,6 +32,14 @@ export const riseOf = (deltas: ReadonlyArray<number>, alpha = 0.05, seed: number
   return { n: xs.length, mean, lo: ci?.lo ?? null, hi: ci?.hi ?? null, p: test.p, rises }
 }
 
+/** None's rise to the area: area − step-0 success per run, where both are known. */
+export const areaRiseOf = (runs: ReadonlyArray<{ readonly auc: number | null; readonly start: number | null }>, alpha = 0.05, seed: number | string = "none-rise"): Rise | null =>
+  riseOf(
+    runs.flatMap((r) => (r.auc !== null && r.start !== null ? [r.auc - r.start] : [])),
+    alpha,
+    seed
+  )
+
 /** "+4.7 points [1.8, 7.1], p = 0.004 (n = 12)". */
 export const riseText = (r: Rise): string => {
   // Rounded first, so that a mean of −0.0001 reads "+0.0", not "-0.0".

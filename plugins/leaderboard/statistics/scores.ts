@@ -58,6 +58,9 @@ export const lastMeanScore = (curve: ReadonlyArray<CurvePoint>, k = LAST_EVALS):
   return tail.reduce((a, p) => a + p.value, 0) / tail.length
 }
 
+/** Success at step 0 (the warm start, as the run's stream validates it); null when the curve has no step-0 evaluation. */
+export const startScore = (curve: ReadonlyArray<CurvePoint>): number | null => (curve[0]?.step === 0 ? curve[0].value : null)
+
 /**
  * The area under the validation curve, as the mean of the evaluations after the first step (the
  * shared warm start, equal in every arm of a seed): not biased upward by picking a maximum, and
