@@ -41,12 +41,12 @@ for (let i = 0; i < N; i++) {
   teacher.push(formatCompletion(t.reasoning, t.action))
 }
 
-/** One role per teacher word (= token: the tokenizer splits digits and these symbols alike). */
+/** One role per teacher token: a word, except numbers with their commas and parentheses, which the tokenizer splits into single characters. */
 const rolesOf = (comp: string): string[] => {
   const out: string[] = []
   let phase: "head" | "eq" | "neg" | "tail" | "action" = comp.includes(" : ") ? "head" : "eq"
   let afterEquals = false
-  for (const w of comp.split(/\s+/)) {
+  for (const w of comp.split(/\s+/).flatMap((x) => (/^[0-9,()]+$/.test(x) ? x.split("") : [x]))) {
     const digit = /^[0-9]$/.test(w)
     const mark = w === "'" || w === "^" // borrow marks inside a difference
     if (mark) {

@@ -48,6 +48,37 @@ export const sftCacheKey = (s: TrainSetup, sftSeed: number): string => {
   })
 }
 
+/**
+ * SFT of `policy` on the env teacher's turns as the setup's options define them (sftTurns, ε,
+ * reasoning noise, sftSeed, instance split): the warm start's SFT, and the later stages of a
+ * shipped warm start that continues another (plugins/tinylm/warmstarts/recipes.ts), which see the same turns.
+ */
+export const sftOnTeacher = async (s: TrainSetup, policy: TrainablePolicy, stage: { readonly steps: number; readonly lr: number; readonly cooldown?: number }, signal?: AbortSignal) => {
+  const { config, opts } = s
+  if (!policy.sft) throw new UsageError({ field: "--sft-steps", message: `policy ${config.policy} has no SFT warm start; start it from a checkpoint with --init instead` })
+  const sftSeed = opts.sftSeed ?? config.seed
+  const turns = await collectTeacherTurns(s.spec, s.envOptions, {
+    turns: opts.sftTurns,
+    epsilon: opts.teacherEpsilon,
+    reasoningNoise: opts.reasoningNoise,
+    seed: sftSeed,
+    instructions: s.rollout.instructions,
+    maxTurns: s.rollout.maxTurns,
+    instanceSplit: opts.instanceSplit
+  })
+  return policy.sft(turns, {
+    steps: stage.steps,
+    lr: stage.lr,
+    batch: opts.sftBatch,
+    targetAcc: 2,
+    evalEvery: 100,
+    maxGradNorm: opts.maxGradNorm,
+    seed: sftSeed,
+    ...(stage.cooldown ? { cooldown: stage.cooldown } : {}),
+    ...(signal ? { signal } : {})
+  })
+}
+
 export const initialPolicy = async (
   s: TrainSetup,
   outDir: string,
@@ -76,7 +107,6 @@ export const initialPolicy = async (
       throw new UsageError({ field: "--init", message: `--init ${init}: ${(e as Error).message}; use a checkpoint of the same policy and preset` })
     }
   } else if (sft) {
-    if (!policy.sft) throw new UsageError({ field: "--sft-steps", message: `policy ${config.policy} has no SFT warm start; start it from a checkpoint with --init instead` })
     const key = sftCacheKey(s, sftSeed)
     const cachePath = join(outDir, ".sft-cache", `${key}.ckpt`)
     const reportPath = join(outDir, ".sft-cache", `${key}.json`)
@@ -85,25 +115,7 @@ export const initialPolicy = async (
       await policy.load(cachePath)
       if (existsSync(reportPath)) report = JSON.parse(readFileSync(reportPath, "utf8")) as SftReport
     } else {
-      const turns = await collectTeacherTurns(s.spec, s.envOptions, {
-        turns: opts.sftTurns,
-        epsilon: opts.teacherEpsilon,
-        reasoningNoise: opts.reasoningNoise,
-        seed: sftSeed,
-        instructions: s.rollout.instructions,
-        maxTurns: s.rollout.maxTurns,
-        instanceSplit: opts.instanceSplit
-      })
-      const r = await policy.sft(turns, {
-        steps: opts.sftSteps,
-        lr: opts.sftLr,
-        batch: opts.sftBatch,
-        targetAcc: 2,
-        evalEvery: 100,
-        maxGradNorm: opts.maxGradNorm,
-        seed: sftSeed,
-        ...(signal ? { signal } : {})
-      })
+      const r = await sftOnTeacher(s, policy, { steps: opts.sftSteps, lr: opts.sftLr }, signal)
       log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
       const tmp = `${cachePath}.tmp-${process.pid}`

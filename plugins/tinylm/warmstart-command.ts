@@ -18,7 +18,8 @@ import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
 import { tempLabel, validate } from "../../core/train/eval.ts"
 import { samplingRng } from "../../core/train/instances.ts"
 import { resolveSetup } from "../../core/train/setup.ts"
-import { initialPolicy } from "../../core/train/warm-start.ts"
+import type { TrainSetup } from "../../core/train/setup.ts"
+import { initialPolicy, sftOnTeacher } from "../../core/train/warm-start.ts"
 import { RECIPES, type WarmStartRecipe } from "./warmstarts/recipes.ts"
 import { type ManifestEntry, MANIFEST_PATH, readManifest, WARMSTART_DIR } from "./warm-starts.ts"
 import { teacherSuccess } from "./validate.ts"
@@ -26,23 +27,41 @@ import { teacherSuccess } from "./validate.ts"
 /** SFT steps of the prefix check (the recipe's first steps, JS kernels). */
 export const PREFIX_STEPS = 2
 
-/** The run config a recipe trains under (seed 1: the validation stream of a run with seed 1). */
+/**
+ * The run config a recipe trains under (seed 1: the validation stream of a run with seed 1). A
+ * staged recipe loads its `from` start (hash-checked) instead of training the first stage again.
+ */
 export const recipeConfig = (r: WarmStartRecipe, over: { kernels?: string; sftSteps?: number } = {}) => ({
   env: r.env,
   envOptions: r.envOptions,
   policy: "tinylm",
   policyOptions: { ...r.policyOptions, ...(over.kernels ? { kernels: over.kernels } : {}) },
   seed: 1,
-  train: { ...r.train, ...(over.sftSteps ? { sftSteps: over.sftSteps } : {}), warmStart: "none", diagEvery: 0 }
+  train: { ...r.train, ...(r.stage ? { sftSteps: 0, warmStart: r.stage.from } : { ...(over.sftSteps ? { sftSteps: over.sftSteps } : {}), warmStart: "none" }), diagEvery: 0 }
 })
 
-/** The recipe's first PREFIX_STEPS SFT steps on the JS kernels: SHA-256 of the weights file. */
+/** The recipe's policy: its SFT, or its `from` start and the later stage (`steps` of it, when given). */
+const trained = (r: WarmStartRecipe, s: TrainSetup, cacheDir: string, log: (l: string) => void, steps?: number) =>
+  attemptPromise(async () => {
+    const { policy, sft } = await initialPolicy(s, cacheDir, log)
+    if (!r.stage) return { policy, sft }
+    if (!sft) throw new UsageError({ field: r.id, message: `recipe ${r.id}: its start ${r.stage.from} has no SFT report in the manifest` })
+    const n = steps ?? r.stage.steps
+    // The prefix check runs the stage's first steps, which the cooldown does not reach.
+    const st = await sftOnTeacher(s, policy, { steps: n, lr: r.stage.lr, cooldown: steps === undefined ? r.stage.cooldown : 0 })
+    log(`sft stage 2: ${st.steps} steps from ${r.stage.from}, loss ${st.loss.toFixed(4)}, held-out token acc ${st.heldOutAcc.toFixed(3)}, ${st.seconds.toFixed(1)} s`)
+    policy.resetOptimizer?.()
+    // Steps and seconds of both stages: the start's whole cost.
+    return { policy, sft: { steps: sft.steps + st.steps, loss: st.loss, heldOutAcc: st.heldOutAcc, seconds: sft.seconds + st.seconds } }
+  })
+
+/** The recipe's first PREFIX_STEPS SFT steps (of its last stage) on the JS kernels: SHA-256 of the weights file. */
 export const prefixHash = (r: WarmStartRecipe) =>
   Effect.gen(function* () {
     const s = yield* resolveSetup(recipeConfig(r, { kernels: "js", sftSteps: PREFIX_STEPS }))
     const dir = mkdtempSync(join(tmpdir(), "ragen-warmstart-prefix-"))
     try {
-      const { policy } = yield* attemptPromise(() => initialPolicy(s, dir, () => {}))
+      const { policy } = yield* trained(r, s, dir, () => {}, PREFIX_STEPS)
       const path = join(dir, "prefix.safetensors")
       yield* attemptPromise(() => policy.save(path, { optimizer: false }))
       return sha256Hex(readFileSync(path))
@@ -60,7 +79,7 @@ const build = (r: WarmStartRecipe, cacheDir: string) =>
   Effect.gen(function* () {
     const s = yield* resolveSetup(recipeConfig(r))
     yield* Console.log(`${r.id}: ${r.description}`)
-    const { policy, sft } = yield* attemptPromise(() => initialPolicy(s, cacheDir, (l) => console.log(`  ${l}`)))
+    const { policy, sft } = yield* trained(r, s, cacheDir, (l) => console.log(`  ${l}`))
     if (!sft) return yield* new UsageError({ field: r.id, message: `recipe ${r.id} trained no SFT (sftSteps 0?)` })
     const kernels = String(runtimeInfo().notes?.kernels ?? "unknown")
     const file = `${r.id}.safetensors`
@@ -80,7 +99,7 @@ const build = (r: WarmStartRecipe, cacheDir: string) =>
       envOptions: cfg.envOptions,
       policy: cfg.policy,
       policyOptions: withoutKernels(cfg.policyOptions as Record<string, unknown>),
-      recipe: cfg.train as Record<string, unknown>,
+      recipe: { ...(cfg.train as Record<string, unknown>), ...(r.stage ? { stage: r.stage } : {}) },
       file,
       sha256: sha256Hex(bytes),
       bytes: bytes.length,

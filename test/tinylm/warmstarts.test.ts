@@ -90,14 +90,14 @@ describe("shipped warm starts: runs name them by id and hash", () => {
 })
 
 describe("shipped warm starts: headroom starts (issue 25/26)", () => {
-  const headroom = manifest.warmstarts.filter((e) => e.id.endsWith("-headroom"))
+  const headroom = manifest.warmstarts.filter((e) => e.id.includes("-headroom"))
 
   test("each headroom start validates at 20–70% of its teacher's success (T = 0.5), with fewer SFT steps than the env's strong start", () => {
     expect(headroom.length).toBeGreaterThanOrEqual(4)
     for (const e of headroom) {
       const ratio = e.validation.success["0.5"]! / e.validation.teacherSuccess
       expect([e.id, ratio >= 0.2 && ratio <= 0.7]).toEqual([e.id, true])
-      const strong = manifest.warmstarts.find((x) => x.env === e.env && !x.id.endsWith("-headroom"))
+      const strong = manifest.warmstarts.find((x) => x.env === e.env && !x.id.includes("-headroom"))
       expect(strong).toBeDefined()
       expect(Number(e.recipe.sftSteps)).toBeLessThan(Number(strong!.recipe.sftSteps))
     }
@@ -108,5 +108,36 @@ describe("shipped warm starts: headroom starts (issue 25/26)", () => {
     expect((await setup({ env: "webshop" })).config.train.warmStart).toBe(`webshop-v2-tiny@${ws.sha256.slice(0, 12)}`)
     const h = manifest.warmstarts.find((e) => e.id === "frozenlake-tiny-headroom")!
     expect((await setup({ env: "frozenlake", train: { warmStart: "frozenlake-tiny-headroom" } })).warmStart?.sha256).toBe(h.sha256)
+  })
+})
+
+describe("shipped warm starts: every env of the suite has one at ≥ 0.5 of its teacher (issue 26)", () => {
+  test("sokoban, frozenlake, countdown, metamathqa, searchqa and webshop-v2 each ship a start at ≥ 0.5 of the teacher (T = 0.5)", () => {
+    const envs = ["envs/sokoban-v1", "envs/frozenlake-v1", "envs/countdown-v1", "envs/metamathqa-v1", "envs/searchqa-v1", "envs/webshop-v2"]
+    for (const env of envs) {
+      const best = Math.max(...manifest.warmstarts.filter((e) => e.env === env).map((e) => e.validation.success["0.5"]! / e.validation.teacherSuccess))
+      expect([env, best >= 0.5]).toEqual([env, true])
+    }
+  })
+
+  test("a staged start names the start it continues by id and hash, and its report counts both stages", () => {
+    const staged = RECIPES.filter((r) => r.stage)
+    expect(staged.map((r) => r.id)).toEqual(["countdown-tiny-stage2", "metamathqa-tiny-stage2"])
+    for (const r of staged) {
+      const e = manifest.warmstarts.find((x) => x.id === r.id)!
+      const from = manifest.warmstarts.find((x) => x.id === r.stage!.from)!
+      expect(e.recipe.warmStart).toBe(`${from.id}@${from.sha256.slice(0, 12)}`)
+      expect(e.recipe.stage).toEqual(r.stage)
+      expect(e.report.steps).toBe(from.report.steps + r.stage!.steps)
+      expect(e.report.seconds).toBeGreaterThan(from.report.seconds)
+      expect(e.validation.success["0.5"]!).toBeGreaterThan(from.validation.success["0.5"]!)
+    }
+  })
+
+  test("auto keeps the first-stage start (the standard suite's), a staged start is named by id", async () => {
+    const cd = manifest.warmstarts.find((e) => e.id === "countdown-tiny")!
+    expect((await setup({ env: "countdown" })).config.train.warmStart).toBe(`countdown-tiny@${cd.sha256.slice(0, 12)}`)
+    const st = manifest.warmstarts.find((e) => e.id === "countdown-tiny-stage2")!
+    expect((await setup({ env: "countdown", train: { warmStart: "countdown-tiny-stage2" } })).warmStart?.sha256).toBe(st.sha256)
   })
 })

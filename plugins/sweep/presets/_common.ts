@@ -111,7 +111,7 @@ export const STANDARD_ENVS = {
   metamathqa: { id: "metamathqa", set: { lr: 1e-4, ...start("metamathqa-tiny") } },
   countdown: { id: "countdown", set: { lr: 1e-4, ...start("countdown-tiny") } },
   searchqa: { id: "searchqa", set: { lr: 1e-4, ...start("searchqa-tiny-headroom") } },
-  webshop: { id: "webshop", set: { lr: 1e-4, ...start("webshop-v2-tiny-headroom") } }
+  webshop: { id: "webshop", set: { lr: 1e-4, ...start("webshop-v2-tiny") } }
 } as const
 export const SIX_ENVS = Object.values(STANDARD_ENVS)
 

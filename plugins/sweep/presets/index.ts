@@ -19,6 +19,7 @@ import sokobanCalibration from "./sokoban-calibration.ts"
 import standard from "./standard.ts"
 import standardExtended from "./standard-extended.ts"
 import standardV1 from "./standard-v1.ts"
+import startLearning from "./start-learning.ts"
 import suiteCalibration from "./suite-calibration.ts"
 import table4 from "./table4.ts"
 import table5 from "./table5.ts"
@@ -43,6 +44,7 @@ export const presets: ReadonlyArray<SweepSpecInput> = [
   standard,
   standardExtended,
   standardV1,
+  startLearning,
   suiteCalibration,
   table4,
   table5,

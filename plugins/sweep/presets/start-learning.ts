@@ -1,0 +1,29 @@
+/**
+ * start-learning — does RL without a filter rise above each env's strong warm start, the one at
+ * ≥ 0.5 of its teacher's validation success (docs/decisions.md#issue-26)? The standard suite's RL
+ * recipe (PPO, P × G = 8 × 16, 40 steps, validation every 10 steps on 128 instances at T = 0.5)
+ * and its per-env lr, no filter, 8 seeds: the exact sign-flip test of the rise can reach
+ * p ≤ 0.05 from 6 seeds on. Records: plugins/leaderboard/reference/start-learning; table:
+ * docs/results/learning.md.
+ */
+import { defineSweep } from "../../../core/sweep/spec.ts"
+import { FROZENLAKE, NONE, STANDARD } from "./_common.ts"
+
+const from = (env: string | typeof FROZENLAKE, warmStart: string, lr: number) => ({ ...(typeof env === "string" ? { id: env } : env), set: { lr, "train.warmStart": warmStart } })
+
+export const START_LEARNING_ENVS = [
+  from("sokoban", "sokoban-tiny", 2e-4),
+  from(FROZENLAKE, "frozenlake-tiny", 2e-4),
+  from("countdown", "countdown-tiny-stage2", 1e-4),
+  from("metamathqa", "metamathqa-tiny-stage2", 1e-4),
+  from("searchqa", "searchqa-tiny", 1e-4),
+  from("webshop", "webshop-v2-tiny", 1e-4)
+]
+
+export default defineSweep({
+  name: "start-learning",
+  description: "6 envs from their strong warm starts (≥ 0.5 of the teacher) × none × PPO, 8×16, 40 steps, the standard suite's lr, 8 seeds",
+  axes: { env: START_LEARNING_ENVS, algo: ["ppo"], filter: [NONE], seeds: [1, 2, 3, 4, 5, 6, 7, 8] },
+  fixed: { P: STANDARD.P, G: STANDARD.G, train: { ...STANDARD.train } },
+  budget: { steps: STANDARD.steps, evalEvery: STANDARD.evalEvery, valSeeds: STANDARD.valSeeds }
+})
