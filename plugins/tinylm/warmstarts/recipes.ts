@@ -1,8 +1,10 @@
 /**
  * The recipes of the tinylm plugin's shipped warm starts: one per env, each the trainer's own SFT
  * warm start (core/train/warm-start.ts) on the env teacher's traces, so `train --sft-steps` with
- * the same settings trains the same checkpoint. `ragen-bench warmstart build <id>` trains one and
- * writes it and its manifest entry (manifest.json: hash, code version, validation success).
+ * the same settings trains the same checkpoint; a staged recipe (`stage2`) continues one of them
+ * with a second SFT stage, which only `warmstart build` runs (build the start it continues first).
+ * `ragen-bench warmstart build <id>` trains one and writes it and its manifest entry (manifest.json:
+ * hash, code version, validation success).
  *
  * Teacher action noise ε: 0.5 where the tiny model learns the task well from it and RL keeps room
  * to improve (docs/design.md §10: ε = 0 saturates FrozenLake and Sokoban); 0 where the tiny model needs
