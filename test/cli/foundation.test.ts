@@ -23,12 +23,14 @@ describe("CLI foundation", () => {
     expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"])
     // The sweep presets, contributed by the sweep plugin (plugins/sweep/presets/index.ts).
     expect(j.presets.map((p: { id: string }) => p.id)).toContain("sweep/quick")
-    // The shipped warm starts, named by id: one per env (WebShop: one per version) and the headroom starts.
+    // The shipped warm starts, named by id: one per env (WebShop: one per version), the headroom starts and the arithmetic envs' second-stage starts.
     expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual([
       "tinylm/countdown-tiny",
+      "tinylm/countdown-tiny-stage2",
       "tinylm/frozenlake-tiny",
       "tinylm/frozenlake-tiny-headroom",
       "tinylm/metamathqa-tiny",
+      "tinylm/metamathqa-tiny-stage2",
       "tinylm/searchqa-tiny",
       "tinylm/searchqa-tiny-headroom",
       "tinylm/sokoban-tiny",
