@@ -25,7 +25,7 @@ import { pluginRef, refusal } from "./compat.ts"
 import { packRunFiles } from "./files.ts"
 import { JobData, type JobProgress, type JobResult, QUEUE_NAME } from "./job.ts"
 import { connectionOptions, type RedisTarget, scrub } from "./url.ts"
-import { folderHoldsConfig } from "./work-dir.ts"
+import { folderHoldsConfig, withRunLock } from "./work-dir.ts"
 
 export interface QueueWorkerOptions {
   readonly target: RedisTarget
@@ -75,35 +75,38 @@ export const startQueueWorker = (opts: QueueWorkerOptions) => {
       say(`refused ${data.label} [${runId}]: ${why}`)
       throw new UnrecoverableError(`refused by worker ${name}: ${why}`)
     }
-    const dir = join(opts.workDir, runId)
-    // A folder of another config (never this worker's doing: the folder is private) is not resumed from.
-    if (existsSync(dir) && !folderHoldsConfig(dir, data.config)) rmSync(dir, { recursive: true, force: true })
-    if (isComplete(dir)) {
-      say(`done  ${data.label} (already complete here)`)
-      return { runId, worker: name, files: packRunFiles(dir) }
-    }
-    const resume = existsSync(join(dir, "config.json"))
-    const progress = (p: Omit<JobProgress, "worker" | "resume">): Promise<void> => job.updateProgress({ worker: name, resume, ...p } satisfies JobProgress).catch(() => {}) // a lost update is redrawn by the next one
-    await progress({ step: null, steps: data.config.steps, success: null })
-    say(`start ${data.label}${resume ? " (resume)" : ""} [${runId}] attempt ${job.attemptsMade + 1}`)
-    let last = 0
-    const outcome = await pool.run({ type: "run", runId, config: data.config, outDir: opts.workDir, resume }, (p) => {
-      const now = Date.now()
-      if (now - last < PROGRESS_EVERY_MS && p.step !== p.steps) return
-      last = now
-      void progress(p)
+    // Workers sharing a work folder can be handed one run twice (a restarted Redis): one at a time.
+    return withRunLock(opts.workDir, runId, async () => {
+      const dir = join(opts.workDir, runId)
+      // A folder of another config (never this worker's doing: the folder is private) is not resumed from.
+      if (existsSync(dir) && !folderHoldsConfig(dir, data.config)) rmSync(dir, { recursive: true, force: true })
+      if (isComplete(dir)) {
+        say(`done  ${data.label} (already complete here)`)
+        return { runId, worker: name, files: packRunFiles(dir) }
+      }
+      const resume = existsSync(join(dir, "config.json"))
+      const progress = (p: Omit<JobProgress, "worker" | "resume">): Promise<void> => job.updateProgress({ worker: name, resume, ...p } satisfies JobProgress).catch(() => {}) // a lost update is redrawn by the next one
+      await progress({ step: null, steps: data.config.steps, success: null })
+      say(`start ${data.label}${resume ? " (resume)" : ""} [${runId}] attempt ${job.attemptsMade + 1}`)
+      let last = 0
+      const outcome = await pool.run({ type: "run", runId, config: data.config, outDir: opts.workDir, resume }, (p) => {
+        const now = Date.now()
+        if (now - last < PROGRESS_EVERY_MS && p.step !== p.steps) return
+        last = now
+        void progress(p)
+      })
+      if (outcome.type === "done" && outcome.summary.status === "complete") {
+        say(`done  ${data.label}`)
+        return { runId, worker: name, files: packRunFiles(dir) }
+      }
+      const error = outcome.type === "done" ? (outcome.summary.error ?? `the run ended ${outcome.summary.status}`) : outcome.error
+      say(`FAILED ${data.label}: ${error}`)
+      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+        // The last attempt: the folder goes with the job, so the results hold what a local sweep keeps of a failed run.
+        await job.updateData({ ...data, failedFiles: packRunFiles(dir) } satisfies JobData).catch(() => {})
+      }
+      throw new Error(error)
     })
-    if (outcome.type === "done" && outcome.summary.status === "complete") {
-      say(`done  ${data.label}`)
-      return { runId, worker: name, files: packRunFiles(dir) }
-    }
-    const error = outcome.type === "done" ? (outcome.summary.error ?? `the run ended ${outcome.summary.status}`) : outcome.error
-    say(`FAILED ${data.label}: ${error}`)
-    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-      // The last attempt: the folder goes with the job, so the results hold what a local sweep keeps of a failed run.
-      await job.updateData({ ...data, failedFiles: packRunFiles(dir) } satisfies JobData).catch(() => {})
-    }
-    throw new Error(error)
   }
 
   const worker = new Worker(QUEUE_NAME, processor, {

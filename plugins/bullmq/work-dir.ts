@@ -5,7 +5,7 @@
  * restarts, or share warm starts between this user's workers) must belong to this user and be
  * writable by no one else.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { canonicalJson } from "../../core/hash.ts"
@@ -32,5 +32,49 @@ export const folderHoldsConfig = (runDir: string, config: RunConfig): boolean =>
     return canonicalJson(file.config) === canonicalJson(config)
   } catch {
     return false
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Hold the run `runId` of a work folder while `work` runs. Workers that share a folder (--work-dir)
+ * can be handed the same run twice, when the coordinator re-enqueues runs a restarted Redis lost
+ * while a worker was still on them; two writers in one run folder interleave its files. The
+ * second waits for the first (a lock file beside the run folder, naming its process; one whose
+ * process is gone is stale) and then finds the run complete, or resumes it.
+ */
+export const withRunLock = async <A>(workDir: string, runId: string, work: () => Promise<A>, pollMs = 250): Promise<A> => {
+  const lock = join(workDir, `${runId}.lock`)
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 })
+      break
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+      const holder = Number(readFileSafe(lock))
+      if (Number.isInteger(holder) && holder > 0 && alive(holder)) await new Promise((r) => setTimeout(r, pollMs))
+      else rmSync(lock, { force: true })
+    }
+  }
+  try {
+    return await work()
+  } finally {
+    rmSync(lock, { force: true })
+  }
+}
+
+const readFileSafe = (path: string): string => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return ""
   }
 }
