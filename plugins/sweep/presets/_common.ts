@@ -96,8 +96,8 @@ export const STANDARD_V1 = {
   train: { valTemperatures: [0.5], diagEvery: 10 }
 } as const
 
-/** The headroom warm start an env's standard runs start from (plugins/tinylm/warmstarts/recipes.ts). */
-const start = (id: string) => ({ "train.warmStart": id }) as const
+/** An env (an id, or an entry with options) started from a named shipped warm start (plugins/tinylm/warmstarts/recipes.ts) at an lr. */
+export const fromStart = (env: string | typeof FROZENLAKE, warmStart: string, lr: number) => ({ ...(typeof env === "string" ? { id: env } : env), set: { lr, "train.warmStart": warmStart } })
 
 /**
  * The six envs of the standard suite (docs/decisions.md#issue-25), each from a warm start whose
@@ -106,13 +106,13 @@ const start = (id: string) => ({ "train.warmStart": id }) as const
  * positive control Q4 falls below it on every calibration seed).
  */
 export const STANDARD_ENVS = {
-  sokoban: { id: "sokoban", set: { lr: 2e-4, ...start("sokoban-tiny-headroom") } },
-  frozenlake: { ...FROZENLAKE, set: { lr: 2e-4, ...start("frozenlake-tiny-headroom") } },
-  metamathqa: { id: "metamathqa", set: { lr: 1e-4, ...start("metamathqa-tiny") } },
-  countdown: { id: "countdown", set: { lr: 1e-4, ...start("countdown-tiny") } },
-  searchqa: { id: "searchqa", set: { lr: 1e-4, ...start("searchqa-tiny-headroom") } },
-  webshop: { id: "webshop", set: { lr: 1e-4, ...start("webshop-v2-tiny") } }
-} as const
+  sokoban: fromStart("sokoban", "sokoban-tiny-headroom", 2e-4),
+  frozenlake: fromStart(FROZENLAKE, "frozenlake-tiny-headroom", 2e-4),
+  metamathqa: fromStart("metamathqa", "metamathqa-tiny", 1e-4),
+  countdown: fromStart("countdown", "countdown-tiny", 1e-4),
+  searchqa: fromStart("searchqa", "searchqa-tiny-headroom", 1e-4),
+  webshop: fromStart("webshop", "webshop-v2-tiny", 1e-4)
+}
 export const SIX_ENVS = Object.values(STANDARD_ENVS)
 
 /**

@@ -7,17 +7,15 @@
  * docs/results/learning.md.
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, NONE, STANDARD } from "./_common.ts"
-
-const from = (env: string | typeof FROZENLAKE, warmStart: string, lr: number) => ({ ...(typeof env === "string" ? { id: env } : env), set: { lr, "train.warmStart": warmStart } })
+import { FROZENLAKE, fromStart, NONE, STANDARD } from "./_common.ts"
 
 export const START_LEARNING_ENVS = [
-  from("sokoban", "sokoban-tiny", 2e-4),
-  from(FROZENLAKE, "frozenlake-tiny", 2e-4),
-  from("countdown", "countdown-tiny-stage2", 1e-4),
-  from("metamathqa", "metamathqa-tiny-stage2", 1e-4),
-  from("searchqa", "searchqa-tiny", 1e-4),
-  from("webshop", "webshop-v2-tiny", 1e-4)
+  fromStart("sokoban", "sokoban-tiny", 2e-4),
+  fromStart(FROZENLAKE, "frozenlake-tiny", 2e-4),
+  fromStart("countdown", "countdown-tiny-stage2", 1e-4),
+  fromStart("metamathqa", "metamathqa-tiny-stage2", 1e-4),
+  fromStart("searchqa", "searchqa-tiny", 1e-4),
+  fromStart("webshop", "webshop-v2-tiny", 1e-4)
 ]
 
 export default defineSweep({

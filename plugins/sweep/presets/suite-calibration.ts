@@ -8,10 +8,9 @@
  * standard suite's own (same configs, same run ids). Records: plugins/leaderboard/reference/calib-suite.
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, NONE, POSITIVE_CONTROL_Q4 } from "./_common.ts"
+import { FROZENLAKE, fromStart, NONE, POSITIVE_CONTROL_Q4 } from "./_common.ts"
 
-const at = (env: string | typeof FROZENLAKE, warmStart: string, lrs: ReadonlyArray<number>) =>
-  lrs.map((lr) => ({ ...(typeof env === "string" ? { id: env } : env), set: { lr, "train.warmStart": warmStart } }))
+const at = (env: string | typeof FROZENLAKE, warmStart: string, lrs: ReadonlyArray<number>) => lrs.map((lr) => fromStart(env, warmStart, lr))
 
 export default defineSweep({
   name: "suite-calibration",
