@@ -6,10 +6,12 @@
  */
 import { expect, test } from "bun:test"
 import { Effect } from "effect"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
 import { builtinPlugins } from "../../builtins.ts"
 import { registryLayerFrom } from "../../core/registry.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
-import { decodeSpec } from "../../core/sweep/spec.ts"
+import { decodeSpec, loadSpec } from "../../core/sweep/spec.ts"
 import { signFlipMinP } from "../../plugins/leaderboard/statistics/paired-tests.ts"
 import standard from "../../plugins/sweep/presets/standard.ts"
 import startLearning from "../../plugins/sweep/presets/start-learning.ts"
@@ -34,4 +36,17 @@ test("each of the six envs starts from a shipped start at ≥ 0.5 of its teacher
   }
   const seeds = new Set(runs.map((r) => r.config.seed)).size
   expect(signFlipMinP(seeds)).toBeLessThanOrEqual(0.05)
+})
+
+test("the sweep specs behind docs/results/arithmetic-sft.md expand, start from the second-stage arithmetic starts, and their published records are exactly their runs", async () => {
+  const dir = "docs/results/specs"
+  const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"))
+  expect(files.length).toBeGreaterThanOrEqual(6)
+  for (const f of files) {
+    const runs = await Effect.runPromise(Effect.flatMap(loadSpec(join(dir, f)), (spec) => expandGrid(spec)).pipe(Effect.provide(registryLayerFrom([...builtinPlugins]))))
+    expect(runs.length).toBeGreaterThan(0)
+    const published = readdirSync(join("plugins/leaderboard/reference/arithmetic-rl", f.replace(/\.yaml$/, ""))).map((x) => x.replace(/\.json$/, ""))
+    expect([f, published.sort()]).toEqual([f, runs.map((r) => r.runId).sort()])
+    for (const r of runs) expect([f, String(train(r.config).warmStart).replace(/@.*$/, "")]).toEqual([f, `${r.config.env.replace(/^envs\//, "").replace(/-v\d+$/, "")}-tiny-stage2`])
+  }
 })
