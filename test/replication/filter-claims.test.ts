@@ -155,6 +155,18 @@ describe("C6: top-p's advantage shrinks as slip rises (Fig. 9)", () => {
   test("an advantage that grows with slip: not reproduced", () => {
     expect(c6AdvantageShrinksWithSlip(views(runs(0, 0.1))).verdict.kind).toBe("not reproduced")
   })
+  test("two families (two lrs): each per-slip row names its lr and slip", () => {
+    const both = [...runs(0.1, -0.1), ...runs(0.1, -0.1).map((f) => ({ ...f, lr: 1e-3 }))]
+    const r = c6AdvantageShrinksWithSlip(views(both))
+    expect(r.n).toBe("30 seed pairs over 5 slips (2 families)")
+    const rows = r.details
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.startsWith("| frozenlake"))
+    expect(rows.length).toBe(10)
+    expect(new Set(rows.map((l) => l.split(" | ")[0])).size).toBe(10)
+    expect(rows.filter((l) => l.includes("lr=0.001")).length).toBe(5)
+  })
   test("one seed at two slips: inconclusive at n = 2; one slip only: not run", () => {
     expect(c6AdvantageShrinksWithSlip(views(runs(0.1, -0.1, [1], [0, 1]))).verdict).toMatchObject({ kind: "inconclusive", n: 2 })
     expect(c6AdvantageShrinksWithSlip(views(runs(0.1, -0.1, [1, 2, 3], [0]))).verdict.kind).toBe("not run")

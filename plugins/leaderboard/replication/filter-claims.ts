@@ -382,7 +382,9 @@ export const c6AdvantageShrinksWithSlip = (all: ReadonlyArray<RunView>): ClaimRo
     for (const s of strataOf(vs, topPArm, noFilterArm)) cells.push({ family, slip: 1 - successRateOf(s.a[0]!)!, stratum: s })
   }
   const families = [...groupBy(cells, (c) => c.family).values()].filter((cs) => new Set(cs.map((c) => c.slip)).size >= 2)
-  const used = families.flat()
+  // Relabelled over every family used, so that what tells two families apart (e.g. lr) shows.
+  const labels = groupLabels(families.flat().flatMap((c) => [...c.stratum.a, ...c.stratum.b]))
+  const used = families.flat().map((c) => ({ ...c, stratum: { ...c.stratum, label: labels.get(c.stratum.a[0]!.group)! } }))
   if (used.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no family has top-p and no-filter pairs at two or more slips"), runs: [], details: [] }
   // Strata for the bootstrap: one per (family, slip) cell, records are (family index, slip, Δ).
   const strata = families.flatMap((cs, fi) => cs.map((c) => c.stratum.peak.map((d) => ({ f: fi, x: c.slip, y: d }))))
