@@ -21,10 +21,12 @@ import { derive } from "../core/rng.ts"
 import { trainSlotSeeds } from "../core/train/instances.ts"
 import { resolveSetup } from "../core/train/setup.ts"
 import { collectTeacherTurns } from "../core/train/teacher-turns.ts"
+import { teacherTurnOptions } from "../core/train/warm-start.ts"
 import { generateProblem } from "../envs/metamathqa/problems.ts"
 import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
 import { settingsOf } from "../plugins/tinylm/spec.ts"
 import { VAL_SEED_START } from "../plugins/tinylm/validate.ts"
+import { recipeConfig } from "../plugins/tinylm/warmstart-command.ts"
 import { readManifest, toWarmStart } from "../plugins/tinylm/warm-starts.ts"
 import { RECIPES } from "../plugins/tinylm/warmstarts/recipes.ts"
 
@@ -32,31 +34,21 @@ const argv = process.argv.slice(2)
 const sampleAt = argv.indexOf("--sample")
 const sampleN = sampleAt >= 0 ? Number(argv[sampleAt + 1]) : 0
 const [idArg, seedsArg, stepsArg] = sampleAt >= 0 ? argv.filter((_, i) => i !== sampleAt && i !== sampleAt + 1) : argv
-const byId = new Map(RECIPES.map((r) => [r.id, r]))
-let recipe = byId.get(idArg ?? "")
+const recipe = RECIPES.find((r) => r.id === idArg)
 if (!recipe || !(sampleN >= 0 && Number.isInteger(sampleN))) {
-  console.error(`usage: bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N]; ids: ${[...byId.keys()].join(", ")}`)
+  console.error(`usage: bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N]; ids: ${RECIPES.map((r) => r.id).join(", ")}`)
   process.exit(2)
 }
-const shipped = recipe
-// A staged start saw its first stage's turns again.
-while (recipe.stage) recipe = byId.get(recipe.stage.from)!
-const sft = recipe.train as { sftTurns: number; sftSeed: number; teacherEpsilon: number; reasoningNoise?: number }
-const [turns, runSeeds, steps] = [sft.sftTurns, Number(seedsArg ?? 8), Number(stepsArg ?? 40)]
-const setupOf = (seed: number) =>
-  Effect.runPromise(resolveSetup({ env: recipe.env, envOptions: recipe.envOptions, seed, steps, train: { diagEvery: 0 } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
+const [runSeeds, steps] = [Number(seedsArg ?? 8), Number(stepsArg ?? 40)]
+const resolve = (config: Parameters<typeof resolveSetup>[0]) => Effect.runPromise(resolveSetup(config).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
+// The setup the build trains under (a staged recipe's later stage sees its first stage's turns), and a run's.
+const s = await resolve(recipeConfig(recipe))
+const setupOf = (seed: number) => resolve({ env: recipe.env, envOptions: recipe.envOptions, seed, steps, train: { diagEvery: 0 } })
 
-const s = await setupOf(1)
 const seen = new Set<string>()
 let episodes = 0
 await collectTeacherTurns(s.spec, s.envOptions, {
-  turns,
-  epsilon: sft.teacherEpsilon,
-  reasoningNoise: sft.reasoningNoise ?? 0,
-  seed: sft.sftSeed,
-  instructions: s.rollout.instructions,
-  maxTurns: s.rollout.maxTurns,
-  instanceSplit: true,
+  ...teacherTurnOptions(s),
   onEpisode: (obs) => {
     episodes++
     seen.add(instanceOf(s.spec, obs))
@@ -88,12 +80,12 @@ for (let seed = 1; seed <= runSeeds; seed++) {
   }
 }
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`
-console.log(`${idArg} (${s.spec.id}): SFT ${turns} turns from ${episodes} teacher episodes on ${seen.size} distinct training instances`)
+console.log(`${idArg} (${s.spec.id}): SFT ${s.opts.sftTurns} turns from ${episodes} teacher episodes on ${seen.size} distinct training instances`)
 console.log(`RL: ${draws} training draws (run seeds 1..${runSeeds} × ${steps} steps × P ${s.config.P}) on ${distinct.size} distinct instances; ${hits} (${pct(hits / draws)}) were SFT instances`)
 
 if (sampleN > 0) {
-  const entry = readManifest().warmstarts.find((w) => w.id === shipped.id)
-  if (!entry) throw new Error(`${shipped.id} is not in the manifest: build it first (ragen-bench warmstart build ${shipped.id})`)
+  const entry = readManifest().warmstarts.find((w) => w.id === recipe.id)
+  if (!entry) throw new Error(`${recipe.id} is not in the manifest: build it first (ragen-bench warmstart build ${recipe.id})`)
   const policy = await policyFromCheckpoint(toWarmStart(entry).path, settingsOf(s.policyOptions as never, 0, 0))
   // Training instances in order of fresh slot seeds, split by whether the SFT saw them.
   const seenSeeds: number[] = []
@@ -128,7 +120,7 @@ if (sampleN > 0) {
   }
   const [a, b, c] = [await successOf(seenSeeds, "seen"), await successOf(unseenSeeds, "unseen"), await successOf(valSeeds, "validation")]
   console.log(
-    `${shipped.id} at T = 0.5, ${sampleN} instances each, first turn: training instances the SFT saw ${a.toFixed(3)}, training instances it did not ${b.toFixed(3)}, validation ${c.toFixed(3)}`
+    `${recipe.id} at T = 0.5, ${sampleN} instances each, first turn: training instances the SFT saw ${a.toFixed(3)}, training instances it did not ${b.toFixed(3)}, validation ${c.toFixed(3)}`
   )
 }
 

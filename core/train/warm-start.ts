@@ -12,7 +12,7 @@ import { UsageError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
 import { writeFileAtomic } from "../results/atomic.ts"
 import type { TrainSetup } from "./setup.ts"
-import { collectTeacherTurns } from "./teacher-turns.ts"
+import { type CollectOptions, collectTeacherTurns } from "./teacher-turns.ts"
 import { checkWarmStartFile } from "./warm-starts.ts"
 
 /** What the SFT warm start reported (kept next to its cache entry), logged on the step-0 line. */
@@ -48,6 +48,17 @@ export const sftCacheKey = (s: TrainSetup, sftSeed: number): string => {
   })
 }
 
+/** Which teacher turns the setup's SFT trains on (sftTurns, ε, reasoning noise, sftSeed, instance split). */
+export const teacherTurnOptions = (s: TrainSetup): CollectOptions => ({
+  turns: s.opts.sftTurns,
+  epsilon: s.opts.teacherEpsilon,
+  reasoningNoise: s.opts.reasoningNoise,
+  seed: s.opts.sftSeed ?? s.config.seed,
+  instructions: s.rollout.instructions,
+  maxTurns: s.rollout.maxTurns,
+  instanceSplit: s.opts.instanceSplit
+})
+
 /**
  * SFT of `policy` on the env teacher's turns as the setup's options define them (sftTurns, ε,
  * reasoning noise, sftSeed, instance split): the warm start's SFT, and the later stages of a
@@ -57,15 +68,7 @@ export const sftOnTeacher = async (s: TrainSetup, policy: TrainablePolicy, stage
   const { config, opts } = s
   if (!policy.sft) throw new UsageError({ field: "--sft-steps", message: `policy ${config.policy} has no SFT warm start; start it from a checkpoint with --init instead` })
   const sftSeed = opts.sftSeed ?? config.seed
-  const turns = await collectTeacherTurns(s.spec, s.envOptions, {
-    turns: opts.sftTurns,
-    epsilon: opts.teacherEpsilon,
-    reasoningNoise: opts.reasoningNoise,
-    seed: sftSeed,
-    instructions: s.rollout.instructions,
-    maxTurns: s.rollout.maxTurns,
-    instanceSplit: opts.instanceSplit
-  })
+  const turns = await collectTeacherTurns(s.spec, s.envOptions, teacherTurnOptions(s))
   return policy.sft(turns, {
     steps: stage.steps,
     lr: stage.lr,
