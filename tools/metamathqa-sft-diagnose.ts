@@ -22,7 +22,7 @@ import { VAL_SEED_START } from "../plugins/tinylm/validate.ts"
 const [ckpt, nArg, envArg] = process.argv.slice(2)
 if (!ckpt) throw new Error("usage: bun tools/metamathqa-sft-diagnose.ts <checkpoint> [seeds]")
 const N = Number(nArg ?? 256)
-const s = await Effect.runPromise(resolveSetup({ env: envArg ?? "metamathqa", train: { diagEvery: 0 } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
+const s = await Effect.runPromise(resolveSetup({ env: envArg ?? "metamathqa-v1", train: { diagEvery: 0 } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
 const policy = await policyFromCheckpoint(ckpt, settingsOf(s.policyOptions as never, 0, 0))
 const env = s.spec.make(s.envOptions)
 const seeds = await splitSeeds(

@@ -8,9 +8,12 @@
  * With --sample N, the shipped start answers N training instances the SFT saw, N it did not, and
  * N validation instances (one sample each at T = 0.5, the env's instructions in the prompt, the
  * first turn graded: meant for the one-turn envs, Countdown and MetaMathQA): memorisation shows as
- * seen well above unseen.
+ * seen well above unseen. With --groups G as well, the start samples G answers at T = 1 (RL's
+ * rollout temperature) to each of those N unseen training instances: RL learns only from a group
+ * whose answers disagree, so an instance answered wrong every time (a confident error) or right
+ * every time gives it nothing (per template, for MetaMathQA).
  *
- *   bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N]
+ *   bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N [--groups G]]
  */
 import { Effect } from "effect"
 import { builtinPlugins } from "../builtins.ts"
@@ -31,12 +34,16 @@ import { readManifest, toWarmStart } from "../plugins/tinylm/warm-starts.ts"
 import { RECIPES } from "../plugins/tinylm/warmstarts/recipes.ts"
 
 const argv = process.argv.slice(2)
-const sampleAt = argv.indexOf("--sample")
-const sampleN = sampleAt >= 0 ? Number(argv[sampleAt + 1]) : 0
-const [idArg, seedsArg, stepsArg] = sampleAt >= 0 ? argv.filter((_, i) => i !== sampleAt && i !== sampleAt + 1) : argv
+const flag = (name: string): number => {
+  const at = argv.indexOf(name)
+  return at >= 0 ? Number(argv[at + 1]) : 0
+}
+const [sampleN, groupG] = [flag("--sample"), flag("--groups")]
+const [idArg, seedsArg, stepsArg] = argv.filter((a, i) => !a.startsWith("--") && !argv[i - 1]?.startsWith("--"))
 const recipe = RECIPES.find((r) => r.id === idArg)
-if (!recipe || !(sampleN >= 0 && Number.isInteger(sampleN))) {
-  console.error(`usage: bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N]; ids: ${RECIPES.map((r) => r.id).join(", ")}`)
+const count = (n: number) => n >= 0 && Number.isInteger(n)
+if (!recipe || !count(sampleN) || !count(groupG) || (groupG > 0 && sampleN === 0)) {
+  console.error(`usage: bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N [--groups G]]; ids: ${RECIPES.map((r) => r.id).join(", ")}`)
   process.exit(2)
 }
 const [runSeeds, steps] = [Number(seedsArg ?? 8), Number(stepsArg ?? 40)]
@@ -58,8 +65,8 @@ await collectTeacherTurns(s.spec, s.envOptions, {
 const env = s.spec.make(s.envOptions)
 // MetaMathQA's generated problems come from 8 templates of very different instance counts.
 const templateOf = (seed: number): string | undefined => (s.spec.id.startsWith("metamathqa") ? generateProblem(derive(seed, "metamathqa")).template : undefined)
-const byTemplate = new Map<string, { draws: number; seen: number; val: number; valOk: number }>()
-const row = (t: string) => byTemplate.get(t) ?? byTemplate.set(t, { draws: 0, seen: 0, val: 0, valOk: 0 }).get(t)!
+const byTemplate = new Map<string, { draws: number; seen: number; val: number; valOk: number; wrong: number; mixed: number; right: number }>()
+const row = (t: string) => byTemplate.get(t) ?? byTemplate.set(t, { draws: 0, seen: 0, val: 0, valOk: 0, wrong: 0, mixed: 0, right: 0 }).get(t)!
 let draws = 0
 let hits = 0
 const distinct = new Set<string>()
@@ -122,6 +129,24 @@ if (sampleN > 0) {
   console.log(
     `${recipe.id} at T = 0.5, ${sampleN} instances each, first turn: training instances the SFT saw ${a.toFixed(3)}, training instances it did not ${b.toFixed(3)}, validation ${c.toFixed(3)}`
   )
+  if (groupG > 0) {
+    const prompts = unseenSeeds.flatMap((seed) => Array.from({ length: groupG }, () => buildPrompt({ instructions: s.rollout.instructions, observation: env.reset(seed) })))
+    const cs = await policy.sample(prompts, { temperature: 1, topP: 1, minP: 0, maxTokens: s.opts.maxTokens }, derive(0, "overlap-groups"))
+    const tally = { wrong: 0, mixed: 0, right: 0 }
+    unseenSeeds.forEach((seed, i) => {
+      let ok = 0
+      for (let k = 0; k < groupG; k++) {
+        env.reset(seed)
+        const r = parseResponse(cs[i * groupG + k]!.text)
+        if (r.valid && env.step(r.action).info.success === true) ok++
+      }
+      const kind = ok === 0 ? "wrong" : ok === groupG ? "right" : "mixed"
+      tally[kind]++
+      const t = templateOf(seed)
+      if (t) row(t)[kind]++
+    })
+    console.log(`groups of ${groupG} at T = 1 on those ${sampleN} unseen training instances: all wrong ${tally.wrong}, mixed ${tally.mixed}, all right ${tally.right}`)
+  }
 }
 
 if (byTemplate.size > 0) {
@@ -132,8 +157,10 @@ if (byTemplate.size > 0) {
     const p = generateProblem(derive(seed, "metamathqa"))
     ;(space.get(p.template) ?? space.set(p.template, new Set()).get(p.template)!).add(p.question)
   }
-  console.log(`template | distinct instances in ${SPACE_SEEDS.toLocaleString("en")} seeds | RL draws | of them SFT instances${sampleN > 0 ? " | validation right" : ""}`)
+  const groups = groupG > 0 ? ` | unseen training groups of ${groupG} at T = 1: all wrong / mixed / all right` : ""
+  console.log(`template | distinct instances in ${SPACE_SEEDS.toLocaleString("en")} seeds | RL draws | of them SFT instances${sampleN > 0 ? " | validation right" : ""}${groups}`)
   for (const [t, r] of [...byTemplate].sort((x, y) => y[1].seen / y[1].draws - x[1].seen / x[1].draws)) {
-    console.log(`${t} | ${space.get(t)?.size ?? 0} | ${r.draws} | ${pct(r.seen / r.draws)}${sampleN > 0 ? ` | ${r.valOk} / ${r.val}` : ""}`)
+    const g = groupG > 0 ? ` | ${r.wrong} / ${r.mixed} / ${r.right}` : ""
+    console.log(`${t} | ${space.get(t)?.size ?? 0} | ${r.draws} | ${pct(r.seen / r.draws)}${sampleN > 0 ? ` | ${r.valOk} / ${r.val}` : ""}${g}`)
   }
 }

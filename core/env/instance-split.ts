@@ -28,6 +28,13 @@ export const instanceOf = (spec: EnvSpec, observation: string): string => spec.i
 /** The part an instance belongs to (SHA-256: FNV-1a's low bits are not uniform over such similar texts). */
 export const partOf = (instance: string): InstancePart => (Number.parseInt(sha256Hex(instance).slice(0, 8), 16) % VALIDATION_SHARE === 0 ? "validation" : "train")
 
+/**
+ * Whether a training instance is one an SFT limited to `share` of them may see (sftInstanceShare;
+ * docs/decisions.md#issue-26): a second hash slice, independent of the validation split, so the
+ * rest are training instances that only RL meets.
+ */
+export const inSftShare = (instance: string, share: number): boolean => share >= 1 || Number.parseInt(sha256Hex(instance).slice(8, 16), 16) / 2 ** 32 < share
+
 /** The i-th candidate for a seed: the seed itself, then a fixed pseudo-random sequence of 31-bit seeds. */
 const candidate = (seed: number, i: number): number => (i === 0 ? seed : derive(seed, "instance-split", i).nextU32() >>> 1)
 
@@ -35,13 +42,15 @@ const resetOf = async (env: Env, seed: number): Promise<string> => (env.resetAsy
 
 /**
  * The seeds to reset with so that every instance falls into `part`. Memoised per env spec and
- * options (`cache`), since validation resolves the same seeds at every evaluation.
+ * options (`cache`), since validation resolves the same seeds at every evaluation. `sftShare` < 1
+ * narrows the training part to the instances an SFT may see (inSftShare).
  */
-export const splitSeeds = async (spec: EnvSpec, envOptions: unknown, seeds: ReadonlyArray<number>, part: InstancePart, cache?: Map<string, number>): Promise<number[]> => {
+export const splitSeeds = async (spec: EnvSpec, envOptions: unknown, seeds: ReadonlyArray<number>, part: InstancePart, cache?: Map<string, number>, sftShare = 1): Promise<number[]> => {
+  const wanted = (instance: string) => partOf(instance) === part && (part !== "train" || inSftShare(instance, sftShare))
   let env: Env | undefined
   const out: number[] = []
   for (const seed of seeds) {
-    const key = `${part}:${seed}`
+    const key = sftShare < 1 ? `${part}:${sftShare}:${seed}` : `${part}:${seed}`
     const hit = cache?.get(key)
     if (hit !== undefined) {
       out.push(hit)
@@ -51,7 +60,7 @@ export const splitSeeds = async (spec: EnvSpec, envOptions: unknown, seeds: Read
     let found: number | undefined
     for (let i = 0; i < MAX_TRIES && found === undefined; i++) {
       const s = candidate(seed, i)
-      if (partOf(instanceOf(spec, await resetOf(env, s))) === part) found = s
+      if (wanted(instanceOf(spec, await resetOf(env, s)))) found = s
     }
     if (found === undefined) {
       throw new UsageError({

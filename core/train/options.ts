@@ -99,6 +99,12 @@ export const TrainOptions = Schema.Struct({
   /** Teacher action noise ε and reasoning noise for SFT traces (§10 uses ε = 0.5 for RL room). */
   teacherEpsilon: dflt(NonNeg, 0.5),
   reasoningNoise: dflt(NonNeg, 0),
+  /**
+   * With instanceSplit: the share of the training instances SFT may see (0 < share ≤ 1); the
+   * others only RL meets, so RL can fail on instances the start has not memorised
+   * (docs/decisions.md#issue-26). No default, so unset runs keep their ids.
+   */
+  sftInstanceShare: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))),
   /** Seed of the SFT warm start (teacher traces and SFT order); default: the run seed. Fixing it
    * shares one cached warm start across the seeds of a sweep, so seeds vary the RL only. */
   sftSeed: Schema.optional(Schema.Int),

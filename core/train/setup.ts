@@ -64,6 +64,12 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
         message: "train.minibatches and train.minibatchSize are two rules for the same thing; set one of them (or neither: minibatches of minibatchTrajectories whole trajectories)"
       })
     }
+    if (opts.sftInstanceShare !== undefined && !opts.instanceSplit) {
+      return yield* new UsageError({
+        field: "train.sftInstanceShare",
+        message: "train.sftInstanceShare keeps a share of the training instances from SFT, which needs the instance split; set train.instanceSplit=true or leave sftInstanceShare out"
+      })
+    }
     const algoE = yield* registry.resolve("algorithms", config.algo)
     const algo = algoE.value
     // The generation cap is the length DAPO's overlong shaping measures against.

@@ -26,6 +26,8 @@ export interface CollectOptions {
   readonly maxTurns?: number
   /** Only training instances (core/env/instance-split.ts): never one that validation can meet. */
   readonly instanceSplit?: boolean
+  /** With the split: only this share of the training instances (core/env/instance-split.ts inSftShare). */
+  readonly sftInstanceShare?: number | undefined
   /** Told each episode's first observation (tests check the instances SFT meets). */
   readonly onEpisode?: (firstObservation: string) => void
 }
@@ -40,7 +42,7 @@ export const collectTeacherTurns = async (spec: EnvSpec, envOptions: unknown, o:
   const env = withTimeLimit(spec.make(envOptions), actionBudgetFor(spec, envOptions))
   const maxTurns = o.maxTurns ?? spec.maxTurns
   for (let slot = o.seedStart ?? SFT_SEED_START; out.length < o.turns; slot++) {
-    const seed = o.instanceSplit ? (await splitSeeds(spec, envOptions, [slot], "train"))[0]! : slot
+    const seed = o.instanceSplit ? (await splitSeeds(spec, envOptions, [slot], "train", undefined, o.sftInstanceShare))[0]! : slot
     let obs = env.resetAsync ? await env.resetAsync(seed) : env.reset(seed)
     o.onEpisode?.(obs)
     const rng = derive(o.seed, "sft-teacher", seed)

@@ -44,7 +44,8 @@ export const sftCacheKey = (s: TrainSetup, sftSeed: number): string => {
     noise: opts.reasoningNoise,
     instructions: s.rollout.instructions ?? null,
     maxTurns: s.rollout.maxTurns,
-    ...(opts.instanceSplit ? { instanceSplit: true } : {})
+    ...(opts.instanceSplit ? { instanceSplit: true } : {}),
+    ...(opts.sftInstanceShare !== undefined ? { sftInstanceShare: opts.sftInstanceShare } : {})
   })
 }
 
@@ -56,7 +57,8 @@ export const teacherTurnOptions = (s: TrainSetup): CollectOptions => ({
   seed: s.opts.sftSeed ?? s.config.seed,
   instructions: s.rollout.instructions,
   maxTurns: s.rollout.maxTurns,
-  instanceSplit: s.opts.instanceSplit
+  instanceSplit: s.opts.instanceSplit,
+  sftInstanceShare: s.opts.sftInstanceShare
 })
 
 /**

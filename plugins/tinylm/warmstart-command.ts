@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { defineCommand } from "../../core/contracts/plugin.ts"
 import { attemptPromise, UsageError } from "../../core/errors.ts"
 import { canonicalJson, sha256Hex } from "../../core/hash.ts"
+import { buildRegistry, Registry, type RegistryData, registryLayerOf } from "../../core/registry.ts"
 import { writeFileAtomic } from "../../core/results/atomic.ts"
 import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
 import { tempLabel, validate } from "../../core/train/eval.ts"
@@ -21,7 +22,7 @@ import { resolveSetup } from "../../core/train/setup.ts"
 import type { TrainSetup } from "../../core/train/setup.ts"
 import { initialPolicy, sftOnTeacher } from "../../core/train/warm-start.ts"
 import { RECIPES, type WarmStartRecipe } from "./warmstarts/recipes.ts"
-import { type ManifestEntry, MANIFEST_PATH, readManifest, WARMSTART_DIR } from "./warm-starts.ts"
+import { type ManifestEntry, MANIFEST_PATH, readManifest, shippedWarmStarts, WARMSTART_DIR } from "./warm-starts.ts"
 import { teacherSuccess } from "./validate.ts"
 
 /** SFT steps of the prefix check (the recipe's first steps, JS kernels). */
@@ -119,6 +120,13 @@ const build = (r: WarmStartRecipe, cacheDir: string) =>
     return entry
   })
 
+/**
+ * The registry with this plugin's warm starts as the manifest now lists them: the registry read
+ * the manifest when the plugins loaded, and a staged recipe continues a start that this command
+ * may have built since (`build <id> <id>-stage2`, `build --all`).
+ */
+export const withShippedWarmStarts = (data: RegistryData, plugin: string, warmstarts = shippedWarmStarts()) => buildRegistry(data.plugins.map((p) => (p.name === plugin ? { ...p, warmstarts } : p)))
+
 export default defineCommand({
   pattern: "warmstart <action> [...ids]",
   description: "Build or check the shipped warm starts (plugins/tinylm/warmstarts/): build <id...> | build --all | check",
@@ -157,7 +165,8 @@ export default defineCommand({
       }
       let entries: ManifestEntry[] = [...manifest.warmstarts]
       for (const r of chosen as WarmStartRecipe[]) {
-        const e = yield* build(r, String(opts.cache ?? "runs/warmstart-build"))
+        const fresh = yield* withShippedWarmStarts((yield* Registry).data, "tinylm")
+        const e = yield* build(r, String(opts.cache ?? "runs/warmstart-build")).pipe(Effect.provide(registryLayerOf(fresh)))
         // Read again: another build may have written its entry since this one started.
         entries = [...readManifest().warmstarts.filter((x) => x.id !== e.id), e].sort((a, b) => RECIPES.findIndex((r) => r.id === a.id) - RECIPES.findIndex((r) => r.id === b.id))
         // The manifest after each build: a long --all loses nothing when it is stopped.

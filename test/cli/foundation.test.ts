@@ -23,7 +23,7 @@ describe("CLI foundation", () => {
     expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"])
     // The sweep presets, contributed by the sweep plugin (plugins/sweep/presets/index.ts).
     expect(j.presets.map((p: { id: string }) => p.id)).toContain("sweep/quick")
-    // The shipped warm starts, named by id: one per env (WebShop: one per version), the headroom starts and the arithmetic envs' second-stage starts.
+    // The shipped warm starts, named by id: one per env (WebShop: one per version), the headroom starts, the arithmetic envs' second-stage starts and MetaMathQA v2's (every or half of the training instances).
     expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual([
       "tinylm/countdown-tiny",
       "tinylm/countdown-tiny-stage2",
@@ -31,6 +31,10 @@ describe("CLI foundation", () => {
       "tinylm/frozenlake-tiny-headroom",
       "tinylm/metamathqa-tiny",
       "tinylm/metamathqa-tiny-stage2",
+      "tinylm/metamathqa-v2-tiny",
+      "tinylm/metamathqa-v2-tiny-half",
+      "tinylm/metamathqa-v2-tiny-half-stage2",
+      "tinylm/metamathqa-v2-tiny-stage2",
       "tinylm/searchqa-tiny",
       "tinylm/searchqa-tiny-headroom",
       "tinylm/sokoban-tiny",

@@ -9,13 +9,13 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { builtinPlugins } from "../../builtins.ts"
-import { instanceOf, partOf, splitSeeds } from "../../core/env/instance-split.ts"
+import { inSftShare, instanceOf, partOf, splitSeeds } from "../../core/env/instance-split.ts"
 import { registryLayerFrom } from "../../core/registry.ts"
 import { trainSlotSeeds } from "../../core/train/instances.ts"
 import { resolveSetup, type TrainSetup } from "../../core/train/setup.ts"
 import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
 
-const ENVS = ["frozenlake", "sokoban", "countdown", "metamathqa", "searchqa", "webshop"] as const
+const ENVS = ["frozenlake", "sokoban", "countdown", "metamathqa-v1", "metamathqa", "searchqa", "webshop"] as const
 const RUN_SEEDS = [1, 2, 3, 4, 5]
 const STEPS = 40
 const SFT_TURNS = 2000
@@ -70,4 +70,38 @@ describe("validation instances are disjoint from training and SFT instances", ()
     const { val, train } = await instances("frozenlake", false)
     expect(shared(val, train)).toBeGreaterThan(0)
   }, 120_000)
+})
+
+describe("sftInstanceShare keeps part of the training instances from SFT", () => {
+  test("MetaMathQA at share 0.5: SFT meets only its half of the training instances, RL draws reach both halves", async () => {
+    const s = await setupOf("metamathqa", 1)
+    const sft = new Set<string>()
+    await collectTeacherTurns(s.spec, s.envOptions, {
+      turns: SFT_TURNS,
+      epsilon: 0,
+      reasoningNoise: 0,
+      seed: 1,
+      instanceSplit: true,
+      sftInstanceShare: 0.5,
+      onEpisode: (o) => sft.add(instanceOf(s.spec, o))
+    })
+    expect(sft.size).toBeGreaterThan(1000)
+    for (const o of sft) {
+      expect(partOf(o)).toBe("train")
+      expect(inSftShare(o, 0.5)).toBe(true)
+    }
+    const slots = Array.from({ length: 40 }, (_, i) => trainSlotSeeds(s, i + 1, 0, 1)).flat()
+    const train = [...(await instancesOf(s, await splitSeeds(s.spec, s.envOptions, slots, "train")))]
+    const held = train.filter((o) => !inSftShare(o, 0.5)).length
+    // About half of RL's training instances are ones the SFT could not see (binomial, n = 320).
+    expect(held / train.length).toBeGreaterThan(0.35)
+    expect(held / train.length).toBeLessThan(0.65)
+  }, 120_000)
+
+  test("a share without the instance split is a usage error naming the field", async () => {
+    const r = await Effect.runPromise(
+      resolveSetup({ env: "metamathqa", seed: 1, P: 8, G: 2, train: { instanceSplit: false, sftInstanceShare: 0.5 } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins)), Effect.flip)
+    )
+    expect(String((r as { field?: string }).field)).toBe("train.sftInstanceShare")
+  })
 })

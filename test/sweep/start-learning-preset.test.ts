@@ -38,7 +38,8 @@ test("each of the six envs starts from a shipped start at ≥ 0.5 of its teacher
   expect(signFlipMinP(seeds)).toBeLessThanOrEqual(0.05)
 })
 
-test("the sweep specs behind docs/results/arithmetic-sft.md expand, start from the second-stage arithmetic starts, and their published records are exactly their runs", async () => {
+test("the sweep specs behind docs/results/arithmetic-sft.md expand, start from a shipped start of their env, and their published records are exactly their runs", async () => {
+  const manifest = readManifest()
   const dir = "docs/results/specs"
   const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"))
   expect(files.length).toBeGreaterThanOrEqual(6)
@@ -47,6 +48,9 @@ test("the sweep specs behind docs/results/arithmetic-sft.md expand, start from t
     expect(runs.length).toBeGreaterThan(0)
     const published = readdirSync(join("plugins/leaderboard/reference/arithmetic-rl", f.replace(/\.yaml$/, ""))).map((x) => x.replace(/\.json$/, ""))
     expect([f, published.sort()]).toEqual([f, runs.map((r) => r.runId).sort()])
-    for (const r of runs) expect([f, String(train(r.config).warmStart).replace(/@.*$/, "")]).toEqual([f, `${r.config.env.replace(/^envs\//, "").replace(/-v\d+$/, "")}-tiny-stage2`])
+    for (const r of runs) {
+      const id = String(train(r.config).warmStart).replace(/@.*$/, "")
+      expect([f, id, manifest.warmstarts.find((w) => w.id === id)?.env]).toEqual([f, id, r.config.env])
+    }
   }
 })

@@ -10,11 +10,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtinPlugins } from "../../builtins.ts"
 import { sha256Hex } from "../../core/hash.ts"
-import { registryLayerFrom } from "../../core/registry.ts"
+import { buildRegistry, lookupEntry, registryLayerFrom } from "../../core/registry.ts"
+import { UnknownIdError } from "../../core/errors.ts"
 import { resolveSetup } from "../../core/train/setup.ts"
 import { checkWarmStartFile } from "../../core/train/warm-starts.ts"
 import { readManifest, toWarmStart, WARMSTART_DIR } from "../../plugins/tinylm/warm-starts.ts"
-import { prefixHash } from "../../plugins/tinylm/warmstart-command.ts"
+import { prefixHash, withShippedWarmStarts } from "../../plugins/tinylm/warmstart-command.ts"
 import { RECIPES } from "../../plugins/tinylm/warmstarts/recipes.ts"
 
 const manifest = readManifest()
@@ -112,8 +113,8 @@ describe("shipped warm starts: headroom starts (issue 25/26)", () => {
 })
 
 describe("shipped warm starts: every env of the suite has one at ≥ 0.5 of its teacher (issue 26)", () => {
-  test("sokoban, frozenlake, countdown, metamathqa, searchqa and webshop-v2 each ship a start at ≥ 0.5 of the teacher (T = 0.5)", () => {
-    const envs = ["envs/sokoban-v1", "envs/frozenlake-v1", "envs/countdown-v1", "envs/metamathqa-v1", "envs/searchqa-v1", "envs/webshop-v2"]
+  test("sokoban, frozenlake, countdown, metamathqa (v1 and v2), searchqa and webshop-v2 each ship a start at ≥ 0.5 of the teacher (T = 0.5)", () => {
+    const envs = ["envs/sokoban-v1", "envs/frozenlake-v1", "envs/countdown-v1", "envs/metamathqa-v1", "envs/metamathqa-v2", "envs/searchqa-v1", "envs/webshop-v2"]
     for (const env of envs) {
       const best = Math.max(...manifest.warmstarts.filter((e) => e.env === env).map((e) => e.validation.success["0.5"]! / e.validation.teacherSuccess))
       expect([env, best >= 0.5]).toEqual([env, true])
@@ -122,7 +123,7 @@ describe("shipped warm starts: every env of the suite has one at ≥ 0.5 of its 
 
   test("a staged start names the start it continues by id and hash, and its report counts both stages", () => {
     const staged = RECIPES.filter((r) => r.stage)
-    expect(staged.map((r) => r.id)).toEqual(["countdown-tiny-stage2", "metamathqa-tiny-stage2"])
+    expect(staged.map((r) => r.id)).toEqual(["countdown-tiny-stage2", "metamathqa-tiny-stage2", "metamathqa-v2-tiny-stage2", "metamathqa-v2-tiny-half-stage2"])
     for (const r of staged) {
       const e = manifest.warmstarts.find((x) => x.id === r.id)!
       const from = manifest.warmstarts.find((x) => x.id === r.stage!.from)!
@@ -139,5 +140,25 @@ describe("shipped warm starts: every env of the suite has one at ≥ 0.5 of its 
     expect((await setup({ env: "countdown" })).config.train.warmStart).toBe(`countdown-tiny@${cd.sha256.slice(0, 12)}`)
     const st = manifest.warmstarts.find((e) => e.id === "countdown-tiny-stage2")!
     expect((await setup({ env: "countdown", train: { warmStart: "countdown-tiny-stage2" } })).warmStart?.sha256).toBe(st.sha256)
+    // "metamathqa" is v2, whose first start auto picks; v1 keeps its own.
+    const v2 = manifest.warmstarts.find((e) => e.id === "metamathqa-v2-tiny")!
+    const v1 = manifest.warmstarts.find((e) => e.id === "metamathqa-tiny")!
+    expect((await setup({ env: "metamathqa" })).config.train.warmStart).toBe(`metamathqa-v2-tiny@${v2.sha256.slice(0, 12)}`)
+    expect((await setup({ env: "metamathqa-v1" })).config.train.warmStart).toBe(`metamathqa-tiny@${v1.sha256.slice(0, 12)}`)
+  })
+})
+
+describe("warmstart build: a staged recipe sees the start built before it in the same command", () => {
+  test("the registry is rebuilt with the manifest's entries as they are now (a start added since load resolves)", async () => {
+    const data = await Effect.runPromise(buildRegistry(builtinPlugins))
+    const added = toWarmStart({ ...manifest.warmstarts[0]!, id: "just-built" })
+    expect(lookupEntry(data, "warmstarts", "just-built")).toBeInstanceOf(UnknownIdError)
+    const fresh = await Effect.runPromise(withShippedWarmStarts(data, "tinylm", [...manifest.warmstarts.map(toWarmStart), added]))
+    const found = lookupEntry(fresh, "warmstarts", "just-built")
+    expect(found).not.toBeInstanceOf(UnknownIdError)
+    expect((found as { fullId: string }).fullId).toBe("tinylm/just-built")
+    // Everything else is as it was.
+    expect(fresh.entries.envs.map((e) => e.fullId)).toEqual(data.entries.envs.map((e) => e.fullId))
+    expect(fresh.entries.warmstarts.length).toBe(data.entries.warmstarts.length + 1)
   })
 })

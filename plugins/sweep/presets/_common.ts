@@ -50,6 +50,11 @@ export const RANDOM_LIKE_TOP_P = { id: "random", options: { like: "top-p", p: 0.
 /** FrozenLake as in the paper's main tables (deterministic, s = 1). */
 export const FROZENLAKE = { id: "frozenlake", options: { successRate: 1 } } as const
 export const SOKOBAN = "sokoban"
+/**
+ * MetaMathQA v1 (the teacher writes whole results): the suite's and the paper presets' published
+ * records were run on it, and "metamathqa" names v2 since issue 26 (docs/decisions.md#issue-26).
+ */
+export const METAMATHQA_V1 = "metamathqa-v1"
 
 /** The paper-scale spec skeleton: budgets, the shipped warm starts, both learning rates, two seeds. */
 export const paperSpec = (s: {
@@ -108,7 +113,7 @@ export const fromStart = (env: string | typeof FROZENLAKE, warmStart: string, lr
 export const STANDARD_ENVS = {
   sokoban: fromStart("sokoban", "sokoban-tiny-headroom", 2e-4),
   frozenlake: fromStart(FROZENLAKE, "frozenlake-tiny-headroom", 2e-4),
-  metamathqa: fromStart("metamathqa", "metamathqa-tiny", 1e-4),
+  metamathqa: fromStart(METAMATHQA_V1, "metamathqa-tiny", 1e-4),
   countdown: fromStart("countdown", "countdown-tiny", 1e-4),
   searchqa: fromStart("searchqa", "searchqa-tiny-headroom", 1e-4),
   webshop: fromStart("webshop", "webshop-v2-tiny", 1e-4)

@@ -4,14 +4,14 @@
  * largest, include_zero False).
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
+import { FROZENLAKE, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P, METAMATHQA_V1 } from "./_common.ts"
 
 export default defineSweep(
   paperSpec({
     name: "fig6",
     description: "top-p 0.9 vs top-k 0.25 vs none vs random, Sokoban, FrozenLake, MetaMathQA, Countdown, PPO",
     axes: {
-      env: [SOKOBAN, FROZENLAKE, "metamathqa", "countdown"],
+      env: [SOKOBAN, FROZENLAKE, METAMATHQA_V1, "countdown"],
       algo: ["ppo"],
       filter: [NONE, TOP_P, { id: "top-k", options: { k: 0.25, includeZero: false } }, RANDOM_LIKE_TOP_P]
     }

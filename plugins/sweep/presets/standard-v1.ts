@@ -12,10 +12,10 @@
  * and seeds-needed column say what it can detect.
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P, SOKOBAN, STANDARD_V1 } from "./_common.ts"
+import { FROZENLAKE, METAMATHQA_V1, NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P, SOKOBAN, STANDARD_V1 } from "./_common.ts"
 
 /** Issue 17's envs: lr 3e-4, but 1e-4 for the arithmetic envs (Countdown 39.4 → 27.7 over 40 steps at 3e-4); WebShop v1, the pages it ran on. */
-const V1_ENVS = [SOKOBAN, FROZENLAKE, { id: "metamathqa", set: { lr: 1e-4 } }, { id: "countdown", set: { lr: 1e-4 } }, "searchqa", "webshop-v1"]
+const V1_ENVS = [SOKOBAN, FROZENLAKE, { id: METAMATHQA_V1, set: { lr: 1e-4 } }, { id: "countdown", set: { lr: 1e-4 } }, "searchqa", "webshop-v1"]
 
 export default defineSweep({
   name: "standard-v1",

@@ -8,7 +8,7 @@
  * standard suite's own (same configs, same run ids). Records: plugins/leaderboard/reference/calib-suite.
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, fromStart, NONE, POSITIVE_CONTROL_Q4 } from "./_common.ts"
+import { FROZENLAKE, fromStart, METAMATHQA_V1, NONE, POSITIVE_CONTROL_Q4 } from "./_common.ts"
 
 const at = (env: string | typeof FROZENLAKE, warmStart: string, lrs: ReadonlyArray<number>) => lrs.map((lr) => fromStart(env, warmStart, lr))
 
@@ -22,7 +22,7 @@ export default defineSweep({
       ...at("searchqa", "searchqa-tiny-headroom", [1e-4, 2e-4, 4e-4]),
       ...at("webshop", "webshop-v2-tiny-headroom", [1e-4, 2e-4]),
       ...at("countdown", "countdown-tiny", [1e-4, 2e-4]),
-      ...at("metamathqa", "metamathqa-tiny", [1e-4, 2e-4])
+      ...at(METAMATHQA_V1, "metamathqa-tiny", [1e-4, 2e-4])
     ],
     algo: ["ppo"],
     filter: [NONE, POSITIVE_CONTROL_Q4],

@@ -16,7 +16,7 @@
  * group). FrozenLake is deterministic (success_rate 1.0, as the script sets).
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, paperSpec, SOKOBAN } from "./_common.ts"
+import { FROZENLAKE, paperSpec, SOKOBAN, METAMATHQA_V1 } from "./_common.ts"
 
 /** The script's two filter arms. */
 export const TABLE4_FILTERS = [
@@ -37,7 +37,7 @@ export default defineSweep(
     name: "table4",
     description: "The reference script's rows PPO, DAPO (= PPO's settings), GRPO, DrGRPO × {top-p-softmax 1.0, 0.9; include zero} × Sokoban, FrozenLake, MetaMathQA, Countdown × lr {1e-4, 1e-3}",
     axes: {
-      env: [SOKOBAN, FROZENLAKE, "metamathqa", "countdown"],
+      env: [SOKOBAN, FROZENLAKE, METAMATHQA_V1, "countdown"],
       algo: [...TABLE4_ALGOS],
       filter: [...TABLE4_FILTERS]
     },

@@ -63,10 +63,34 @@ const COUNTDOWN: WarmStartRecipe = {
 const METAMATHQA: WarmStartRecipe = {
   id: "metamathqa-tiny",
   description: "MetaMathQA (generated), tiny preset, 2,000 SFT steps at ε = 0",
-  env: "metamathqa",
+  env: "metamathqa-v1",
   envOptions: {},
   policyOptions: { preset: "tiny" },
   train: { ...SFT, sftSteps: 2000, teacherEpsilon: 0 }
+}
+
+/**
+ * MetaMathQA v2: the teacher works each sum, difference and product column by column, so the
+ * model copies a procedure of one-digit facts that every problem shares (envs/metamathqa/env.ts).
+ */
+const METAMATHQA_V2: WarmStartRecipe = {
+  ...METAMATHQA,
+  id: "metamathqa-v2-tiny",
+  env: "metamathqa-v2",
+  description: "MetaMathQA v2 (column by column), tiny preset, 2,000 SFT steps at ε = 0"
+}
+
+/**
+ * v2 with the SFT on half of the training instances (sftInstanceShare): the small templates
+ * (rate, percent, work) have so few instances that a full SFT sees nearly every one RL draws, and
+ * RL then never fails on them (docs/results/arithmetic-sft.md); the other half are training
+ * instances only RL meets.
+ */
+const METAMATHQA_V2_HALF: WarmStartRecipe = {
+  ...METAMATHQA_V2,
+  id: "metamathqa-v2-tiny-half",
+  description: "MetaMathQA v2 (column by column), tiny preset, 2,000 SFT steps at ε = 0 on half of the training instances",
+  train: { ...METAMATHQA_V2.train, sftInstanceShare: 0.5 }
 }
 
 export const RECIPES: ReadonlyArray<WarmStartRecipe> = [
@@ -124,5 +148,9 @@ export const RECIPES: ReadonlyArray<WarmStartRecipe> = [
   // Starts at ≥ 0.5 of the teacher for the arithmetic envs (docs/decisions.md#issue-26), for eval,
   // serve and the learning check; `auto` keeps the first-stage starts, which the standard suite uses.
   stage2(COUNTDOWN, 2000, 1e-3, 0.5),
-  stage2(METAMATHQA, 3000, 2e-3, 1)
+  stage2(METAMATHQA, 3000, 2e-3, 1),
+  METAMATHQA_V2,
+  stage2(METAMATHQA_V2, 3000, 2e-3, 1),
+  METAMATHQA_V2_HALF,
+  stage2(METAMATHQA_V2_HALF, 3000, 2e-3, 1)
 ]
