@@ -43,7 +43,7 @@ describe("the resolved config", () => {
     expect(c.algo).toBe("algorithms/ppo")
     expect(c.filter).toBe("filters/top-p")
     expect(c.policy).toBe("tinylm/tinylm")
-    const trainKeys = Object.keys((TrainOptions as any).fields).filter((k) => !["minibatches", "minibatchSize", "init", "sftSeed", "lossAgg", "teacherForcing"].includes(k)) // optional: recorded only when set, so that older run ids hold
+    const trainKeys = Object.keys((TrainOptions as any).fields).filter((k) => !["minibatches", "minibatchSize", "init", "sftSeed", "lossAgg", "teacherForcing", "sftInstanceShare"].includes(k)) // optional: recorded only when set, so that older run ids hold
     for (const k of trainKeys) expect(Object.keys(c.train)).toContain(k)
     expect(c.train.maxTurns).toBe(5)
     expect(c.train.maxTokens).toBe(64)

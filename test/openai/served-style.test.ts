@@ -28,7 +28,7 @@ describe("--instructions auto and a served prompt style", () => {
   })
 
   test("a non-Markov env: full context, task description shown; explicit styles win", async () => {
-    const a = await agent("metamathqa")
+    const a = await agent("metamathqa-v1")
     expect(followServed(a, { promptStyle: style }).rollout).toMatchObject({ context: "full", instructions: a.spec.instructions(a.envOptions) })
     expect(followServed(a, { promptStyle: { context: "last-k", historyTurns: 3, instructions: "never" } }).rollout).toMatchObject({ context: "last-k", historyTurns: 3, instructions: undefined })
   })
