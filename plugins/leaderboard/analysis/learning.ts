@@ -19,7 +19,7 @@ import { tInterval } from "../statistics/paired-tests.ts"
 import { areaRiseOf, type Rise, riseOf } from "../statistics/rise.ts"
 import { curveOf } from "../statistics/scores.ts"
 import { collectInputs } from "../collect.ts"
-import { groupBy, groupLabels, viewOf } from "../replication/runs.ts"
+import { groupBy, groupSettings, viewOf } from "../replication/runs.ts"
 
 const args = process.argv.slice(2)
 const outAt = args.indexOf("--out")
@@ -55,13 +55,8 @@ const lines: string[] = [
 const warmStartOf = (v: (typeof views)[number]): string => String((v.run.config.config.train as Record<string, unknown>).warmStart ?? "—").replace(/@.*$/, "")
 const byCell = groupBy(views, (v) => `${v.env}\u0000${v.algo}\u0000${v.group}`)
 // Rows of one env and algorithm that share lr and warm start differ in some other setting (a train option, the algorithm's options): name it.
-const labels = groupLabels(views, 6)
-const settingsOf = (v: (typeof views)[number]): string =>
-  (labels.get(v.group) ?? "")
-    .replace(`${v.env} ${v.algo}`, "")
-    .split(" ")
-    .filter((x) => x !== "" && !x.startsWith("lr=") && !x.startsWith("train.warmStart="))
-    .join(" ") || "—"
+const settings = groupSettings(views)
+const settingsOf = (v: (typeof views)[number]): string => (settings.get(v.group) ?? []).filter((x) => !x.startsWith("lr=") && !x.startsWith("train.warmStart=")).join(" ") || "—"
 for (const [key, vs] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
   const main = vs.filter((v) => v.stream === 0)
   const floor = vs.filter((v) => v.stream !== 0)

@@ -143,13 +143,12 @@ const leaves = (v: unknown, prefix: string, out: Map<string, string>): void => {
 }
 
 /**
- * A short label per pairing group: env and algorithm, plus the settings whose values differ
- * between groups of the same env and algorithm (e.g. `lr=0.001`, `algoOptions.variant=dr-grpo`),
- * at most `max` of them.
+ * The settings whose values differ between pairing groups of the same env and algorithm, per
+ * group as sorted `key=value` strings (e.g. `lr=0.001`, `algoOptions.variant=dr-grpo`).
  */
-export const groupLabels = (views: ReadonlyArray<RunView>, max = 3): Map<string, string> => {
+export const groupSettings = (views: ReadonlyArray<RunView>): Map<string, string[]> => {
   const firsts = [...groupBy(views, (v) => v.group).values()].map((vs) => vs[0]!)
-  const out = new Map<string, string>()
+  const out = new Map<string, string[]>()
   for (const same of groupBy(firsts, (v) => `${v.env} ${v.algo}`).values()) {
     const maps = same.map((v) => {
       const { env: _e, algo: _a, ...rest } = pairingConfig(v.run.config.config)
@@ -159,11 +158,24 @@ export const groupLabels = (views: ReadonlyArray<RunView>, max = 3): Map<string,
     })
     const keys = new Set(maps.flatMap((m) => [...m.keys()]))
     const varying = [...keys].filter((k) => new Set(maps.map((m) => m.get(k) ?? "∅")).size > 1).sort()
-    same.forEach((v, i) => {
-      const shown = varying.slice(0, max).map((k) => `${k}=${(maps[i]!.get(k) ?? "-").replace(/^"|"$/g, "")}`)
-      const more = varying.length > max ? ` +${varying.length - max} more` : ""
-      out.set(v.group, [`${v.env} ${v.algo}`, ...shown].join(" ") + more)
-    })
+    same.forEach((v, i) =>
+      out.set(
+        v.group,
+        varying.map((k) => `${k}=${(maps[i]!.get(k) ?? "-").replace(/^"|"$/g, "")}`)
+      )
+    )
+  }
+  return out
+}
+
+/** A short label per pairing group: env and algorithm, plus at most `max` of its groupSettings. */
+export const groupLabels = (views: ReadonlyArray<RunView>, max = 3): Map<string, string> => {
+  const firsts = new Map(views.map((v) => [v.group, v]))
+  const out = new Map<string, string>()
+  for (const [group, settings] of groupSettings(views)) {
+    const v = firsts.get(group)!
+    const more = settings.length > max ? ` +${settings.length - max} more` : ""
+    out.set(group, [`${v.env} ${v.algo}`, ...settings.slice(0, max)].join(" ") + more)
   }
   return out
 }

@@ -4,7 +4,7 @@
  * largest, include_zero False).
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P, METAMATHQA_V1 } from "./_common.ts"
+import { FROZENLAKE, METAMATHQA_V1, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep(
   paperSpec({

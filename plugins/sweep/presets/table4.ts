@@ -16,7 +16,7 @@
  * group). FrozenLake is deterministic (success_rate 1.0, as the script sets).
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, paperSpec, SOKOBAN, METAMATHQA_V1 } from "./_common.ts"
+import { FROZENLAKE, METAMATHQA_V1, paperSpec, SOKOBAN } from "./_common.ts"
 
 /** The script's two filter arms. */
 export const TABLE4_FILTERS = [
