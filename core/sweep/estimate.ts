@@ -35,8 +35,8 @@ export const SECONDS_PER_VAL_EPISODE_BY_ENV: Readonly<Record<string, number>> = 
  * longer (to maxTurns), and Countdown's and MetaMathQA's updates grow faster than P·G. Their own
  * step (at P·G = 64) and validation-episode figures: medians of the standard suite's first shard
  * (108 runs of every filter, `bun tools/calibrate-estimate.ts <shard-1 runs>`). Keyed by the
- * warm-start id a run names; WebShop v2 also by its env id (v1's pages were cut off at the
- * context, so its episodes were short).
+ * warm-start id a run names; WebShop v2 and MetaMathQA v2 also by their env id (v1's WebShop pages
+ * were cut off at the context, so its episodes were short).
  */
 const WEBSHOP_V2 = { step: 1.025, valEpisode: 0.006 } as const
 export const BY_WARM_START: Readonly<Record<string, { readonly step: number; readonly valEpisode: number }>> = {
@@ -46,7 +46,12 @@ export const BY_WARM_START: Readonly<Record<string, { readonly step: number; rea
   "countdown-tiny": { step: 0.213, valEpisode: 0.0011 },
   "metamathqa-tiny": { step: 0.109, valEpisode: 0.0008 },
   "webshop-v2-tiny-headroom": WEBSHOP_V2,
-  "webshop-v2": WEBSHOP_V2
+  "webshop-v2": WEBSHOP_V2,
+  // v2's column-by-column traces run to 100 tokens, v1's to 64: medians of 80 runs of its
+  // first-stage starts at 8 × 16 (docs/results/specs/v2-half-*, v2-first-stage-rl).
+  "metamathqa-v2": { step: 0.182, valEpisode: 0.001 },
+  // 32 runs at 8 × 16 (docs/results/specs/countdown-*).
+  "countdown-tiny-4000": { step: 0.276, valEpisode: 0.0014 }
 }
 const FALLBACK = 0.3
 export const SECONDS_PER_VAL_EPISODE = 0.003

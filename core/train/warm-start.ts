@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs"
 import { join } from "node:path"
-import { type TrainablePolicy, warmStartRef } from "../contracts/index.ts"
+import { type SftProgress, type TrainablePolicy, warmStartRef } from "../contracts/index.ts"
 import { UsageError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
 import { writeFileAtomic } from "../results/atomic.ts"
@@ -66,22 +66,39 @@ export const teacherTurnOptions = (s: TrainSetup): CollectOptions => ({
  * reasoning noise, sftSeed, instance split): the warm start's SFT, and the later stages of a
  * shipped warm start that continues another (plugins/tinylm/warmstarts/recipes.ts), which see the same turns.
  */
-export const sftOnTeacher = async (s: TrainSetup, policy: TrainablePolicy, stage: { readonly steps: number; readonly lr: number; readonly cooldown?: number }, signal?: AbortSignal) => {
+export const sftOnTeacher = async (
+  s: TrainSetup,
+  policy: TrainablePolicy,
+  stage: { readonly steps: number; readonly lr: number; readonly cooldown?: number },
+  signal?: AbortSignal,
+  log?: (l: string) => void
+) => {
   const { config, opts } = s
   if (!policy.sft) throw new UsageError({ field: "--sft-steps", message: `policy ${config.policy} has no SFT warm start; start it from a checkpoint with --init instead` })
   const sftSeed = opts.sftSeed ?? config.seed
   const turns = await collectTeacherTurns(s.spec, s.envOptions, teacherTurnOptions(s))
-  return policy.sft(turns, {
-    steps: stage.steps,
-    lr: stage.lr,
-    batch: opts.sftBatch,
-    targetAcc: 2,
-    evalEvery: 100,
-    maxGradNorm: opts.maxGradNorm,
-    seed: sftSeed,
-    ...(stage.cooldown ? { cooldown: stage.cooldown } : {}),
-    ...(signal ? { signal } : {})
-  })
+  return policy.sft(
+    turns,
+    {
+      steps: stage.steps,
+      lr: stage.lr,
+      batch: opts.sftBatch,
+      targetAcc: 2,
+      evalEvery: 100,
+      maxGradNorm: opts.maxGradNorm,
+      seed: sftSeed,
+      ...(stage.cooldown ? { cooldown: stage.cooldown } : {}),
+      ...(signal ? { signal } : {})
+    },
+    log && sftProgressLog(stage.steps, log)
+  )
+}
+
+/** A line every SFT_PROGRESS_EVERY steps: an SFT of a few thousand steps runs for minutes. */
+export const SFT_PROGRESS_EVERY = 500
+export const sftProgressLog = (steps: number, log: (l: string) => void) => (p: SftProgress) => {
+  if (p.step % SFT_PROGRESS_EVERY === 0 && p.step < steps)
+    log(`sft: step ${p.step}/${steps}, loss ${p.loss.toFixed(4)}${p.heldOutAcc === undefined ? "" : `, held-out token acc ${p.heldOutAcc.toFixed(3)}`}, ${p.seconds.toFixed(0)} s`)
 }
 
 export const initialPolicy = async (
@@ -120,7 +137,7 @@ export const initialPolicy = async (
       await policy.load(cachePath)
       if (existsSync(reportPath)) report = JSON.parse(readFileSync(reportPath, "utf8")) as SftReport
     } else {
-      const r = await sftOnTeacher(s, policy, { steps: opts.sftSteps, lr: opts.sftLr }, signal)
+      const r = await sftOnTeacher(s, policy, { steps: opts.sftSteps, lr: opts.sftLr }, signal, log)
       log(`sft: ${r.steps} steps, loss ${r.loss.toFixed(4)}, held-out token acc ${r.heldOutAcc.toFixed(3)}, ${r.seconds.toFixed(1)} s`)
       mkdirSync(join(outDir, ".sft-cache"), { recursive: true })
       const tmp = `${cachePath}.tmp-${process.pid}`

@@ -49,7 +49,7 @@ const trained = (r: WarmStartRecipe, s: TrainSetup, cacheDir: string, log: (l: s
     if (!sft) throw new UsageError({ field: r.id, message: `recipe ${r.id}: its start ${r.stage.from} has no SFT report in the manifest` })
     const n = steps ?? r.stage.steps
     // The prefix check runs the stage's first steps, which the cooldown does not reach.
-    const st = await sftOnTeacher(s, policy, { steps: n, lr: r.stage.lr, cooldown: steps === undefined ? r.stage.cooldown : 0 })
+    const st = await sftOnTeacher(s, policy, { steps: n, lr: r.stage.lr, cooldown: steps === undefined ? r.stage.cooldown : 0 }, undefined, log)
     log(`sft stage 2: ${st.steps} steps from ${r.stage.from}, loss ${st.loss.toFixed(4)}, held-out token acc ${st.heldOutAcc.toFixed(3)}, ${st.seconds.toFixed(1)} s`)
     // The file records the optimizer's step count even without its state: every shipped start records 0.
     policy.resetOptimizer?.()

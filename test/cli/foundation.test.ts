@@ -23,9 +23,10 @@ describe("CLI foundation", () => {
     expect(Object.keys(j)).toEqual(["envs", "policies", "algorithms", "filters", "scorers", "executors", "sinks", "commands", "warmstarts", "presets"])
     // The sweep presets, contributed by the sweep plugin (plugins/sweep/presets/index.ts).
     expect(j.presets.map((p: { id: string }) => p.id)).toContain("sweep/quick")
-    // The shipped warm starts, named by id: one per env (WebShop: one per version), the headroom starts, the arithmetic envs' second-stage starts and MetaMathQA v2's (every or half of the training instances).
+    // The shipped warm starts, named by id: one per env (WebShop: one per version), the headroom starts, the arithmetic envs' second-stage and one-stage starts at ≥ 0.5, and MetaMathQA v2's (every or half of the training instances).
     expect(j.warmstarts.map((w: { id: string }) => w.id).sort()).toEqual([
       "tinylm/countdown-tiny",
+      "tinylm/countdown-tiny-4000",
       "tinylm/countdown-tiny-stage2",
       "tinylm/frozenlake-tiny",
       "tinylm/frozenlake-tiny-headroom",
@@ -33,6 +34,8 @@ describe("CLI foundation", () => {
       "tinylm/metamathqa-tiny-stage2",
       "tinylm/metamathqa-v2-tiny",
       "tinylm/metamathqa-v2-tiny-half",
+      "tinylm/metamathqa-v2-tiny-half-2500",
+      "tinylm/metamathqa-v2-tiny-half-3000",
       "tinylm/metamathqa-v2-tiny-half-stage2",
       "tinylm/metamathqa-v2-tiny-stage2",
       "tinylm/searchqa-tiny",

@@ -151,7 +151,8 @@ export const groupSettings = (views: ReadonlyArray<RunView>): Map<string, string
   const out = new Map<string, string[]>()
   for (const same of groupBy(firsts, (v) => `${v.env} ${v.algo}`).values()) {
     const maps = same.map((v) => {
-      const { env: _e, algo: _a, ...rest } = pairingConfig(v.run.config.config)
+      // The env's version stays in: one family's rows may run on two (metamathqa-v1, -v2).
+      const { algo: _a, ...rest } = pairingConfig(v.run.config.config)
       const m = new Map<string, string>()
       leaves({ ...rest, semantics: v.semantics }, "", m)
       return m

@@ -7,13 +7,15 @@
  * docs/results/learning.md.
  */
 import { defineSweep } from "../../../core/sweep/spec.ts"
-import { FROZENLAKE, fromStart, METAMATHQA_V1, NONE, STANDARD } from "./_common.ts"
+import { FROZENLAKE, fromStart, NONE, STANDARD } from "./_common.ts"
 
 export const START_LEARNING_ENVS = [
   fromStart("sokoban", "sokoban-tiny", 2e-4),
   fromStart(FROZENLAKE, "frozenlake-tiny", 2e-4),
   fromStart("countdown", "countdown-tiny-stage2", 1e-4),
-  fromStart(METAMATHQA_V1, "metamathqa-tiny-stage2", 1e-4),
+  // v2 (column by column) on half of the training instances: from no v1 start at ≥ 0.5 does RL
+  // rise (docs/results/arithmetic-sft.md), so this row is the env's current version, not the suite's v1.
+  fromStart("metamathqa-v2", "metamathqa-v2-tiny-half-2500", 1e-4),
   fromStart("searchqa", "searchqa-tiny", 1e-4),
   fromStart("webshop", "webshop-v2-tiny", 1e-4)
 ]
