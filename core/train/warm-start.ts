@@ -75,8 +75,8 @@ export const sftOnTeacher = async (
 ) => {
   const { config, opts } = s
   if (!policy.sft) throw new UsageError({ field: "--sft-steps", message: `policy ${config.policy} has no SFT warm start; start it from a checkpoint with --init instead` })
-  const sftSeed = opts.sftSeed ?? config.seed
-  const turns = await collectTeacherTurns(s.spec, s.envOptions, teacherTurnOptions(s))
+  const teacher = teacherTurnOptions(s)
+  const turns = await collectTeacherTurns(s.spec, s.envOptions, teacher)
   return policy.sft(
     turns,
     {
@@ -86,7 +86,7 @@ export const sftOnTeacher = async (
       targetAcc: 2,
       evalEvery: 100,
       maxGradNorm: opts.maxGradNorm,
-      seed: sftSeed,
+      seed: teacher.seed,
       ...(stage.cooldown ? { cooldown: stage.cooldown } : {}),
       ...(signal ? { signal } : {})
     },

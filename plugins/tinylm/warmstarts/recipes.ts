@@ -94,25 +94,21 @@ const METAMATHQA_V2_HALF: WarmStartRecipe = {
 }
 
 /**
- * v2 on half the instances, trained longer (one stage, constant lr). 2,500 steps (0.570) is the
- * MetaMathQA start at ≥ 0.5 of the teacher from which no-filter RL rises at the suite's recipe;
- * at 3,000 (0.652) it no longer does, nor from any second-stage start, whose cooldown leaves the
- * errors confident (docs/results/arithmetic-sft.md).
+ * A first-stage recipe trained longer, in one stage at its constant lr (no cooldown), as one more
+ * start of the same recipe: `<id>-<sftSteps>`. For MetaMathQA v2 on half of the instances, 2,500
+ * steps (0.570) is the start at ≥ 0.5 of the teacher from which no-filter RL rises at the suite's
+ * recipe; at 3,000 (0.652) it no longer does, nor from any second-stage start, whose cooldown leaves
+ * the errors confident (docs/results/arithmetic-sft.md).
  */
-const v2HalfLonger = (sftSteps: number): WarmStartRecipe => ({
-  ...METAMATHQA_V2_HALF,
-  id: `metamathqa-v2-tiny-half-${sftSteps}`,
-  description: `MetaMathQA v2 (column by column), tiny preset, ${sftSteps.toLocaleString("en")} SFT steps at ε = 0 on half of the training instances`,
-  train: { ...METAMATHQA_V2_HALF.train, sftSteps }
-})
-
-/** Countdown's first stage trained longer (one stage, constant lr), as v2HalfLonger for MetaMathQA. */
-const countdownLonger = (sftSteps: number): WarmStartRecipe => ({
-  ...COUNTDOWN,
-  id: `countdown-tiny-${sftSteps}`,
-  description: `Countdown, tiny preset, ${sftSteps.toLocaleString("en")} SFT steps at ε = 0`,
-  train: { ...COUNTDOWN.train, sftSteps }
-})
+const longer = (base: WarmStartRecipe, sftSteps: number): WarmStartRecipe => {
+  const steps = (n: number) => `${n.toLocaleString("en")} SFT steps`
+  return {
+    ...base,
+    id: `${base.id}-${sftSteps}`,
+    description: base.description.replace(steps(base.train.sftSteps as number), steps(sftSteps)),
+    train: { ...base.train, sftSteps }
+  }
+}
 
 export const RECIPES: ReadonlyArray<WarmStartRecipe> = [
   {
@@ -175,9 +171,9 @@ export const RECIPES: ReadonlyArray<WarmStartRecipe> = [
   METAMATHQA_V2_HALF,
   stage2(METAMATHQA_V2_HALF, 3000, 2e-3, 1),
   // MetaMathQA's strong start for start-learning.
-  v2HalfLonger(2500),
-  v2HalfLonger(3000),
+  longer(METAMATHQA_V2_HALF, 2500),
+  longer(METAMATHQA_V2_HALF, 3000),
   // A Countdown start at ≥ 0.5 from one stage (3,000 steps gave 0.215: at a constant lr the
   // last minibatches decide where the weights land; docs/results/arithmetic-sft.md).
-  countdownLonger(4000)
+  longer(COUNTDOWN, 4000)
 ]
