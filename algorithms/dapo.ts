@@ -16,10 +16,9 @@
  * settings as its PPO row; see docs/train.md.
  */
 import { Schema } from "effect"
-import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
+import { type Algorithm, type AlgoTrajectory, type LossRegularisers, withDefault as dflt } from "../core/host.ts"
 import { buildObjective, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { broadcastToTokens, groupNormalised } from "./grpo.ts"
-import { withDefault as dflt } from "../core/contracts/defaults.ts"
 
 export const DapoOptions = Schema.Struct({
   clipLow: dflt(Schema.Finite, 0.2),

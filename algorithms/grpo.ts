@@ -12,10 +12,9 @@
  * The loss is the clipped-ratio objective of ./common/objective.ts.
  */
 import { Schema } from "effect"
-import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
+import { type Algorithm, type AlgoTrajectory, type LossRegularisers, withDefault as dflt } from "../core/host.ts"
 import { buildObjective, type LossAgg, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { mean, stdUnbiased } from "./common/stats.ts"
-import { withDefault as dflt } from "../core/contracts/defaults.ts"
 
 export const GrpoOptions = Schema.Struct({
   /** "grpo" divides by the group std; "dr-grpo" does not and sums over each trajectory's tokens. */

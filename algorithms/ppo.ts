@@ -9,11 +9,10 @@
  * use_turn_scores True) puts each turn's reward on that turn's last token.
  */
 import { Schema } from "effect"
-import type { AlgoTrajectory, Algorithm, LossRegularisers } from "../core/contracts/algorithm.ts"
+import { type Algorithm, type AlgoTrajectory, type LossRegularisers, withDefault as dflt } from "../core/host.ts"
 import { finalTokenRewards, gae, tokenRewards } from "./common/gae.ts"
 import { buildObjective, LossAggOption, type ObjectiveItem } from "./common/objective.ts"
 import { whitenInPlace } from "./common/stats.ts"
-import { withDefault as dflt } from "../core/contracts/defaults.ts"
 
 export const rewardPlacements = ["final-token", "per-turn"] as const
 export type RewardPlacement = (typeof rewardPlacements)[number]

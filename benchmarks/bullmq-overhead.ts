@@ -25,7 +25,7 @@
 import { builtinPlugins } from "../builtins.ts"
 import { fakeTrainEnv } from "../test/helpers/fake-train.ts"
 import { Effect } from "effect"
-import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { availableParallelism, tmpdir } from "node:os"
@@ -41,6 +41,7 @@ import { expandGrid } from "../core/sweep/grid.ts"
 import { decodeSpec } from "../core/sweep/spec.ts"
 import { BullmqOptions, bullmqExecutor } from "../plugins/bullmq/executor.ts"
 import { runSweep } from "../plugins/sweep/runner.ts"
+import { spawnOnRuntime, spawnOnRuntimeSync } from "../core/runtime.ts"
 
 process.env.GIT_DIR = join(tmpdir(), "ragen-no-git") // inherited by every process started below
 process.env[BUILTINS_ENV] = fileURLToPath(new URL("../builtins.ts", import.meta.url)) // as cli.ts names it to the sweep workers
@@ -53,7 +54,6 @@ const mode = arg("--mode", "overhead")
 const reps = Number(arg("--reps", mode === "overhead" ? "3" : "2"))
 const cli = fileURLToPath(new URL("../cli.ts", import.meta.url))
 const fixture = fileURLToPath(new URL("../test/fixtures/plugins/sweep-policy.ts", import.meta.url))
-const bun = process.execPath
 const dir = mkdtempSync(join(tmpdir(), "ragen-bullmq-bench-"))
 
 const median = (xs: number[]): number => {
@@ -89,7 +89,7 @@ let counter = 0
 const sweepOnce = (specPath: string, extra: string[], env: Record<string, string>): number => {
   const out = join(dir, `s${counter++}`)
   const t0 = performance.now()
-  const r = spawnSync(bun, [cli, "sweep", specPath, "--plugin", fixture, "--out", join(out, "results"), "--leaderboard", join(out, "site"), ...extra], {
+  const r = spawnOnRuntimeSync(cli, ["sweep", specPath, "--plugin", fixture, "--out", join(out, "results"), "--leaderboard", join(out, "site"), ...extra], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...env }
   })
@@ -104,7 +104,7 @@ const startWorkers = async (n: number, env: Record<string, string>): Promise<Chi
   // Kernel threads as the local pool gives them: a second one only when the workers leave a core free.
   const threads = process.env.RAGEN_THREADS ?? (2 * n <= availableParallelism() ? "2" : "1")
   const ws = Array.from({ length: n }, (_, i) => {
-    const w = spawn(bun, [cli, "worker", "--queue", url, "--plugin", fixture, "--work-dir", join(dir, `work${counter}-${i}`)], {
+    const w = spawnOnRuntime(cli, ["worker", "--queue", url, "--plugin", fixture, "--work-dir", join(dir, `work${counter}-${i}`)], {
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, RAGEN_THREADS: threads, ...env }
     })

@@ -16,9 +16,9 @@
  * measurement. FrozenLake's step costs microseconds, so the figure is the server's own overhead
  * (HTTP parsing, JSON, checks), not the env's.
  */
-import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { cpuSeconds, flag, roots } from "./_server-compare.ts"
+import { spawnOnRuntime } from "../core/runtime.ts"
 
 const SECONDS = Number(flag("seconds", "3"))
 const REPS = Number(flag("reps", "3"))
@@ -26,7 +26,7 @@ const ENV = flag("env", "frozenlake")
 const ACTIONS = ["Up", "Down", "Left", "Right"]
 
 const serve = (dir: string): Promise<{ url: string; kill: () => void; pid: number }> => {
-  const child = spawn(process.execPath, [join(dir, "cli.ts"), "env", "serve", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })
+  const child = spawnOnRuntime(join(dir, "cli.ts"), ["env", "serve", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })
   return new Promise((resolve, reject) => {
     let out = ""
     child.stdout!.on("data", (d) => {

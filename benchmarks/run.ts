@@ -3,14 +3,10 @@
  * this lists them (with the first line of each one's doc comment), with names it runs them in
  * turn on this runtime. Figures and the commands that produced them are in benchmarks/RESULTS.md.
  */
-import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-
-/** Arguments that run a script on this runtime (Deno needs `run -A`); kept here so that listing
- * and launching benchmarks loads none of the sweep machinery. */
-const runtimeArgs = (file: string): string[] => ((globalThis as { Deno?: unknown }).Deno ? ["run", "-A", file] : [file])
+import { spawnOnRuntimeSync } from "../core/runtime.ts"
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 const names = readdirSync(here)
@@ -37,7 +33,7 @@ if (unknown.length > 0) {
 let failed = 0
 for (const n of wanted) {
   console.log(`== ${n}`)
-  const r = spawnSync(process.execPath, runtimeArgs(join(here, `${n}.ts`)), { stdio: "inherit" })
+  const r = spawnOnRuntimeSync(join(here, `${n}.ts`), [], { stdio: "inherit" })
   if (r.status !== 0) failed++
 }
 process.exit(failed === 0 ? 0 : 1)

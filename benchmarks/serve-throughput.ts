@@ -14,9 +14,9 @@
  * each repetition, so a busy machine affects both alike; the ratio this/other is printed, with
  * the server's CPU time per completion (from /proc), which a shared machine moves far less.
  */
-import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { cpuSeconds, flag, roots } from "./_server-compare.ts"
+import { spawnOnRuntime } from "../core/runtime.ts"
 
 const SECONDS = Math.min(30, Number(flag("seconds", "3")))
 const REPS = Math.min(20, Number(flag("reps", "3")))
@@ -25,7 +25,7 @@ const PROMPT = "_ _ _ G\n_ O _ _\n_ _ P _\n_ O _ _\n<think>"
 
 const serve = (dir: string): Promise<{ url: string; kill: () => void; pid: number }> => {
   const ckpt = join(dir, "plugins", "tinylm", "warmstarts", "frozenlake-tiny.safetensors")
-  const child = spawn(process.execPath, [join(dir, "cli.ts"), "serve", "--checkpoint", ckpt, "--model", "tinylm", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })
+  const child = spawnOnRuntime(join(dir, "cli.ts"), ["serve", "--checkpoint", ckpt, "--model", "tinylm", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })
   return new Promise((resolve, reject) => {
     let out = ""
     child.stdout!.on("data", (d) => {

@@ -7,15 +7,11 @@
  * 16 validation seeds. Each repetition runs the sweep with 1 and then 2 workers into fresh
  * folders (alternating, so drift in machine load hits both); the figure is the ratio of medians.
  */
-import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-
-/** Arguments that run a script on this runtime (Deno needs `run -A`); kept here so that listing
- * and launching benchmarks loads none of the sweep machinery. */
-const runtimeArgs = (file: string): string[] => ((globalThis as { Deno?: unknown }).Deno ? ["run", "-A", file] : [file])
+import { spawnOnRuntimeSync } from "../core/runtime.ts"
 
 const argv = process.argv.slice(2)
 const arg = (name: string, dflt: number): number => {
@@ -44,7 +40,7 @@ const median = (xs: number[]): number => {
 const time = (workers: number, rep: number): number => {
   const out = join(dir, `w${workers}-r${rep}`)
   const t0 = performance.now()
-  const r = spawnSync(process.execPath, [...runtimeArgs(cli), "sweep", specPath, "--workers", String(workers), "--out", join(out, "results"), "--leaderboard", join(out, "site")], {
+  const r = spawnOnRuntimeSync(cli, ["sweep", specPath, "--workers", String(workers), "--out", join(out, "results"), "--leaderboard", join(out, "site")], {
     stdio: ["ignore", "ignore", "pipe"]
   })
   const s = (performance.now() - t0) / 1000

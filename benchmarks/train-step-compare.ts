@@ -10,10 +10,10 @@
  *
  * Without --init, a 600-step FrozenLake SFT (ε = 0.5) is trained once first (≈ 1–2 min).
  */
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
+import { spawnOnRuntimeSync } from "../core/runtime.ts"
 
 const argv = process.argv.slice(2)
 const arg = (name: string, d: string): string => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : d)
@@ -21,7 +21,6 @@ const vary = arg("--vary", "prefix")
 const reps = Number(arg("--reps", "3"))
 const steps = arg("--steps", "10")
 const here = new URL(".", import.meta.url).pathname
-const bun = process.execPath
 
 interface Setting {
   readonly name: string
@@ -52,7 +51,8 @@ let init = arg("--init", "")
 if (init === "") {
   const dir = mkdtempSync(join(tmpdir(), "ragen-step-sft-"))
   console.error("training the SFT start (600 steps, FrozenLake, ε = 0.5) …")
-  execFileSync(bun, [join(here, "../cli.ts"), "sft", "--env", "frozenlake", "--steps", "600", "--epsilon", "0.5", "--val-seeds", "8", "--out", dir], { stdio: ["ignore", "ignore", "inherit"] })
+  const sft = spawnOnRuntimeSync(join(here, "../cli.ts"), ["sft", "--env", "frozenlake", "--steps", "600", "--epsilon", "0.5", "--val-seeds", "8", "--out", dir], { stdio: ["ignore", "ignore", "inherit"] })
+  if (sft.status !== 0) throw new Error(`sft exited with ${sft.status}`)
   init = join(dir, readdirSync(dir).find((f) => f.endsWith(".safetensors"))!)
 }
 
@@ -63,7 +63,13 @@ for (let r = 0; r < reps; r++) {
   // alternate the order every rep so that drift in the machine's load hits both settings alike
   for (const i of r % 2 === 0 ? settings.map((_, k) => k) : settings.map((_, k) => settings.length - 1 - k)) {
     const s = settings[i]!
-    const out = execFileSync(bun, [join(here, "train-step.ts"), "--steps", steps, "--init", init, ...s.args], { env: { ...process.env, ...s.env }, encoding: "utf8" })
+    const child = spawnOnRuntimeSync(join(here, "train-step.ts"), ["--steps", steps, "--init", init, ...s.args], {
+      env: { ...process.env, ...s.env },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    if (child.status !== 0) throw new Error(`train-step.ts exited with ${child.status}`)
+    const out = String(child.stdout)
     const j = JSON.parse(out.trim().split("\n").pop()!) as Record<Part, { mean: number }>
     runs[i]!.push(Object.fromEntries(parts.map((p) => [p, j[p].mean])) as Record<Part, number>)
     console.error(`rep ${r + 1} ${s.name}: step ${j.step_seconds.mean.toFixed(3)} s (load ${loadavg()[0]!.toFixed(1)})`)

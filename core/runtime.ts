@@ -1,5 +1,5 @@
 /** Which runtime we are on, and the code version (git commit, or the package version). */
-import { execFileSync } from "node:child_process"
+import { type ChildProcess, execFileSync, type SpawnOptions, type SpawnSyncOptions, type SpawnSyncReturns, spawn, spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { arch, availableParallelism, cpus, platform } from "node:os"
 import { dirname, join } from "node:path"
@@ -54,3 +54,17 @@ export const hostInfo = (): { cpu: string; cores: number; platform: string; arch
   platform: platform(),
   arch: arch()
 })
+
+/**
+ * argv that runs a .ts file on this runtime (Deno needs `run -A`). Bun's children never install a
+ * package at run time (`--no-install`, as the launcher): a worker loads the user's plugins, whose
+ * folder may have no node_modules. The one place a child's command line is written.
+ */
+export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : ["--no-install", file])
+
+/** Start a child running the .ts `file` with `args` on this runtime (sweep workers, BullMQ children, benchmarks). */
+export const spawnOnRuntime = (file: string, args: ReadonlyArray<string>, options: SpawnOptions): ChildProcess => spawn(process.execPath, [...runtimeArgs(file), ...args], options)
+
+/** The same, waiting for the child to end. */
+export const spawnOnRuntimeSync = (file: string, args: ReadonlyArray<string>, options: SpawnSyncOptions): SpawnSyncReturns<Buffer | string> =>
+  spawnSync(process.execPath, [...runtimeArgs(file), ...args], options)

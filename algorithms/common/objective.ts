@@ -7,11 +7,10 @@
  * It returns a LossFn: the policy gives per-token logprobs/entropy/values, this gives the loss
  * and its gradient with respect to each of them (the policy back-propagates the rest).
  */
-import type { LossFn, LossOutput, TokenForward, TokenGrads } from "../../core/contracts/policy.ts"
-import type { LossAgg } from "../../core/contracts/algorithm.ts"
+import type { LossAgg, LossFn, LossOutput, TokenForward, TokenGrads } from "../../core/host.ts"
 
 /** Loss aggregation modes (names and meanings in core/stats.ts, where the trainer's options read them). */
-export { type LossAgg, LossAggOption } from "../../core/contracts/algorithm.ts"
+export { type LossAgg, LossAggOption } from "../../core/host.ts"
 
 /** Which terms the LossFn includes; single terms serve the gradient decomposition (paper Fig. 3). */
 export type LossTerms = "all" | "task" | "entropy" | "kl"

@@ -1,5 +1,5 @@
 /** Small statistics shared by the algorithms (mean and unbiased std live in core/stats.ts). */
-export { mean, stdUnbiased, varianceUnbiased } from "../../core/stats.ts"
+export { mean, stdUnbiased, varianceUnbiased } from "../../core/host.ts"
 
 /** Whiten in place over all entries of all arrays: (x − mean)/(std + 1e-8), std unbiased (verl masked_whiten). */
 export const whitenInPlace = (arrays: ReadonlyArray<Float32Array>): void => {

@@ -7,9 +7,7 @@
  */
 import { Schema } from "effect"
 import type { Filter, FilterResult } from "../../core/contracts/index.ts"
-import { checkGroups } from "../../core/filters/input.ts"
-import { allEqual } from "../../core/stats.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
+import { allEqual, checkGroups, withDefault as dflt } from "../../core/host.ts"
 import { keepWhole, PosInt } from "./score.ts"
 
 export const DapoDynamicOptions = Schema.Struct({

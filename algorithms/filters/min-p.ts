@@ -6,8 +6,7 @@
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
-import { checkGroups } from "../../core/filters/input.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
+import { checkGroups, withDefault as dflt } from "../../core/host.ts"
 import { candidatePositions, Fraction, groupScores, keepWhole, type ScoreOptions, scoreFields } from "./score.ts"
 
 export const MinPOptions = Schema.Struct({

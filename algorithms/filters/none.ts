@@ -1,7 +1,7 @@
 /** `none`: keep every group and trajectory (the no-filter baseline). */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
-import { checkGroups } from "../../core/filters/input.ts"
+import { checkGroups } from "../../core/host.ts"
 import { keepWhole } from "./score.ts"
 
 export const noneFilter: Filter<{}> = {

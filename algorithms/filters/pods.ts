@@ -4,9 +4,8 @@
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
-import { checkGroups } from "../../core/filters/input.ts"
+import { checkGroups, withDefault as dflt } from "../../core/host.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 import { PosInt } from "./score.ts"
 
 export const PodsOptions = Schema.Struct({

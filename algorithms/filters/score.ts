@@ -7,14 +7,13 @@
  */
 import { Schema } from "effect"
 import type { FilterResult, Group, KeptGroup } from "../../core/contracts/index.ts"
-import { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
+import { groupScore, type ScoreMetric, withDefault as dflt, ZERO_SCORE } from "../../core/host.ts"
 
-export { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/stats.ts"
+export { groupScore, type ScoreMetric, ZERO_SCORE } from "../../core/host.ts"
 
 /** A schema field with a decoding default (the value an omitted option takes). */
 
-export { NonNeg, PosInt, Unit as Fraction } from "../../core/contracts/defaults.ts"
+export { NonNeg, PosInt, Unit as Fraction } from "../../core/host.ts"
 
 /** Option fields shared by the score-based filters. */
 export const scoreFields = (includeZero = false) => ({

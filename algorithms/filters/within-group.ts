@@ -5,10 +5,8 @@
  */
 import { Schema } from "effect"
 import type { Filter } from "../../core/contracts/index.ts"
-import { roundHalfEven } from "../../core/stats.ts"
-import { checkGroups } from "../../core/filters/input.ts"
+import { checkGroups, roundHalfEven, withDefault as dflt } from "../../core/host.ts"
 import { maxVarianceSubset } from "./max-variance.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 import { Fraction } from "./score.ts"
 
 export const WithinGroupOptions = Schema.Struct({

@@ -1,12 +1,8 @@
 /** Shared by `play` and `env`: resolve an env id and build it from --option k=v flags. */
 import { Effect } from "effect"
 import type { Env, EnvSpec } from "../../core/contracts/index.ts"
-import { type UnknownIdError, UsageError } from "../../core/errors.ts"
-import { Registry } from "../../core/registry.ts"
+import { decodeSync, listFlag, numberFlagOr, parsePairs, Registry, type UnknownIdError, UsageError } from "../../core/host.ts"
 import { makeEnv } from "../server/catalog.ts"
-import { parsePairs } from "../../core/cli/kv.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
-import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
 
 /** An integer flag in min..max (default 0..2^32−1), or dflt when not given. */
 export const intFlag = (value: unknown, field: string, dflt: number, min = 0, max = 2 ** 32 - 1): Effect.Effect<number, UsageError> => numberFlagOr(value, field, dflt, { integer: true, min, max })

@@ -4,17 +4,12 @@
  * (docs/env-server.md).
  */
 import { Console, Effect } from "effect"
-import { derive } from "../../core/rng.ts"
-import { UsageError } from "../../core/errors.ts"
-import { Registry } from "../../core/registry.ts"
-import { listFlag } from "../../core/cli/flags.ts"
-import { terminalSafe } from "../../core/text.ts"
+import { defineCommand, derive, listFlag, Registry, terminalSafe, UsageError } from "../../core/host.ts"
 import { defaultAllowedHosts, hostNameOf, isLoopback, startHttp } from "../server/http.ts"
 import { loadResources, parseResourceFlags } from "../server/operator.ts"
 import { registryCatalog } from "../server/registry-catalog.ts"
 import { SessionStore } from "../server/sessions.ts"
 import { serveStdio } from "../server/stdio.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
 import { buildEnv, envArg, fmtInfo, intFlag, numberFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 const MAX_SHOWN_STEPS = 1000

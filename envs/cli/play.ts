@@ -5,7 +5,7 @@
  */
 import { Console, Effect } from "effect"
 import { createInterface } from "node:readline"
-import { defineCommand } from "../../core/contracts/plugin.ts"
+import { defineCommand } from "../../core/host.ts"
 import { buildEnv, envArg, fmtInfo, intFlag, resetEnv, stepEnv } from "./env-common.ts"
 
 export default defineCommand({

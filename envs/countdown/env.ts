@@ -20,13 +20,12 @@
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng, withDefault as dflt } from "../../core/host.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { evaluate, leaves, parseExpression, render, sameMultiset, spell, type Expr } from "./expression.ts"
 import { generate, type Instance } from "./generator.ts"
 import { eq, ofInt } from "./rational.ts"
 import { gradeCountdown, teachCountdown, TEACHER_WORDS, type CountdownState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 

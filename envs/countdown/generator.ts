@@ -4,7 +4,7 @@
  * (as in the Countdown game and TinyZero's countdown task) — and take the last value as the
  * target. The combination steps are the teacher's solution, so a solution always exists.
  */
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import type { Expr } from "./expression.ts"
 import type { Op } from "./rational.ts"
 

@@ -29,7 +29,7 @@
  *    equation); consistency is 1 iff the action parses and its exact value equals that value.
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { evaluate, leaves, parseExpression, render, spell, type Expr } from "./expression.ts"
 import type { Equation, Instance } from "./generator.ts"
 import { apply, eq, ofInt, type Op, type Rational } from "./rational.ts"

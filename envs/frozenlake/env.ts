@@ -23,12 +23,11 @@
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng, withDefault as dflt } from "../../core/host.ts"
 import { makeActionParser } from "../common/actions.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { GOAL, generateMap, HOLE, mapRows, parseMap, transitionTable, type LakeMap, type TransitionTable } from "./map.ts"
 import { ACTIONS, gradeLake, teachLake, TEACHER_WORDS } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 export const FrozenLakeOptions = Schema.Struct({
   /** Grid side (random maps). */

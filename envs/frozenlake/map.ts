@@ -6,7 +6,7 @@
  * `success_rate` rule: the intended move w.p. s, each perpendicular move ((a−1) mod 4 and
  * (a+1) mod 4) w.p. (1−s)/2. Holes and the goal are absorbing.
  */
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 
 export const FROZEN = 0
 export const HOLE = 1

@@ -8,7 +8,7 @@
  * iteration on the transition table) and the plan follows that policy along intended moves.
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { factString, parseReasoning, type FactVocabulary, type PositionFact } from "../common/facts.ts"
 import { GOAL, HOLE, moveCell, shortestPath, type LakeMap, type TransitionTable } from "./map.ts"
 

@@ -7,8 +7,7 @@
  * is refused, not read. The env server loads its operator's files with the async loader first.
  */
 import { Schema } from "effect"
-import { MiB, readRegularFile, readRegularFileSync, utf8 } from "../../core/files.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { decodeSync, MiB, readRegularFile, readRegularFileSync, utf8 } from "../../core/host.ts"
 import type { Problem } from "./problems.ts"
 
 const Record_ = Schema.Struct({ query: Schema.String, response: Schema.String })

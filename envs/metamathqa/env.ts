@@ -25,14 +25,13 @@
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng, withDefault as dflt } from "../../core/host.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { spell } from "../countdown/expression.ts"
 import { answersMatch, MAX_ANSWER_CHARS, normalizeAnswer } from "./answer.ts"
 import { loadMetaMathQA } from "./dataset.ts"
 import { generateProblem, TEMPLATE_WORDS, type Problem } from "./problems.ts"
 import { gradeMath, teachMath, TEACHER_WORDS, type MetaMathState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 export const MetaMathQAOptions = Schema.Struct({
   /** Attempts per problem; attempt j (0-based) earns 1/2^j when correct. */

@@ -3,7 +3,7 @@
  * per kind, each with an exact integer answer and its worked steps. Plain English, numbers written
  * as numbers.
  */
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { spell } from "../countdown/expression.ts"
 import type { Op } from "../countdown/rational.ts"
 

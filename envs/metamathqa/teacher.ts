@@ -15,7 +15,7 @@
  *    result of its last equation, or the number after "answer" when that comes later / alone.
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { spell } from "../countdown/expression.ts"
 import { writeStep } from "./columns.ts"
 import { eq, ofInt } from "../countdown/rational.ts"

@@ -19,7 +19,7 @@
  *   flows_through river   → country  "R is a river that flows through N ."
  * One passage per fact: 2,320 passages.
  */
-import { Rng } from "../../core/rng.ts"
+import { Rng } from "../../core/host.ts"
 
 export type EntityType = "person" | "city" | "country" | "company" | "river"
 export type Relation = "born_in" | "works_for" | "located_in" | "capital_of" | "founded_by" | "based_in" | "flows_through"

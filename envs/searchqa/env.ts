@@ -23,7 +23,7 @@
  */
 import { Effect, Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng, withDefault as dflt } from "../../core/host.ts"
 import { vocabularyOf } from "../common/text.ts"
 import { CORPUS, SYLLABLES, type Fact } from "./corpus.ts"
 import { generateQuestion, hopQuery, QUESTION_WORDS, SEARCH_KEYWORD, type Question } from "./questions.ts"
@@ -31,7 +31,6 @@ import { retrieve, RetrieverFormat, type RetrieverSettings } from "./remote.ts"
 import { localPassageOf, localSearch, formatPassages, showRemote, sharedIndex } from "./retriever.ts"
 import { normalizeAnswer, scoreNormalized } from "./squad.ts"
 import { gradeSearchQA, parseAction, teachSearchQA, TEACHER_WORDS, type Action, type SearchQAState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 

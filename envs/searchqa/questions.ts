@@ -4,7 +4,7 @@
  * Each hop names the search that finds its fact: the subject's name and a keyword that only
  * that fact's passage holds (see corpus.ts), e.g. "ka vo ril born".
  */
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { CORPUS, type Corpus, type Fact, type Relation } from "./corpus.ts"
 
 export interface Question {

@@ -17,7 +17,7 @@
  * carries the reply's body.
  */
 import { Effect, Schedule, Schema } from "effect"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { decodeSync } from "../../core/host.ts"
 import { fetchCapped, FetchRefused } from "../common/fetch.ts"
 
 export const RetrieverFormat = Schema.Literals(["search-r1", "ragen"])

@@ -13,7 +13,7 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Schema } from "effect"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { decodeSync } from "../../core/host.ts"
 import type { BM25 } from "./bm25.ts"
 import { CORPUS } from "./corpus.ts"
 import { sharedIndex } from "./retriever.ts"

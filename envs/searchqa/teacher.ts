@@ -18,7 +18,7 @@
  * plan names (if it names one).
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { CORPUS, factText, type Fact, type Relation } from "./corpus.ts"
 import { hopQuery, SEARCH_KEYWORD } from "./questions.ts"
 import { mentions, readItems, readPlan, statedFacts } from "./reading.ts"

@@ -4,8 +4,7 @@
  * request handlers stay synchronous.
  */
 import type { Env, EnvSpec } from "../../core/contracts/index.ts"
-import { actionBudgetFor, withTimeLimit } from "../../core/env/time-limit.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { actionBudgetFor, decodeSync, withTimeLimit } from "../../core/host.ts"
 
 export interface EnvCatalog {
   /** The spec for an id (full or local, as the registry resolves it), or an error message. */

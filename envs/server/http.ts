@@ -16,10 +16,10 @@
  */
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { isIP } from "node:net"
-import { allowedHostSet, applyTimeouts, bodyRefusal, checkBodyHeaders, checkClient as guardClient, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, readBody } from "../../core/http-guard.ts"
+import { allowedHostSet, applyTimeouts, bodyRefusal, checkBodyHeaders, checkClient as guardClient, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, readBody } from "../../core/host.ts"
 import { handle, handleAsync, type Op, type Reply, type Server } from "./protocol.ts"
 
-export { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, defaultAllowedHosts, hostNameOf, isLoopback } from "../../core/http-guard.ts"
+export { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, defaultAllowedHosts, hostNameOf, isLoopback } from "../../core/host.ts"
 
 export const DEFAULT_MAX_BODY = 1 << 20
 

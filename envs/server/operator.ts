@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto"
 import type { EnvSpec } from "../../core/contracts/index.ts"
-import { MiB, readRegularFile } from "../../core/files.ts"
+import { MiB, readRegularFile } from "../../core/host.ts"
 import { loadMetaMathQAAsync } from "../metamathqa/dataset.ts"
 
 export type ResourceKind = "file" | "url"

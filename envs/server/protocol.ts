@@ -12,8 +12,7 @@
  * {name, sha256}}}).
  */
 import { Schema } from "effect"
-import { actionBudgetFor } from "../../core/env/time-limit.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { actionBudgetFor, decodeSync } from "../../core/host.ts"
 import type { Env, EnvSpec, StepResult } from "../../core/contracts/index.ts"
 import { makeEnv, type EnvCatalog } from "./catalog.ts"
 import { resolveOperatorOptions, type Resources } from "./operator.ts"

@@ -1,6 +1,5 @@
 /** An EnvCatalog over the plugin registry (every registered env, built-in or user plugin). */
-import { UnknownIdError } from "../../core/errors.ts"
-import { descriptionOf, lookupEntry, type Registry } from "../../core/registry.ts"
+import { descriptionOf, lookupEntry, type Registry, UnknownIdError } from "../../core/host.ts"
 import type { EnvCatalog } from "./catalog.ts"
 
 export const registryCatalog = (registry: Registry["Service"]): EnvCatalog => ({

@@ -24,13 +24,12 @@
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng, withDefault as dflt } from "../../core/host.ts"
 import { makeActionParser } from "../common/actions.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { delta, generateLevel, stateKey, TARGET, WALL, type GeneratorOptions, type Level } from "./level.ts"
 import { solve } from "./solver.ts"
 import { ACTIONS, gradeSokoban, teachSokoban, TEACHER_WORDS, type BoardView } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const IntIn = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 

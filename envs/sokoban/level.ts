@@ -13,7 +13,7 @@
  *    move backwards, so the kept level is solvable in at most its depth in moves.
  * Rooms whose best score is 0 are discarded and redrawn (as RAGEN retries on score 0).
  */
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 
 export const WALL = 0
 export const FLOOR = 1

@@ -6,7 +6,7 @@
  * In a dead state (no solution) the plan is a single move that changes the state.
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { factString, parseReasoning, type FactVocabulary, type PositionFact } from "../common/facts.ts"
 import { delta, TARGET, WALL } from "./level.ts"
 

@@ -9,7 +9,7 @@
  * Prices are whole dollars (a price is two word tokens instead of five for word-level
  * tokenizers); ids look like lower-case ASINs ("b0k3x9").
  */
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng } from "../../core/host.ts"
 
 export interface OptionGroup {
   readonly name: string

@@ -29,7 +29,7 @@
  */
 import { Schema } from "effect"
 import type { Env, EnvSpec, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import { derive, type Rng } from "../../core/rng.ts"
+import { derive, type Rng, withDefault as dflt } from "../../core/host.ts"
 import { DIGITS, vocabularyOf } from "../common/text.ts"
 import { ALL_GROUP_NAMES, catalogue, type Product } from "./catalogue.ts"
 import { INSTRUCTION_WORDS, makeGoal } from "./goal.ts"
@@ -38,7 +38,6 @@ import { buildIndex, type SearchIndex } from "./search.ts"
 import { storeCatalogue, storeIndex, storeLines } from "./store.ts"
 import { BACK_TO_SEARCH, BUY_NOW, DESCRIPTION, FEATURES, NEXT_PAGE, parseAction, PREV_PAGE, Shop, shopData, type ShopData } from "./shop.ts"
 import { gradeShop, teachShop, TEACHER_WORDS, type WebShopState } from "./teacher.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
 
 const int = (lo: number, hi: number) => Schema.Int.check(Schema.isBetween({ minimum: lo, maximum: hi }))
 

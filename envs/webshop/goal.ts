@@ -24,7 +24,7 @@
  *    query/category/title_score > 0.2 matches, 0.1 if title_score < 0.1, 0 if title_score = 0.
  *  - success = r = 1; the binary form (the paper trains on it) pays 1 on success, else 0.
  */
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import type { Catalogue, Product } from "./catalogue.ts"
 
 export interface Goal {

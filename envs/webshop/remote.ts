@@ -20,7 +20,7 @@
  * and named by the instruction; consistency as the embedded env (the plan's action).
  */
 import type { Env, ReasoningGrade, StepResult, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { fetchCapped, FetchRefused } from "../common/fetch.ts"
 import { splitWords } from "../common/text.ts"
 import { parsePage, type ParsedPage } from "./html.ts"

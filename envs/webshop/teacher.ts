@@ -17,7 +17,7 @@
  * text states a plan ("plan search …" / "plan click …") and the action is exactly that action.
  */
 import type { ReasoningGrade, TeacherOptions, TeacherStep } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { splitWords } from "../common/text.ts"
 import { ALL_ATTRIBUTES, ALL_OPTION_VALUES, ALL_TYPES, type Catalogue } from "./catalogue.ts"
 import { bestSelection, type Goal } from "./goal.ts"

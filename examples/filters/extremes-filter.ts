@@ -7,7 +7,7 @@
  *   ragen-bench filter apply --plugin examples/filters/extremes-filter.ts --filter extremes/best-worst groups.json
  */
 import { Effect, Schema } from "effect"
-import { checkGroups } from "../../core/filters/input.ts"
+import { checkGroups } from "../../core/kit.ts"
 import { definePlugin, type Filter } from "../../core/contracts/index.ts"
 
 export const BestWorstOptions = Schema.Struct({

@@ -6,16 +6,12 @@
  * job is declared stalled and run twice. A child is kept for the next job (the trainer and the
  * plugins load once) and replaced when it dies.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { availableParallelism } from "node:os"
 import { resolve as resolvePath } from "node:path"
 import { createInterface } from "node:readline"
-import { decodeSync } from "../../core/schema/decode.ts"
-import type { RunSummary } from "../../core/contracts/results.ts"
+import { decodeSync, type RunSummary, spawnOnRuntime } from "../../core/host.ts"
 import { CONFIG_ENV, FromWorker, PLUGINS_ENV, sweepWorkerPath, type ToWorker } from "../sweep/index.ts"
-
-/** argv for a child running a .ts file on this runtime (Deno needs `run -A`), as the local pool's. */
-const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : [file])
 
 export type ChildOutcome =
   | { readonly type: "done"; readonly summary: RunSummary }
@@ -51,7 +47,7 @@ export const createChildPool = (opts: ChildPoolOptions) => {
   const idle: Child[] = []
   const all = new Set<Child>()
   const spawnChild = (): Child => {
-    const proc = spawn(process.execPath, runtimeArgs(sweepWorkerPath), {
+    const proc = spawnOnRuntime(sweepWorkerPath, [], {
       stdio: ["pipe", "pipe", "pipe"],
       env: {
         ...process.env,

@@ -5,10 +5,7 @@
  * which the code version covers). Results never mix code versions.
  */
 import type { Plugin } from "../../core/contracts/index.ts"
-import { pluginHash } from "../../core/config.ts"
-import { UnknownIdError } from "../../core/errors.ts"
-import { type Kind, lookupEntry, type RegistryData } from "../../core/registry.ts"
-import type { RunConfig } from "../../core/contracts/run-config.ts"
+import { type Kind, lookupEntry, pluginHash, type RegistryData, type RunConfig, UnknownIdError } from "../../core/host.ts"
 import type { PluginRef } from "./job.ts"
 
 export const pluginRef = (p: Plugin): PluginRef => ({ name: p.name, version: p.version, hash: pluginHash(p) })

@@ -6,9 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join, resolve, sep } from "node:path"
-import { canonicalJson } from "../../core/hash.ts"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
-import type { RunConfig } from "../../core/contracts/run-config.ts"
+import { canonicalJson, type RunConfig, writeFileAtomic } from "../../core/host.ts"
 import { type JobResult, packFile, QueueDataError, RUN_FILES, unpackFiles } from "./job.ts"
 
 export const packRunFiles = (runDir: string): JobResult["files"] => RUN_FILES.filter((n) => existsSync(join(runDir, n))).map((n) => packFile(n, readFileSync(join(runDir, n), "utf8")))

@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
-import { RunConfig } from "../../core/contracts/run-config.ts"
+import { RunConfig } from "../../core/host.ts"
 
 export const QUEUE_NAME = "ragen-bench-sweep"
 

@@ -4,7 +4,7 @@
  * Redis is waited for), which would otherwise turn such a mistake into a silent hang.
  */
 import { Redis } from "ioredis"
-import { UsageError } from "../../core/errors.ts"
+import { UsageError } from "../../core/host.ts"
 import { connectionOptions, type RedisTarget, scrub } from "./url.ts"
 
 export const checkReachable = async (target: RedisTarget, timeoutMs = 5000): Promise<UsageError | undefined> => {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs"
 import { isIP } from "node:net"
-import { UsageError } from "../../core/errors.ts"
+import { UsageError } from "../../core/host.ts"
 
 export interface RedisTarget {
   readonly host: string

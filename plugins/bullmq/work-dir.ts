@@ -8,8 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { canonicalJson } from "../../core/hash.ts"
-import type { RunConfig } from "../../core/contracts/run-config.ts"
+import { canonicalJson, type RunConfig } from "../../core/host.ts"
 
 /** A fresh private work folder under the system temp folder. */
 export const freshWorkDir = (): string => mkdtempSync(join(tmpdir(), "ragen-bench-worker-"))

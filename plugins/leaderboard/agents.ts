@@ -8,9 +8,8 @@
 import { Effect } from "effect"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { readJsonFile } from "../../core/schema/decode.ts"
+import { type AgentEvalConfigFile, AgentEvalConfigFile as ConfigSchema, type AgentEvalSummary, AgentEvalSummary as SummarySchema, readJsonFile } from "../../core/host.ts"
 import { esc } from "./escape.ts"
-import { type AgentEvalConfigFile, AgentEvalConfigFile as ConfigSchema, type AgentEvalSummary, AgentEvalSummary as SummarySchema } from "../../core/schema/agent-eval.ts"
 
 export interface AgentEntry {
   readonly path: string

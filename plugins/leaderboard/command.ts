@@ -7,12 +7,7 @@ import { writeSite } from "./site.ts"
 import { DEFAULT_RERUN_BUDGET } from "./rerun-budget.ts"
 import { verifyRuns } from "./verify.ts"
 import { replicate } from "./replication/run.ts"
-import { UsageError } from "../../core/errors.ts"
-import { terminalSafe } from "../../core/text.ts"
-import { loadTrainer } from "../../core/train/entry.ts"
-import { numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
-import { Registry } from "../../core/registry.ts"
+import { defineCommand, loadTrainer, numberFlagOr, Registry, terminalSafe, UsageError } from "../../core/host.ts"
 
 const checkDirs = (dirs: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
   if (dirs.length === 0) return Effect.fail(new UsageError({ field: "results-dir", message: "give at least one results folder: ragen-bench leaderboard results/ --out site/" }))

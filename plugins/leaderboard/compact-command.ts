@@ -7,13 +7,22 @@
 import { Console, Effect } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
-import { UsageError } from "../../core/errors.ts"
-import { type CompactWritten, compactRun, DEFAULT_COMPACT_FOLDER_BYTES, listCompactFiles, readCompact, writeCompactFiles } from "../../core/results/compact.ts"
-import { readRun, type RunRead, scanRunDirs } from "../../core/results/store.ts"
-import type { CompactRun } from "../../core/schema/compact.ts"
-import { terminalSafe } from "../../core/text.ts"
+import {
+  compactRun,
+  type CompactRun,
+  type CompactWritten,
+  DEFAULT_COMPACT_FOLDER_BYTES,
+  defineCommand,
+  listCompactFiles,
+  numberFlagOr,
+  readCompact,
+  readRun,
+  type RunRead,
+  scanRunDirs,
+  terminalSafe,
+  UsageError,
+  writeCompactFiles
+} from "../../core/host.ts"
 import { CHART_METRICS } from "./build.ts"
 
 /** The exact metric names kept besides core's prefixes: the leaderboard's charts, and what the "kept non-zero-spread" column reads. */

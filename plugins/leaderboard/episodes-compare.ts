@@ -7,8 +7,7 @@
  */
 import { createHash } from "node:crypto"
 import { join } from "node:path"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
-import type { SampleEpisode, SamplesLine } from "../../core/schema/samples.ts"
+import { type SampleEpisode, type SamplesLine, writeFileAtomic } from "../../core/host.ts"
 import type { ComparePage } from "./context.ts"
 import { EPISODES_DIR, episodePage, MAX_PAGE_EPISODES, MAX_PAGE_STEPS } from "./episodes.ts"
 import { esc } from "./escape.ts"

@@ -8,8 +8,7 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import { UsageError } from "../../core/errors.ts"
-import { terminalSafe } from "../../core/text.ts"
+import { terminalSafe, UsageError } from "../../core/host.ts"
 import { type Collected, collectInputs } from "./collect.ts"
 import { defaultReference, joinReference } from "./reference.ts"
 

@@ -4,8 +4,7 @@
  * problem naming the file, the key and the value, when the run is read — so the statistics only
  * ever see numbers whose sums and squares stay finite.
  */
-import { matchMetricKey } from "../../core/metrics/keys.ts"
-import type { RunRead } from "../../core/results/store.ts"
+import { matchMetricKey, type RunRead } from "../../core/host.ts"
 
 /**
  * The largest magnitude any metric may hold. Real values stay far below (token sums of a

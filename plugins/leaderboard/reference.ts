@@ -13,8 +13,7 @@
  */
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { canonicalJson } from "../../core/hash.ts"
-import type { RunRead } from "../../core/results/store.ts"
+import { canonicalJson, type RunRead } from "../../core/host.ts"
 import type { RunInput } from "./build.ts"
 
 /** The shipped reference set (relative to this file, not to the working directory). */

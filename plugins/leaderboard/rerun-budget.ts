@@ -3,7 +3,7 @@
  * results could ask for 10^9 steps at P × G = 4096 × 64. Above any of these limits the run is not
  * re-run (a refusal naming the numbers) unless the user raises the limit with a flag.
  */
-import type { RunConfig } from "../../core/contracts/run-config.ts"
+import type { RunConfig } from "../../core/host.ts"
 
 export interface RerunBudget {
   /** Training steps of one re-run (`--max-steps`). */

@@ -3,8 +3,7 @@
  * seed, filter and the rollout sampling stream; cells are filter + options (+ stream). Display
  * names of filters and the settings that tell rows apart come from the files alone.
  */
-import { canonicalJson, contentHash } from "../../core/hash.ts"
-import type { RunRead } from "../../core/results/store.ts"
+import { canonicalJson, contentHash, type RunRead } from "../../core/host.ts"
 
 /**
  * Runs pool into one row only when their resolved configs agree apart from the seed and the

@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
+import { writeFileAtomic } from "../../core/host.ts"
 import type { RunInput } from "./build.ts"
 import { safeName } from "./context.ts"
 

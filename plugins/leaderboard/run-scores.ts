@@ -3,8 +3,7 @@
  * validation curve — the primary score —, last-3 mean, peak, the fact-accuracy area), how much its
  * filter kept (filter/* metrics, docs/metrics.md), and its budget sums.
  */
-import type { RunRead } from "../../core/results/store.ts"
-import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
+import { type RunRead, SUCCESS_METRIC } from "../../core/host.ts"
 import { areaScore, curveOf, lastMeanScore, startScore } from "./statistics/scores.ts"
 import type { Budget } from "./schema.ts"
 

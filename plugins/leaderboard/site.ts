@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { compareIndexHtml, writeComparePages } from "./episodes-compare.ts"
 import { writeEpisodePages } from "./episodes.ts"
-import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
+import { writeFileAtomic, writeJsonAtomic } from "../../core/host.ts"
 import { copyFileSync, existsSync, mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"

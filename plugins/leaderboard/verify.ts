@@ -8,17 +8,24 @@ import { Effect } from "effect"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { canonicalJson } from "../../core/hash.ts"
-import { writeJsonAtomic } from "../../core/results/atomic.ts"
-import { isComplete, listRunDirs, readMetrics, readRun, runIdOf } from "../../core/results/store.ts"
-import { Rng } from "../../core/rng.ts"
-import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
-import { readJsonFile } from "../../core/schema/decode.ts"
+import {
+  canonicalJson,
+  codeVersion,
+  externalInputs,
+  isComplete,
+  listRunDirs,
+  type MetricsLine,
+  readJsonFile,
+  readMetrics,
+  readRun,
+  Rng,
+  runIdOf,
+  runtimeInfo,
+  type TrainFn,
+  writeJsonAtomic
+} from "../../core/host.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
-import type { MetricsLine } from "../../core/contracts/results.ts"
-import type { TrainFn } from "../../core/train/entry.ts"
 import { VerifyFile } from "./schema.ts"
-import { externalInputs } from "../../core/external-inputs.ts"
 import { DEFAULT_RERUN_BUDGET, overBudget, type RerunBudget } from "./rerun-budget.ts"
 
 export { externalInputs }

@@ -6,13 +6,7 @@
  */
 import { Effect } from "effect"
 import type { CommandOption, EnvSpec, Policy, PolicySpec } from "../../core/contracts/index.ts"
-import { numberFlag } from "../../core/cli/flags.ts"
-import { listFlag } from "../../core/cli/flags.ts"
-import { FORBIDDEN_KEYS, decodeInput } from "../../core/schema/decode.ts"
-import { type UnknownIdError, type UserError, UsageError } from "../../core/errors.ts"
-import { Registry } from "../../core/registry.ts"
-import type { RolloutSettings } from "../../core/train/rollout.ts"
-import { DEFAULT_MAX_TOKENS } from "../../core/train/options.ts"
+import { decodeInput, DEFAULT_MAX_TOKENS, FORBIDDEN_KEYS, listFlag, numberFlag, Registry, type RolloutSettings, type UnknownIdError, UsageError, type UserError } from "../../core/host.ts"
 import { userPromise } from "./effect.ts"
 import type { ServedModel } from "./policy.ts"
 

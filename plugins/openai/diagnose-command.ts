@@ -3,13 +3,7 @@
  * any policy (diagnose.ts) as text, `--json`, or an HTML page (`--html FILE`).
  */
 import { Console, Effect } from "effect"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
-import { numberFlagOr } from "../../core/cli/flags.ts"
-import { Registry } from "../../core/registry.ts"
-import { scorerContext } from "../../core/services.ts"
-import { derive } from "../../core/rng.ts"
-import { rollout, rolloutStats } from "../../core/train/rollout.ts"
+import { defineCommand, derive, numberFlagOr, Registry, rollout, rolloutStats, scorerContext, writeFileAtomic } from "../../core/host.ts"
 import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { type DiagnoseReport, entropyOf, filterOutcomes, groupsOf, miOf, rewardProfile } from "./diagnose.ts"
 import { renderHtml, renderText } from "./diagnose-render.ts"

@@ -3,7 +3,7 @@
  * string escaped; the leaderboard's SVG chart renderer for the reward-variance profile and
  * the filters' kept ratios).
  */
-import type { MiProxies } from "../../core/diagnostics/mi.ts"
+import type { MiProxies } from "../../core/host.ts"
 import { esc, lineChart } from "../leaderboard/index.ts"
 import type { DiagnoseReport } from "./diagnose.ts"
 

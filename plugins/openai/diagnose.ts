@@ -12,16 +12,24 @@
  * per-token entropy of the sampling distribution); else unavailable.
  */
 import { Effect } from "effect"
-import { decodeFilterOptions } from "../../core/filters/options.ts"
-import { filterResolver, runFilter } from "../../core/filters/run.ts"
+import {
+  buildMiRows,
+  decodeFilterOptions,
+  derive,
+  filterResolver,
+  filterStats,
+  groupScore,
+  type MiProxies,
+  miProxies,
+  type RegistryData,
+  Rng,
+  type RolloutBatch,
+  runFilter,
+  scoreMetricOf,
+  type TurnSample,
+  ZERO_SCORE
+} from "../../core/host.ts"
 import type { CrossScorer, Group, Policy, TrainablePolicy } from "../../core/contracts/index.ts"
-import { filterStats, scoreMetricOf } from "../../core/diagnostics/filter-stats.ts"
-import { type MiProxies, miProxies } from "../../core/diagnostics/mi.ts"
-import { buildMiRows, type TurnSample } from "../../core/diagnostics/samples.ts"
-import type { RegistryData } from "../../core/registry.ts"
-import { derive, Rng } from "../../core/rng.ts"
-import { groupScore, ZERO_SCORE } from "../../core/stats.ts"
-import type { RolloutBatch } from "../../core/train/rollout.ts"
 
 export interface GroupProfile {
   readonly group: number

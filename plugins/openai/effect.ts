@@ -1,6 +1,6 @@
 /** Promise-based policy work inside a command's Effect: user errors stay typed failures, anything else is a defect. */
 import { Effect } from "effect"
-import { isUserError, type UserError } from "../../core/errors.ts"
+import { isUserError, type UserError } from "../../core/host.ts"
 
 export const userPromise = <A>(f: () => Promise<A>): Effect.Effect<A, UserError> =>
   Effect.flatMap(

@@ -4,8 +4,7 @@
  * <out>/ (default results/agents) that the leaderboard's agents table reads.
  */
 import { Console, Effect } from "effect"
-import { defineCommand } from "../../core/contracts/plugin.ts"
-import { numberFlagOr } from "../../core/cli/flags.ts"
+import { defineCommand, numberFlagOr } from "../../core/host.ts"
 import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { userPromise } from "./effect.ts"
 import { runEval, VAL_SEED_START } from "./eval.ts"

@@ -6,13 +6,22 @@
 import { rmSync } from "node:fs"
 import { basename, join } from "node:path"
 import type { Policy } from "../../core/contracts/index.ts"
-import { contentHash } from "../../core/hash.ts"
-import { writeFileAtomic, writeJsonAtomic } from "../../core/results/atomic.ts"
-import { derive } from "../../core/rng.ts"
-import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
-import { rollout, rolloutStats, type Trajectory } from "../../core/train/rollout.ts"
+import {
+  AGENT_EVAL_FORMAT,
+  type AgentEvalConfig,
+  type AgentEvalConfigFile,
+  type AgentEvalSummary,
+  codeVersion,
+  contentHash,
+  derive,
+  rollout,
+  rolloutStats,
+  runtimeInfo,
+  type Trajectory,
+  writeFileAtomic,
+  writeJsonAtomic
+} from "../../core/host.ts"
 import type { AgentSetup } from "./agent-flags.ts"
-import { AGENT_EVAL_FORMAT, type AgentEvalConfig, type AgentEvalConfigFile, type AgentEvalSummary } from "../../core/schema/agent-eval.ts"
 import { bootstrapMean, wilson } from "./intervals.ts"
 import { isRemote } from "./agent-flags.ts"
 

@@ -8,8 +8,7 @@
  * key), every copy of the key masked, and only then cut, so a key straddling the cut cannot
  * leave its prefix behind.
  */
-import { UsageError } from "../../core/errors.ts"
-import { terminalSafe } from "../../core/text.ts"
+import { terminalSafe, UsageError } from "../../core/host.ts"
 
 export interface HttpLimits {
   readonly concurrency: number

@@ -7,7 +7,7 @@
  *   resamples of the episodes with replacement drawn from our seeded Rng, the 2.5% and 97.5%
  *   quantiles of the resampled means (linear interpolation between order statistics).
  */
-import { Rng } from "../../core/rng.ts"
+import { Rng } from "../../core/host.ts"
 
 export const Z95 = 1.959963984540054
 

@@ -1,7 +1,7 @@
 /** Options of the "openai" policy (decoded strictly: a misspelt key is an error with a hint). */
 import { Schema } from "effect"
 import { TEMPLATE_NAMES } from "./template.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
+import { withDefault as dflt } from "../../core/host.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))

@@ -16,10 +16,7 @@
  * at the boundary by align.ts. Entropy is not available remotely: NaN.
  */
 import type { Completion, Policy, SampleOptions, ScoreRequest, ScoreResult } from "../../core/contracts/index.ts"
-import { UsageError } from "../../core/errors.ts"
-import { ANSWER_CLOSE, ANSWER_OPEN } from "../../core/prompt.ts"
-import type { Rng } from "../../core/rng.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { ANSWER_CLOSE, ANSWER_OPEN, decodeSync, type Rng, UsageError } from "../../core/host.ts"
 import { alignEcho, alignPromptLogprobs } from "./align.ts"
 import { type JsonClient, makeClient } from "./http.ts"
 import type { OpenAIOptions } from "./options.ts"

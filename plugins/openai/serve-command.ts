@@ -9,16 +9,21 @@
  */
 import { Console, Effect, Schema } from "effect"
 import { basename } from "node:path"
-import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
+import {
+  canonicalJson,
+  checkWarmStartFile,
+  decodeInput,
+  decodeSync,
+  defaultAllowedHosts,
+  defineCommand,
+  hostNameOf,
+  listFlag,
+  numberFlagOr,
+  Registry,
+  TrainOptions,
+  UsageError
+} from "../../core/host.ts"
 import { type WarmStart, warmStartRef } from "../../core/contracts/index.ts"
-import { UsageError } from "../../core/errors.ts"
-import { canonicalJson } from "../../core/hash.ts"
-import { defaultAllowedHosts, hostNameOf } from "../../core/http-guard.ts"
-import { Registry } from "../../core/registry.ts"
-import { decodeInput, decodeSync } from "../../core/schema/decode.ts"
-import { TrainOptions } from "../../core/train/options.ts"
-import { checkWarmStartFile } from "../../core/train/warm-starts.ts"
 import { makeTinyLM, TinyLMOptions, type TinyLMPolicy } from "../tinylm/plugin.ts"
 import { userPromise } from "./effect.ts"
 import { DEFAULT_MAX_BODY, TinyLMServer } from "./serve.ts"

@@ -10,7 +10,7 @@
  * dropped without being computed. GET /v1/models is answered at once, never queued.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { allowedHostSet, applyTimeouts, bodyRefusal, checkBodyHeaders, checkClient, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, readBody } from "../../core/http-guard.ts"
+import { allowedHostSet, applyTimeouts, bodyRefusal, checkBodyHeaders, checkClient, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, readBody } from "../../core/host.ts"
 import { DEFAULT_MAX_BODY, err, type Reply, type TinyLMServer } from "./serve.ts"
 
 export const DEFAULT_MAX_QUEUE = 64

@@ -16,8 +16,7 @@
  * The HTTP layer (limits, web-page protection, the queue) is serve-http.ts.
  */
 import { Schema } from "effect"
-import { Rng } from "../../core/rng.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { decodeSync, Rng } from "../../core/host.ts"
 import { splitText, type Tokenizer } from "../tinylm/index.ts"
 import type { TinyLMPolicy } from "../tinylm/plugin.ts"
 import type { PromptStyle } from "./wire.ts"

@@ -10,7 +10,7 @@
  *   llama.cpp add the BOS token themselves when they tokenize a completions prompt.
  * - custom: `customTemplate` with "{user}" and optionally "{system}"; "<think>" is appended.
  */
-import { THINK_OPEN } from "../../core/prompt.ts"
+import { THINK_OPEN } from "../../core/host.ts"
 
 export const TEMPLATE_NAMES = ["raw", "qwen2.5", "llama3", "custom"] as const
 export type TemplateName = (typeof TEMPLATE_NAMES)[number]

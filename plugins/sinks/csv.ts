@@ -17,8 +17,7 @@
 import { Effect, Schema } from "effect"
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import type { MetricSink, MetricsRecord, SinkContext, SinkSpec } from "../../core/contracts/sink.ts"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
+import { type MetricSink, type MetricsRecord, type SinkContext, type SinkSpec, writeFileAtomic } from "../../core/host.ts"
 
 export const CSV_FILE = "metrics.csv"
 

@@ -26,7 +26,7 @@ import { Effect, Schema } from "effect"
 import { appendFileSync, mkdirSync, readdirSync, rmSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
-import type { MetricSink, MetricsRecord, SinkContext, SinkSpec } from "../../core/contracts/sink.ts"
+import type { MetricSink, MetricsRecord, SinkContext, SinkSpec } from "../../core/host.ts"
 import { frameRecord } from "./tfrecord.ts"
 
 export const FILE_VERSION = "brain.Event:2"

@@ -1,25 +1,32 @@
 import { Console, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
+import {
+  decodeInput,
+  defineCommand,
+  estimateGridSeconds,
+  estimateSweepSeconds,
+  Executor,
+  expandGrid,
+  fmtDuration,
+  listFlag,
+  loadSpec,
+  numberFlagOr,
+  parseShard,
+  Registry,
+  resolveSinks,
+  shardRuns,
+  SinkChoices,
+  terminalSafe,
+  UsageError,
+  writeFileAtomic
+} from "../../core/host.ts"
 import { presetTable, withPresetTable } from "./presets-doc.ts"
 import { collectWithReference, REFERENCE_FLAG, referenceDir } from "../leaderboard/index.ts"
-import { UsageError } from "../../core/errors.ts"
-import { estimateGridSeconds, estimateSweepSeconds, fmtDuration } from "../../core/sweep/estimate.ts"
-import { expandGrid } from "../../core/sweep/grid.ts"
-import { parseShard, shardRuns } from "../../core/sweep/shard.ts"
 import { maxBytesFlag, writeSite } from "../leaderboard/index.ts"
 import { type Compactor, makeCompactor } from "./compact-to.ts"
 import { createProgress } from "./progress.ts"
 import { defaultWorkers } from "./runner.ts"
-import { loadSpec } from "../../core/sweep/spec.ts"
-import { listFlag, numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
-import { Registry } from "../../core/registry.ts"
-import { resolveSinks, SinkChoices } from "../../core/metrics/sinks.ts"
-import { decodeInput } from "../../core/schema/decode.ts"
-import { Executor } from "../../core/services.ts"
-import { terminalSafe } from "../../core/text.ts"
 
 /** The sweep's executor: `--queue URL` the "bullmq" one (plugins/bullmq), else this plugin's local pool. */
 const executorLayer = (queue: unknown, workers: number) =>

@@ -5,8 +5,7 @@
  */
 import { Effect } from "effect"
 import { join } from "node:path"
-import { compactRun, writeCompactFiles } from "../../core/results/compact.ts"
-import { isComplete, readRun } from "../../core/results/store.ts"
+import { compactRun, isComplete, readRun, writeCompactFiles } from "../../core/host.ts"
 import { LEADERBOARD_KEYS } from "../leaderboard/index.ts"
 
 export interface Compactor {

@@ -2,8 +2,7 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { openRun, readMetrics } from "../../core/results/store.ts"
-import type { RunConfig } from "../../core/contracts/run-config.ts"
+import { openRun, readMetrics, type RunConfig } from "../../core/host.ts"
 
 export const writeFailedSummary = (outDir: string, config: RunConfig, error: string): void => {
   const run = openRun(outDir, config)

@@ -4,7 +4,7 @@
  * otherwise plain lines (a run starting or ending, and a status line every `plainEveryMs`).
  */
 import type { SweepEvent } from "./runner.ts"
-import { fmtDuration } from "../../core/sweep/estimate.ts"
+import { fmtDuration } from "../../core/host.ts"
 
 interface Running {
   label: string

@@ -3,8 +3,7 @@
  * runner → worker on stdin, worker → runner on stdout. Decoded with Schema on both ends.
  */
 import { Schema } from "effect"
-import { RunSummary } from "../../core/contracts/results.ts"
-import { RunConfig } from "../../core/contracts/run-config.ts"
+import { RunConfig, RunSummary } from "../../core/host.ts"
 
 export const ToWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("run"), runId: Schema.String, config: RunConfig, outDir: Schema.String, resume: Schema.Boolean }),

@@ -6,17 +6,14 @@
  * Abort (Ctrl-C) stops every worker after its current step; the runs are summarised as
  * "stopped" and resumed by the next sweep.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { existsSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { join, resolve as resolvePath } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { isComplete } from "../../core/results/store.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { decodeSync, type GridRun, isComplete, spawnOnRuntime, warmStartKey as configWarmKey } from "../../core/host.ts"
 import type { SweepEvent, SweepOutcome, SweepRequest } from "../../core/contracts/index.ts"
-import type { GridRun } from "../../core/contracts/executor.ts"
-import { warmStartKey as configWarmKey } from "../../core/sweep/estimate.ts"
 import { CONFIG_ENV, FromWorker, PLUGINS_ENV, SINKS_ENV, type ToWorker } from "./protocol.ts"
 import { writeFailedSummary } from "./failed.ts"
 
@@ -39,13 +36,6 @@ export interface SweepOptions {
 export const defaultWorkers = (): number => Math.max(1, availableParallelism())
 
 const workerPath = fileURLToPath(new URL("./worker.ts", import.meta.url))
-
-/**
- * argv for a child running a .ts file on this runtime (Deno needs `run -A`). Bun's children never
- * install a package at run time either (`--no-install`, as cli.ts's shebang): a worker loads the
- * user's plugins, whose folder may have no node_modules.
- */
-export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : ["--no-install", file])
 
 interface Slot {
   readonly id: number
@@ -220,7 +210,7 @@ const workerEnv = (opts: SweepOptions, workerCount: number): NodeJS.ProcessEnv =
 })
 
 const spawnWorker = (p: Pool): void => {
-  const child = spawn(process.execPath, runtimeArgs(workerPath), { stdio: ["pipe", "pipe", "pipe"], env: workerEnv(p.opts, p.workerCount) })
+  const child = spawnOnRuntime(workerPath, [], { stdio: ["pipe", "pipe", "pipe"], env: workerEnv(p.opts, p.workerCount) })
   const slot: Slot = { id: p.nextId++, child, stderrTail: "", exited: false }
   p.slots.add(slot)
   child.stderr!.on("data", (d: Buffer) => {

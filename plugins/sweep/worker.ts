@@ -9,14 +9,9 @@
  */
 import { Effect } from "effect"
 import { createInterface } from "node:readline"
-import { decodeSync } from "../../core/schema/decode.ts"
-import { SUCCESS_METRIC } from "../../core/contracts/results.ts"
+import { decodeSync, loadBuiltinPlugins, loadTrainer, loadUserPlugins, registryLayerFrom, resolveSinks, type SinkBinding, SinkChoices, SUCCESS_METRIC, type TrainFn } from "../../core/host.ts"
 import { writeFailedSummary } from "./failed.ts"
 import { CONFIG_ENV, type FromWorker, PLUGINS_ENV, SINKS_ENV, ToWorker } from "./protocol.ts"
-import { resolveSinks, type SinkBinding, SinkChoices } from "../../core/metrics/sinks.ts"
-import { registryLayerFrom } from "../../core/registry.ts"
-import { loadTrainer, type TrainFn } from "../../core/train/entry.ts"
-import { loadBuiltinPlugins, loadUserPlugins } from "../../core/config.ts"
 import type { PluginInput } from "../../core/contracts/index.ts"
 
 const send = (msg: FromWorker): void => {

@@ -20,7 +20,7 @@ import { kernels, prepareArena } from "./kernels/dispatch.ts"
 import { encoderBackward, encoderForward } from "./kernels/encoder.ts"
 import { residualForward } from "./kernels/residual.ts"
 import { valueBackward, valueForward } from "./kernels/value.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 
 const PER_LAYER = ["ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw", "fcb", "fcprojw", "fcprojb"] as const
 type LayerTensor = (typeof PER_LAYER)[number]

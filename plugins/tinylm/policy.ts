@@ -23,9 +23,7 @@ import type {
   TrainablePolicy,
   TrainItem
 } from "../../core/contracts/index.ts"
-import { UsageError } from "../../core/errors.ts"
-import { ANSWER_CLOSE } from "../../core/prompt.ts"
-import { Rng } from "../../core/rng.ts"
+import { ANSWER_CLOSE, Rng, UsageError } from "../../core/host.ts"
 import { type AdamWConfig, adamwStep, globalNorm, type LrSchedule, lrFactor } from "./adamw.ts"
 import { checkConfig, type ModelConfig } from "./config.ts"
 import { GPT } from "./model.ts"

@@ -4,7 +4,7 @@
  * then the raw little-endian tensor bytes. We pad the header with spaces to 8-byte alignment.
  */
 import { renameSync, writeFileSync } from "node:fs"
-import { MiB, readRegularFileSync } from "../../core/files.ts"
+import { MiB, readRegularFileSync } from "../../core/host.ts"
 
 export interface NamedTensor {
   readonly name: string

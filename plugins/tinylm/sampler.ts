@@ -5,7 +5,7 @@
  * with mass ≥ topP); logprobs under the sampling distribution and under the untempered model.
  */
 import type { SampleOptions } from "../../core/contracts/index.ts"
-import type { Rng } from "../../core/rng.ts"
+import type { Rng } from "../../core/host.ts"
 import { kernels } from "./kernels/dispatch.ts"
 import { residualForward } from "./kernels/residual.ts"
 import type { GPT } from "./model.ts"

@@ -6,15 +6,9 @@
 import { Console, Effect } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { isUserError, UsageError } from "../../core/errors.ts"
-import { Registry } from "../../core/registry.ts"
-import { decodeInput } from "../../core/schema/decode.ts"
-import { numberFlagOr } from "../../core/cli/flags.ts"
-import { defineCommand } from "../../core/contracts/plugin.ts"
+import { buildPrompt, collectTeacherTurns, decodeInput, defineCommand, isUserError, numberFlagOr, Registry, UsageError } from "../../core/host.ts"
 import { makeTinyLM, TinyLMOptions } from "./spec.ts"
-import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
 import { runSft } from "./sft.ts"
-import { buildPrompt } from "../../core/prompt.ts"
 import { policySuccess, reasoningRetrieval, teacherSuccess, VAL_SEED_START } from "./validate.ts"
 
 export default defineCommand({

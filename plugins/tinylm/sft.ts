@@ -4,7 +4,7 @@
  * uses), stop at a target held-out token accuracy or the step budget.
  */
 import type { LossFn, SftOptions, SftProgress, SftResult, TeacherTurn, TrainItem } from "../../core/contracts/index.ts"
-import { derive } from "../../core/rng.ts"
+import { derive } from "../../core/host.ts"
 import type { TinyLMPolicy } from "./policy.ts"
 
 /** Mean token NLL over the minibatch: loss = −Σ logp / n, d loss / d logp = −1/n. */

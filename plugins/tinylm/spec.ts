@@ -8,7 +8,7 @@ import { PRESETS } from "./config.ts"
 import { selectKernels } from "./kernels/dispatch.ts"
 import { policyFromCheckpoint, type TinyLMSettings, TinyLMPolicy } from "./policy.ts"
 import { Tokenizer } from "./tokenizer.ts"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
+import { withDefault as dflt } from "../../core/host.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))

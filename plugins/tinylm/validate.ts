@@ -2,11 +2,8 @@
  * Validation success of a policy and of the env teacher on the fixed validation seeds (docs/design.md
  * §3: 123..), as the trainer validates: on validation instances only (core/env/instance-split.ts).
  */
-import { seedCache, splitSeeds } from "../../core/env/instance-split.ts"
-import { actionBudgetFor, withTimeLimit } from "../../core/env/time-limit.ts"
+import { actionBudgetFor, derive, rollout, rolloutStats, seedCache, splitSeeds, withTimeLimit } from "../../core/host.ts"
 import type { EnvSpec, Policy } from "../../core/contracts/index.ts"
-import { derive } from "../../core/rng.ts"
-import { rollout, rolloutStats } from "../../core/train/rollout.ts"
 
 export const VAL_SEED_START = 123
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { WarmStart } from "../../core/contracts/index.ts"
-import { decodeSync } from "../../core/schema/decode.ts"
+import { decodeSync } from "../../core/host.ts"
 
 export const WARMSTART_DIR = join(dirname(fileURLToPath(import.meta.url)), "warmstarts")
 export const MANIFEST_PATH = join(WARMSTART_DIR, "manifest.json")

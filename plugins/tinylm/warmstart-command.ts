@@ -10,17 +10,27 @@ import { Console, Effect } from "effect"
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defineCommand } from "../../core/contracts/plugin.ts"
-import { attemptPromise, UsageError } from "../../core/errors.ts"
-import { canonicalJson, sha256Hex } from "../../core/hash.ts"
-import { buildRegistry, Registry, type RegistryData, registryLayerOf } from "../../core/registry.ts"
-import { writeFileAtomic } from "../../core/results/atomic.ts"
-import { codeVersion, runtimeInfo } from "../../core/runtime.ts"
-import { tempLabel, validate } from "../../core/train/eval.ts"
-import { samplingRng } from "../../core/train/instances.ts"
-import { resolveSetup } from "../../core/train/setup.ts"
-import type { TrainSetup } from "../../core/train/setup.ts"
-import { initialPolicy, sftOnTeacher } from "../../core/train/warm-start.ts"
+import {
+  attemptPromise,
+  buildRegistry,
+  canonicalJson,
+  codeVersion,
+  defineCommand,
+  initialPolicy,
+  Registry,
+  type RegistryData,
+  registryLayerOf,
+  resolveSetup,
+  runtimeInfo,
+  samplingRng,
+  sftOnTeacher,
+  sha256Hex,
+  tempLabel,
+  type TrainSetup,
+  UsageError,
+  validate,
+  writeFileAtomic
+} from "../../core/host.ts"
 import { RECIPES, type WarmStartRecipe } from "./warmstarts/recipes.ts"
 import { type ManifestEntry, MANIFEST_PATH, readManifest, shippedWarmStarts, WARMSTART_DIR } from "./warm-starts.ts"
 import { teacherSuccess } from "./validate.ts"

@@ -4,7 +4,7 @@
  * continuation exactly the reasoning's tokens; then the R × N matrices from the rows' scores.
  * Pure (the scorer, the Deno worker's callers and the browser page share it).
  */
-import type { CrossScores } from "../../core/contracts/scorer.ts"
+import type { CrossScores } from "../../core/host.ts"
 import { type ScoreRow, scoreRow } from "./layout.ts"
 
 export interface Encoders {

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { projectRoot } from "../../core/runtime.ts"
+import { projectRoot } from "../../core/host.ts"
 import { defaultDenoPath, workerEnv } from "./child.ts"
 import { type Diagnosis, diagnose, type VulkanFacts } from "./diagnose.ts"
 

@@ -6,11 +6,9 @@
  * Both fall back to the CPU scorer with one warning when the device is lost or out of memory.
  */
 import { Schema } from "effect"
-import { withDefault as dflt } from "../../core/contracts/defaults.ts"
+import { noteRuntime, UsageError, withDefault as dflt } from "../../core/host.ts"
 import { definePlugin } from "../../core/contracts/index.ts"
 import type { CrossScorer, Policy, ScorerContext, ScorerSpec } from "../../core/contracts/index.ts"
-import { UsageError } from "../../core/errors.ts"
-import { noteRuntime } from "../../core/runtime.ts"
 import { probeOnce } from "./doctor.ts"
 import { makeWebGpuScorer, openBackend, type WebGpuScorer, type WebGpuScorerOptions } from "./scorer.ts"
 import { modelView } from "./view.ts"

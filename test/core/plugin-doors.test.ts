@@ -20,6 +20,19 @@ const arrows = (dirs: ReadonlyArray<string>): Array<{ from: string; to: string }
     )
   )
 
+/** The core files the package exports (package.json "exports"): the only doors into core from outside it. */
+const publicEntries = (): Set<string> => {
+  const exports = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).exports as Record<string, string>
+  return new Set(
+    Object.values(exports)
+      .map((p) => p.replace(/^\.\//, ""))
+      .filter((p) => p.startsWith("core/"))
+  )
+}
+
+/** An import of a core file the package does not export, from a plugin, env, algorithm or example. */
+const coreBackDoor = (a: { from: string; to: string }, entries: ReadonlySet<string>): boolean => /^core\//.test(a.to) && !/^core\//.test(a.from) && !entries.has(a.to)
+
 const pluginOf = (path: string): string | undefined => /^plugins\/([^/]+)\//.exec(path)?.[1]
 const isPublicEntry = (path: string): boolean => /^plugins\/[^/]+\/(plugin|index)\.ts$/.test(path)
 
@@ -58,6 +71,25 @@ describe("doors between plugins", () => {
     for (const e of entries) expect(existsSync(join(root, e))).toBe(true)
   })
 
+  test("plugins, envs, algorithms and examples import core only through the package's entries (contracts, kit, host)", () => {
+    const entries = publicEntries()
+    expect([...entries].sort()).toEqual(["core/contracts/index.ts", "core/host.ts", "core/kit.ts"])
+    const doors = [
+      ...new Set(
+        arrows(["plugins", "envs", "algorithms", "examples"])
+          .filter((a) => coreBackDoor(a, entries))
+          .map((a) => `${a.from} → ${a.to}`)
+      )
+    ].sort()
+    expect(doors).toEqual([])
+  })
+
+  test("the examples, written for outside authors, use only the author's entries (contracts and kit)", () => {
+    const used = arrows(["examples"]).filter((a) => a.to.startsWith("core/"))
+    expect(used.length).toBeGreaterThan(0)
+    expect(used.filter((a) => a.to !== "core/contracts/index.ts" && a.to !== "core/kit.ts")).toEqual([])
+  })
+
   test("nothing in the product imports builtins.ts (the one arrow that ran back up)", () => {
     const up = arrows(["core", "plugins", "envs", "algorithms"]).filter((a) => a.to === "builtins.ts")
     expect(up).toEqual([])
@@ -68,6 +100,11 @@ describe("doors between plugins", () => {
     expect(backDoor({ from: "plugins/bullmq/coordinator.ts", to: "plugins/sweep/index.ts" })).toBe(false)
     expect(backDoor({ from: "plugins/sweep/runner.ts", to: "plugins/sweep/protocol.ts" })).toBe(false)
     expect(backDoor({ from: "plugins/sweep/worker.ts", to: "builtins.ts" })).toBe(false)
+    const entries = new Set(["core/host.ts", "core/kit.ts", "core/contracts/index.ts"])
+    expect(coreBackDoor({ from: "plugins/sweep/runner.ts", to: "core/rng.ts" }, entries)).toBe(true)
+    expect(coreBackDoor({ from: "examples/filters/extremes-filter.ts", to: "core/filters/input.ts" }, entries)).toBe(true)
+    expect(coreBackDoor({ from: "envs/sokoban/env.ts", to: "core/host.ts" }, entries)).toBe(false)
+    expect(coreBackDoor({ from: "core/train/loop.ts", to: "core/rng.ts" }, entries)).toBe(false)
     const text = `import { builtinPlugins } from "../../builtins.ts"\nconst w = new URL("../sweep/worker.ts", import.meta.url)`
     expect(specifiers(text)).toEqual(["../../builtins.ts", "../sweep/worker.ts"])
   })

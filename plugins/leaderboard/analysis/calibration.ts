@@ -10,7 +10,7 @@
  */
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
-import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
+import { SUCCESS_METRIC } from "../../../core/host.ts"
 import { collectInputs } from "../collect.ts"
 import { groupBy, type RunView, viewOf } from "../replication/runs.ts"
 import { keptOf } from "../run-scores.ts"

@@ -10,7 +10,7 @@
  * through the results schemas (core/results/store.ts).
  */
 import { Effect } from "effect"
-import { listRunDirs, readRun } from "../../../core/results/store.ts"
+import { listRunDirs, readRun } from "../../../core/host.ts"
 
 const argv = process.argv.slice(2)
 const metrics: string[] = []

@@ -14,7 +14,7 @@
  */
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
-import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
+import { SUCCESS_METRIC } from "../../../core/host.ts"
 import { tInterval } from "../statistics/paired-tests.ts"
 import { areaRiseOf, type Rise, riseOf } from "../statistics/rise.ts"
 import { curveOf } from "../statistics/scores.ts"

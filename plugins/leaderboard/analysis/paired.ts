@@ -14,8 +14,7 @@
  * dual-clip fraction.
  */
 import { Effect } from "effect"
-import { listRunDirs, readRun } from "../../../core/results/store.ts"
-import { derive } from "../../../core/rng.ts"
+import { derive, listRunDirs, readRun } from "../../../core/host.ts"
 
 const argv = process.argv.slice(2)
 const dirs: string[] = []

@@ -3,7 +3,7 @@
  * project's own finding (teacher-graded fact accuracy against Retrieval-Acc). Curves are read at
  * evaluation steps (runs.ts evalCurve), the same in run folders and compact records.
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { DEFAULT_RESAMPLES, percentileInterval } from "../statistics/bootstrap.ts"
 import { spearman } from "../statistics/spearman.ts"
 import type { CurvePoint } from "../statistics/scores.ts"

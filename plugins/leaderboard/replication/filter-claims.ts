@@ -5,7 +5,7 @@
  * setting and pooled over settings (stats.ts). The endpoint is the area under the validation
  * curve (runs.ts `auc`); the peak is shown as the paper's score.
  */
-import { canonicalJson } from "../../../core/hash.ts"
+import { canonicalJson } from "../../../core/host.ts"
 import { iqmInterval } from "../statistics/iqm.ts"
 import { probabilityOfImprovementInterval } from "../statistics/improvement.ts"
 import { areaRiseOf } from "../statistics/rise.ts"

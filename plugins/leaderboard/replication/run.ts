@@ -2,7 +2,7 @@
 import { Console, Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
-import { UsageError } from "../../../core/errors.ts"
+import { UsageError } from "../../../core/host.ts"
 import { buildReport, parseArgs } from "./report.ts"
 
 export const DEFAULT_REPORT = "docs/replication.md"

@@ -6,9 +6,7 @@
  * compact record keeps, core/results/compact.ts), so a run folder and its compact record give
  * the same numbers.
  */
-import { canonicalJson } from "../../../core/hash.ts"
-import type { RunRead } from "../../../core/results/store.ts"
-import { SUCCESS_METRIC } from "../../../core/contracts/results.ts"
+import { canonicalJson, type RunRead, SUCCESS_METRIC } from "../../../core/host.ts"
 import { type CurvePoint, curveOf, startScore } from "../statistics/scores.ts"
 import { envName, last3Of, peakOf, samplingStreamOf } from "../build.ts"
 import { areaOf, keptOf } from "../run-scores.ts"

@@ -13,7 +13,7 @@
  * make it mixed. Every Monte Carlo stream is seeded by a label naming what it tests, so the report
  * is the same on every run of the script.
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, percentileInterval, sampleMean } from "../statistics/bootstrap.ts"
 import { pairBySeed, type SeedScore } from "../statistics/paired.ts"
 import { signFlipTest, tInterval } from "../statistics/paired-tests.ts"

@@ -6,7 +6,7 @@
  * Resampling is seeded (core/rng.ts), so the same input and seed give the same interval on every
  * runtime. Quantiles interpolate linearly (Hyndman & Fan 1996 type 7, numpy's default).
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { checkLevel, checkResamples, checkSample } from "./check.ts"
 
 /** Resamples per interval unless told otherwise: enough for a Holm-adjusted 99.8% interval's tails. */

@@ -15,7 +15,7 @@
  * the same on every run. The Monte Carlo standard error of a rate r over R repetitions is
  * √(r(1−r)/R).
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { pairedTTest, signFlipTest } from "./paired-tests.ts"
 import { PAIRED_TEST, type PairedTest, pairedVerdicts } from "./verdicts.ts"
 

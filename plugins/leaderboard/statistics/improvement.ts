@@ -6,7 +6,7 @@
  * resampled independently within each task (rliable's StratifiedIndependentBootstrap), read as a
  * percentile interval. It treats runs as independent samples even where they share seeds.
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInterval } from "./bootstrap.ts"
 import { checkLevel, checkResamples } from "./check.ts"
 import { type AggregateInterval, checkTasks, type Tasks } from "./iqm.ts"

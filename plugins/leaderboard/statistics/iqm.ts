@@ -7,7 +7,7 @@
  * replacement within each task independently (rliable's StratifiedBootstrap), so every resample
  * keeps every task and its number of runs, and reads the percentile interval.
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInterval } from "./bootstrap.ts"
 import { checkLevel, checkResamples, checkSample } from "./check.ts"
 

@@ -13,7 +13,7 @@
  * - Paired t-test (Student 1908): t = mean / (sd/√n), two-sided p from Student's t with n − 1
  *   degrees of freedom (student-t.ts); the interval mean ± t_{(1+level)/2, n−1}·sd/√n.
  */
-import { Rng } from "../../../core/rng.ts"
+import { Rng } from "../../../core/host.ts"
 import { checkLevel, checkSample } from "./check.ts"
 import { tQuantile, tTwoSided } from "./student-t.ts"
 

@@ -11,8 +11,7 @@
  * |ρ(a, y)| − |ρ(b, y)| is resampled on the same pairs for both sides, so the two correlations'
  * shared noise cancels (a paired bootstrap).
  */
-import { averageRanks, pick, spearman as rankCorrelation, resamplePairs } from "../../../core/diagnostics/spearman.ts"
-import { Rng } from "../../../core/rng.ts"
+import { averageRanks, pick, resamplePairs, Rng, spearman as rankCorrelation } from "../../../core/host.ts"
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type BootstrapOptions, percentileInterval } from "./bootstrap.ts"
 import { checkLevel, checkResamples, checkSample } from "./check.ts"
 

@@ -4,7 +4,7 @@
  * on the 2-core reference machine); PAPER is the small-scale version of the paper's tables.
  * Learning rates: 1e-4 is stable and 1e-3 is the noisy regime where collapse shows (docs/design.md §10).
  */
-import type { SweepSpecInput } from "../../../core/sweep/spec.ts"
+import type { SweepSpecInput } from "../../../core/host.ts"
 
 export const LR = { stable: 1e-4, noisy: 1e-3 } as const
 

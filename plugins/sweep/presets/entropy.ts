@@ -1,5 +1,5 @@
 /** Entropy-bonus coefficient sweep (paper Table 2: λ_ent is the other regulariser). */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep(

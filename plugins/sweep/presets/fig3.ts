@@ -4,7 +4,7 @@
  * issue-17 standard suite's recipe (STANDARD_V1), Sokoban and FrozenLake, no filter, 3 seeds. Decomposition every 10
  * steps, at the evaluation steps, so compact records keep it.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, NONE, SOKOBAN, STANDARD_V1 } from "./_common.ts"
 
 export default defineSweep({

@@ -3,7 +3,7 @@
  * top-k as the reference's filtering runs (scripts/runs/run_filtering_final.sh: top_k 0.25,
  * largest, include_zero False).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, METAMATHQA_V1, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep(

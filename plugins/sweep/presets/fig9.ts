@@ -2,7 +2,7 @@
  * Paper Fig. 9: FrozenLake stochasticity. Slip = 1 − successRate from 0% to 100%
  * (gymnasium's rule: intended move w.p. s, each perpendicular w.p. (1−s)/2).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { CLAIM_SEEDS, NONE, paperSpec, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
 
 const slips = [0, 0.2, 0.5, 0.8, 1]

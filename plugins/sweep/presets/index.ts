@@ -3,7 +3,7 @@
  * registry (every plugin's `presets`), so adding a preset here is adding its module below. Names
  * are the specs' own `name`; a test checks each file here is listed and each name matches its file.
  */
-import type { SweepSpecInput } from "../../../core/sweep/spec.ts"
+import type { SweepSpecInput } from "../../../core/host.ts"
 import entropy from "./entropy.ts"
 import fig3 from "./fig3.ts"
 import fig6 from "./fig6.ts"

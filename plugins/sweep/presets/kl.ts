@@ -1,5 +1,5 @@
 /** KL coefficient sweep (paper Table 2: g_reg is tunable via λ_KL): does the filter's effect survive regularisation? */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep(

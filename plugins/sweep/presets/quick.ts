@@ -9,7 +9,7 @@
  * separate Q4 below none at its Holm level and mark no noise-floor cell; that is the suite's
  * power, shown in ≤ 15 minutes on 2 cores. It is not a slice of `standard`.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { LINEAR_TOP_P, NONE, PAPER_TOP_P, POSITIVE_CONTROL_Q4, QUICK, RANDOM_LIKE_LINEAR_TOP_P, SOKOBAN } from "./_common.ts"
 
 export default defineSweep({

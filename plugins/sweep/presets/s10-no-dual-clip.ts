@@ -5,7 +5,7 @@
  * with s10's --out, or copy <out>/.sft-cache), none vs top-p 0.9 vs random, s10's 5 seeds and 3 more. The curves
  * table does not split runs by algorithm options, so give it its own --out.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import s10 from "./s10.ts"
 import { NONE, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
 

@@ -3,7 +3,7 @@
  * together: the 3,000-step SFT start (s10-sft3000) and no dual clip (s10-no-dual-clip). Run with
  * s10-sft3000's --out to share its SFT start; none vs top-p 0.9, seeds 1–5.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import sft3000 from "./s10-sft3000.ts"
 
 export default defineSweep({

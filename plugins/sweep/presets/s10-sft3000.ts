@@ -6,7 +6,7 @@
  * vs top-p 0.9, seeds 1–5. Its own SFT start (a different cache key), so any --out works.
  * Not tested here: the prototype's 100-step warm-up (the trainer's SFT has no warm-up option).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import s10 from "./s10.ts"
 import { NONE, TOP_P } from "./_common.ts"
 

@@ -4,7 +4,7 @@
  * teacher traces as s10 (run both with the same --out and they share it). §10 reports training
  * success at T = 1 rising from ≈ 0.74 to 0.92 and reasoning–action consistency from ≈ 0.4 to 0.85.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import s10 from "./s10.ts"
 import { LR, NONE } from "./_common.ts"
 

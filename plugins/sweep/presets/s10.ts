@@ -7,7 +7,7 @@
  * (`bun plugins/leaderboard/analysis/paired.ts <out>`); the SFT start is shared by the runs (and by s10-stable with
  * the same --out).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, LR, NONE, RANDOM_LIKE_TOP_P, TOP_P } from "./_common.ts"
 
 export default defineSweep({

@@ -6,7 +6,7 @@
  * control)}, seeds 1–3. Its compact records are published in
  * plugins/leaderboard/reference/calib-sokoban; the same spec re-runs them bit for bit.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { NONE, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep({

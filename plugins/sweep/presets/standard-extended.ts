@@ -4,7 +4,7 @@
  * seeds as `standard`, so its runs include `standard`'s and share their folders.
  * Wall time on 2 cores: `ragen-bench sweep standard-extended --dry-run` (benchmarks/RESULTS.md).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import standard from "./standard.ts"
 
 export default defineSweep({

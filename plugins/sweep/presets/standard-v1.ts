@@ -11,7 +11,7 @@
  * semantics 3 the s10 presets say the opposite: docs/standard-suite.md); the suite's noise floor
  * and seeds-needed column say what it can detect.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, METAMATHQA_V1, NONE, PAPER_TOP_P, RANDOM_LIKE_PAPER_TOP_P, SOKOBAN, STANDARD_V1 } from "./_common.ts"
 
 /** Issue 17's envs: lr 3e-4, but 1e-4 for the arithmetic envs (Countdown 39.4 → 27.7 over 40 steps at 3e-4); WebShop v1, the pages it ran on. */

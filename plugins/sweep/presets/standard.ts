@@ -11,7 +11,7 @@
  * Within 3 hours on 2 cores (`--dry-run`); run it in shards (`--shard i/4`: three seeds each) and
  * commit each shard's compact records (`--compact-to plugins/leaderboard/reference/standard`).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { LINEAR_TOP_P, NONE, PAPER_TOP_P, POSITIVE_CONTROL_Q4, RANDOM_LIKE_PAPER_TOP_P, SIX_ENVS, STANDARD } from "./_common.ts"
 
 export default defineSweep({

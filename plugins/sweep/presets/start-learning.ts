@@ -6,7 +6,7 @@
  * p ≤ 0.05 from 6 seeds on. Records: plugins/leaderboard/reference/start-learning; table:
  * docs/results/learning.md.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, fromStart, NONE, STANDARD } from "./_common.ts"
 
 export const START_LEARNING_ENVS = [

@@ -7,7 +7,7 @@
  * which none still rises and Q4 falls below it on every seed; the chosen cells' runs are the
  * standard suite's own (same configs, same run ids). Records: plugins/leaderboard/reference/calib-suite.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, fromStart, METAMATHQA_V1, NONE, POSITIVE_CONTROL_Q4 } from "./_common.ts"
 
 const at = (env: string | typeof FROZENLAKE, warmStart: string, lrs: ReadonlyArray<number>) => lrs.map((lr) => fromStart(env, warmStart, lr))

@@ -15,7 +15,7 @@
  * include_zero True, value 0.9 ("filter") vs 1.0 ("nofilter", which with include_zero keeps every
  * group). FrozenLake is deterministic (success_rate 1.0, as the script sets).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, METAMATHQA_V1, paperSpec, SOKOBAN } from "./_common.ts"
 
 /** The script's two filter arms. */

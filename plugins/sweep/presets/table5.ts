@@ -3,7 +3,7 @@
  * without the filter, on Sokoban. PPO (the paper's baseline): GRPO needs G ≥ 2 and 128×1
  * has no within-prompt variance to filter on.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep(

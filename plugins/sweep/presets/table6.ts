@@ -3,7 +3,7 @@
  * on Sokoban; Q1 = highest RV. The quantile filter ranks groups by spread, highest first, so
  * [0, 0.25) is Q1. Controls: no filter and a random 25%.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { CLAIM_SEEDS, NONE, paperSpec, SOKOBAN } from "./_common.ts"
 
 const q = (i: number) => ({ id: "quantile", options: { lo: i * 0.25, hi: (i + 1) * 0.25 } })

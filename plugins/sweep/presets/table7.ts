@@ -2,7 +2,7 @@
  * Paper Table 7: prompt-level top-p vs trajectory-level filtering (within-group, half of each
  * group: 64 of 128 trajectories per update, as in the table) vs none, on Sokoban.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { CLAIM_SEEDS, NONE, paperSpec, RANDOM_LIKE_TOP_P, SOKOBAN, TOP_P } from "./_common.ts"
 
 export default defineSweep(

@@ -5,7 +5,7 @@
  * filter, 3 seeds. With train-check's 500-step start (validation success 0.17, plan consistency
  * 0.14) neither lr 1e-4 nor 1e-3 moved it in 100 steps (benchmarks/results/train.md).
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import trainCheck from "./train-check.ts"
 import { LR, PAPER, SOKOBAN } from "./_common.ts"
 

@@ -6,7 +6,7 @@
  * for the 2-core machine (P = 8, G = 8, 60 steps, 64 validation seeds); the figures are in
  * benchmarks/RESULTS.md. `--dry-run` gives the estimate.
  */
-import { defineSweep } from "../../../core/sweep/spec.ts"
+import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, LR, NONE } from "./_common.ts"
 
 export default defineSweep({

@@ -7,8 +7,7 @@
  * on stderr saying why. RAGEN_NATIVE_ISA=avx512|avx2|sse2 picks a build below the CPU's best.
  * RAGEN_VERBOSE=1 prints the choice once (stderr).
  */
-import { UsageError } from "../../../core/errors.ts"
-import { noteRuntime } from "../../../core/runtime.ts"
+import { noteRuntime, UsageError } from "../../../core/host.ts"
 import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "./attention.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"

@@ -3,7 +3,7 @@
  * a tinylm checkpoint (safetensors bytes) and a scores request {prompts, reasonings} in, the
  * cross-score matrices out, through the same engine and WGSL kernels as the scorer.
  */
-import type { CrossScores } from "../../../core/contracts/scorer.ts"
+import type { CrossScores } from "../../../core/host.ts"
 import { type ModelConfig, Tokenizer, type TokenizerJson } from "../../tinylm/index.ts"
 import { decodeCheckpoint } from "./checkpoint.ts"
 import { requestDevice } from "../adapter.ts"

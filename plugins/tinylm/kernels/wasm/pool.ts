@@ -11,8 +11,7 @@
  * Worker — Bun; else 1). The sweep runner sets it to 1 for its workers when they fill the cores.
  */
 import { availableParallelism } from "node:os"
-import { UsageError } from "../../../../core/errors.ts"
-import { noteRuntime } from "../../../../core/runtime.ts"
+import { noteRuntime, UsageError } from "../../../../core/host.ts"
 import { ACK, ARGS, CONTROL_WORDS, DONE, FAILED, MEM, OP, POOL_OPS, type PoolBackend, type PoolOp, SEQ, type WorkerMessage, YIELD } from "./pool-protocol.ts"
 
 const SPIN = 200000
