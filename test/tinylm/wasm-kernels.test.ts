@@ -350,10 +350,10 @@ describe("kernel selection and the build", () => {
 
   test("RAGEN_KERNELS picks js or wasm, rejects other values; the choice and its instruction set land in the runtime info", () => {
     const parse = (env: Record<string, string>) => JSON.parse(probe(env).stdout.trim().split("\n").pop()!)
-    expect(parse({ RAGEN_KERNELS: "js" })).toEqual({ sel: { name: "js", isa: "f64", why: "RAGEN_KERNELS=js" }, notes: { kernels: "tinylm:js", kernelsIsa: "f64" } })
+    expect(parse({ RAGEN_KERNELS: "js" })).toEqual({ sel: { name: "js", isa: "f64", why: "RAGEN_KERNELS=js" }, notes: { kernels: "tinylm:js", kernelsIsa: "f64", numericFamily: "js-f64" } })
     expect(parse({ RAGEN_KERNELS: "wasm" }).sel.name).toBe("wasm")
-    expect(parse({ RAGEN_KERNELS: "wasm", RAGEN_THREADS: "1" }).notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", threads: "1" })
-    expect(parse({ RAGEN_KERNELS: "wasm", RAGEN_THREADS: "2" }).notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", threads: "2" })
+    expect(parse({ RAGEN_KERNELS: "wasm", RAGEN_THREADS: "1" }).notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", numericFamily: "f32x4-v1", threads: "1" })
+    expect(parse({ RAGEN_KERNELS: "wasm", RAGEN_THREADS: "2" }).notes).toEqual({ kernels: "tinylm:wasm", kernelsIsa: "simd128", numericFamily: "f32x4-v1", threads: "2" })
     const bad = parse({ RAGEN_KERNELS: "gpu" })
     expect(bad.err).toBe("UsageError")
     expect(bad.field).toBe("RAGEN_KERNELS")

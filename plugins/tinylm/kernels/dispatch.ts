@@ -4,8 +4,10 @@
  * Selection (process-wide): the tinylm option `kernels: native|wasm|js|auto`, overridden by env
  * RAGEN_KERNELS; auto = native where the library loads and passes its self-check, else wasm where
  * the module does, else js. A native request that cannot be met falls back to wasm with one line
- * on stderr saying why. RAGEN_NATIVE_ISA=avx512|avx2|sse2 picks a build below the CPU's best.
- * RAGEN_VERBOSE=1 prints the choice once (stderr).
+ * on stderr saying why. RAGEN_NATIVE_ISA=avx512|avx2|sse2 picks a build below the CPU's best
+ * (avx512v0: the AVX-512 build before the numeric families, for old records).
+ * RAGEN_VERBOSE=1 prints the choice once (stderr). The choice and its numeric family land in the
+ * run's runtime notes (kernels, kernelsIsa, numericFamily).
  */
 import { noteRuntime, UsageError } from "../../../core/host.ts"
 import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "./attention.ts"
@@ -14,7 +16,7 @@ import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
 import { fastKernels } from "./fast.ts"
-import { NATIVE_ISAS, type NativeIsa, nativeStatus } from "./native/ffi.ts"
+import { CURRENT_NATIVE_ISAS, NATIVE_ISAS, type NativeIsa, nativeStatus } from "./native/ffi.ts"
 import { attachNative, nativeKernelsFor } from "./native/loader.ts"
 import * as w from "./wasm/loader.ts"
 import { kernelThreads } from "./wasm/pool.ts"
@@ -200,6 +202,29 @@ export interface Selection {
   readonly why: string
 }
 
+/**
+ * Numeric families (docs/kernels.md "Numeric families"): every build in one family computes the
+ * same bits for the same run, whatever the CPU; runs of different families are independent draws.
+ * The run's runtime notes name the family (numericFamily); records made before the note existed
+ * map through `numericFamilyOf`.
+ */
+export const NUMERIC_FAMILIES = {
+  /** native AVX2 + FMA and AVX-512F: sums along a vector in 8 lanes folded by one tree, the same fused multiply-adds */
+  "fma8-v1": "native avx2 and avx512 (8-lane sums, fused multiply-add)",
+  /** native SSE2 and wasm simd128: 4-lane sums, no fused multiply-add (portable: wasm runs anywhere) */
+  "f32x4-v1": "native sse2 and wasm simd128 (4-lane sums, no fused multiply-add)",
+  /** the JS reference: float64 sums; Math.exp/log/tanh are the JS engine's own */
+  "js-f64": "js (float64 sums; the JS engine's Math.exp, Math.log, Math.tanh)",
+  /** the AVX-512 build before the families (16-lane sums): the old avx512 records */
+  "avx512-v0": "native avx512v0 (the AVX-512 build before the families: 16-lane sums)"
+} as const
+export type NumericFamily = keyof typeof NUMERIC_FAMILIES
+
+const NATIVE_FAMILY: Record<NativeIsa, NumericFamily> = { avx512: "fma8-v1", avx2: "fma8-v1", avx512v0: "avx512-v0", sse2: "f32x4-v1" }
+
+/** The family of a kernel choice (name and isa as in the runtime notes, without "tinylm:"). */
+export const numericFamily = (name: KernelsName, isa: string): NumericFamily | undefined => (name === "js" ? "js-f64" : name === "wasm" ? "f32x4-v1" : NATIVE_FAMILY[isa as NativeIsa])
+
 let selected: Selection | undefined
 let selectedAsked: KernelsChoice | undefined
 let selectedIsaEnv: string | undefined
@@ -211,7 +236,7 @@ const nativeIsa = (cpuIsa: NativeIsa): NativeIsa => {
   if (!(NATIVE_ISAS as ReadonlyArray<string>).includes(want)) {
     throw new UsageError({
       field: "RAGEN_NATIVE_ISA",
-      message: `RAGEN_NATIVE_ISA=${want} is not a build of the native library; use ${NATIVE_ISAS.join(", ")} (or leave it unset for this CPU's best, ${cpuIsa})`
+      message: `RAGEN_NATIVE_ISA=${want} is not a build of the native library; use ${CURRENT_NATIVE_ISAS.join(", ")} (or leave it unset for this CPU's best, ${cpuIsa}; avx512v0 re-runs records of the AVX-512 build before the numeric families)`
     })
   }
   if (NATIVE_ISAS.indexOf(want as NativeIsa) < NATIVE_ISAS.indexOf(cpuIsa)) {
@@ -268,6 +293,7 @@ export const selectKernels = (option: KernelsChoice = "auto"): Selection => {
   useKernels(s.name === "native" ? nativeKernelsFor(s.isa as NativeIsa) : s.name === "wasm" ? wasmKernels : plainKernels)
   noteRuntime("kernels", `tinylm:${s.name}`)
   noteRuntime("kernelsIsa", s.isa)
+  noteRuntime("numericFamily", numericFamily(s.name, s.isa) ?? "unknown")
   if (s.name !== "js") kernelThreads() // validates RAGEN_THREADS and notes the count next to the kernels
   if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm kernels: ${s.name} ${s.isa} (${s.why})`)
   return s

@@ -9,8 +9,15 @@ import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { WasmExports } from "../fast.ts"
 
-export const NATIVE_ISAS = ["avx512", "avx2", "sse2"] as const
+/**
+ * The library's builds, best first (a CPU that runs one runs every later one). avx512v0 is the
+ * AVX-512 build before the numeric families (16-lane sums, numeric family avx512-v0): only for
+ * re-running records made with it (RAGEN_NATIVE_ISA=avx512v0); auto never picks it.
+ */
+export const NATIVE_ISAS = ["avx512", "avx512v0", "avx2", "sse2"] as const
 export type NativeIsa = (typeof NATIVE_ISAS)[number]
+/** The builds a user picks between (RAGEN_NATIVE_ISA), without the legacy one. */
+export const CURRENT_NATIVE_ISAS: ReadonlyArray<NativeIsa> = ["avx512", "avx2", "sse2"]
 
 /** tl_cpu_level's answer → the best build this CPU runs (cpu.c). */
 const LEVEL_ISA: Record<number, NativeIsa> = { 2: "avx512", 1: "avx2", 0: "sse2" }

@@ -93,10 +93,12 @@ void matmul_forward(float *out, const float *inp, const float *weight, const flo
 #define ROWS 64
 
 /*
- * The register tile of the broadcast-form kernels below: TR rows x TV vectors of VL outputs, set
- * per build (build.ts; native/build.ts): 3 x 3 in wasm and SSE2 (9 accumulators fit the 16 x86
- * vector registers JSC allocates from), 6 x 2 in AVX2 (16 registers), 4 x 4 in AVX-512 (32).
- * The tile only changes which outputs are computed together, never how one is computed.
+ * The register tile of the broadcast-form kernels below: TR rows x TV wide vectors of WL outputs,
+ * set per build (build.ts; native/build.ts): 3 x 3 in wasm and SSE2 (9 accumulators fit the 16 x86
+ * vector registers JSC allocates from), 6 x 2 in AVX2 (16 registers), 4 x 4 in AVX-512 (32, of 16
+ * lanes). The tile and the width only change which outputs are computed together, never how one
+ * is computed: each output is one fused multiply-add chain over k in order (a plain multiply and
+ * add where the build has no FMA), in the vector lanes and the scalar tails alike.
  */
 #ifndef TR
 #define TR 3
@@ -104,38 +106,38 @@ void matmul_forward(float *out, const float *inp, const float *weight, const flo
 #ifndef TV
 #define TV 3
 #endif
-#define TW (TV * VL)
+#define TW (TV * WL)
 
 /*
- * y[r][o + j] = sum over k in order of x[r][k] * wt[k][o + j], + bias, for r < R, j < NV*VL.
+ * y[r][o + j] = sum over k in order of x[r][k] * wt[k][o + j], + bias, for r < R, j < NV*WL.
  * Always inlined with constant R and NV, so the accumulator arrays live in registers.
  */
 static inline __attribute__((always_inline)) void fwd_block(float *y, const float *x, const float *wt, const float *bias, int hasBias,
                                                             int C, int OC, int o, const int R, const int NV) {
-  vf acc[TR][TV];
-  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = SPLAT(0.0f);
+  vw acc[TR][TV];
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = SPLATW(0.0f);
   for (int k = 0; k < C; k++) {
     const float *w = wt + k * OC + o;
-    vf wv[TV];
-    for (int v = 0; v < NV; v++) wv[v] = LD(w + v * VL);
+    vw wv[TV];
+    for (int v = 0; v < NV; v++) wv[v] = LDW(w + v * WL);
     for (int r = 0; r < R; r++) {
-      const vf xs = SPLAT(x[r * C + k]);
+      const vw xs = SPLATW(x[r * C + k]);
       for (int v = 0; v < NV; v++) MADD(acc[r][v], xs, wv[v]);
     }
   }
   for (int v = 0; v < NV; v++) {
-    const vf q = hasBias ? LD(bias + o + v * VL) : SPLAT(0.0f);
-    for (int r = 0; r < R; r++) ST(y + r * OC + o + v * VL, VADD(acc[r][v], q));
+    const vw q = hasBias ? LDW(bias + o + v * WL) : SPLATW(0.0f);
+    for (int r = 0; r < R; r++) STW(y + r * OC + o + v * WL, VADD(acc[r][v], q));
   }
 }
 
 /* R rows: tiles of TW outputs, then single vectors, then single outputs (the same sums) */
 static inline __attribute__((always_inline)) void fwd_rows(float *y, const float *x, const float *wt, const float *bias, int hasBias,
                                                            int C, int OC, const int R) {
-  const int OCT = OC - OC % TW, OC4 = OC & ~(VL - 1);
+  const int OCT = OC - OC % TW, OC4 = OC & ~(WL - 1);
   int o = 0;
   for (; o < OCT; o += TW) fwd_block(y, x, wt, bias, hasBias, C, OC, o, R, TV);
-  for (; o < OC4; o += VL) fwd_block(y, x, wt, bias, hasBias, C, OC, o, R, 1);
+  for (; o < OC4; o += WL) fwd_block(y, x, wt, bias, hasBias, C, OC, o, R, 1);
   for (; o < OC; o++) {
     for (int r = 0; r < R; r++) {
       float a = 0.0f;
@@ -165,13 +167,13 @@ void matmul_forward_t(float *out, const float *inp, const float *weight, const f
 }
 
 /*
- * out[r][n + j] += sum over k in order of x[r*xr + k*xk] * w[k*ldw + n + j] (r < R, j < NV*VL).
+ * out[r][n + j] += sum over k in order of x[r*xr + k*xk] * w[k*ldw + n + j] (r < R, j < NV*WL).
  * With skipZero, k steps where the R x values are all zero (padding rows of dout) are skipped.
  */
 static inline __attribute__((always_inline)) void acc_block(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw,
                                                             int K, int n, const int R, const int NV, const int skipZero) {
-  vf acc[TR][TV];
-  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = LD(out + r * ldo + n + v * VL);
+  vw acc[TR][TV];
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = LDW(out + r * ldo + n + v * WL);
   for (int k = 0; k < K; k++) {
     float xs[TR];
     int any = 0;
@@ -181,23 +183,23 @@ static inline __attribute__((always_inline)) void acc_block(float *out, int ldo,
     }
     if (skipZero && !any) continue;
     const float *wk = w + k * ldw + n;
-    vf wv[TV];
-    for (int v = 0; v < NV; v++) wv[v] = LD(wk + v * VL);
+    vw wv[TV];
+    for (int v = 0; v < NV; v++) wv[v] = LDW(wk + v * WL);
     for (int r = 0; r < R; r++) {
-      const vf s = SPLAT(xs[r]);
+      const vw s = SPLATW(xs[r]);
       for (int v = 0; v < NV; v++) MADD(acc[r][v], s, wv[v]);
     }
   }
-  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) ST(out + r * ldo + n + v * VL, acc[r][v]);
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) STW(out + r * ldo + n + v * WL, acc[r][v]);
 }
 
 static inline __attribute__((always_inline)) void acc_rows(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw,
                                                            int K, int N, const int R) {
-  const int NT = N - N % TW, N4 = N & ~(VL - 1);
+  const int NT = N - N % TW, N4 = N & ~(WL - 1);
   int n = 0;
   /* zero skipping in full tiles only (the narrower paths add the zeros: the same values) */
   for (; n < NT; n += TW) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, TV, R == TR);
-  for (; n < N4; n += VL) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, 1, 0);
+  for (; n < N4; n += WL) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, 1, 0);
   for (; n < N; n++) {
     for (int r = 0; r < R; r++) {
       float a = out[r * ldo + n];
@@ -235,11 +237,11 @@ static void backward_part(float *dinp, float *dweight, const float *dout, const 
 }
 
 static void bias_backward(float *dbias, const float *dout, int BT, int OC) {
-  const int OC4 = OC & ~(VL - 1);
+  const int OC4 = OC & ~(WL - 1);
   for (int i = 0; i < BT; i++) {
     const float *g = dout + i * OC;
     int o = 0;
-    for (; o < OC4; o += VL) ST(dbias + o, VADD(LD(dbias + o), LD(g + o)));
+    for (; o < OC4; o += WL) STW(dbias + o, VADD(LDW(dbias + o), LDW(g + o)));
     for (; o < OC; o++) dbias[o] += g[o];
   }
 }

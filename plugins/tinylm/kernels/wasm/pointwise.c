@@ -2,7 +2,8 @@
  * GELU (tanh approximation, GPT-2; Hendrycks & Gimpel 2016) and LayerNorm forward/backward, 4 lanes at a time.
  * Spec: ../gelu.ts, ../layernorm.ts. tanh is a rational approximation (vtanh below) that saturates to ±1.
  * Loop tails run the same vector code on one lane, so an element's result does not depend on
- * where it sits in the array (sampling one row equals scoring many).
+ * where it sits in the array (sampling one row equals scoring many), nor on the vector width:
+ * GELU runs on the wide vector (simd.h vw: 16 lanes in AVX-512, the same bits as AVX2's 8).
  */
 #include "simd.h"
 
@@ -14,53 +15,53 @@
  * float tanh is ±1), with the coefficients of Eigen's ptanh_float (also in ONNX Runtime's MLAS
  * tanh and XLA): one division and 11 multiply-adds, cheaper in wasm than e^{2u} through vexp.
  */
-static inline vf vtanh(vf u) {
-  u = VMIN(VMAX(u, SPLAT(-7.90531110763549805f)), SPLAT(7.90531110763549805f));
-  const vf u2 = VMUL(u, u);
-  vf p = SPLAT(-2.76076847742355e-16f);
-  p = VADD(VMUL(p, u2), SPLAT(2.00018790482477e-13f));
-  p = VADD(VMUL(p, u2), SPLAT(-8.60467152213735e-11f));
-  p = VADD(VMUL(p, u2), SPLAT(5.12229709037114e-08f));
-  p = VADD(VMUL(p, u2), SPLAT(1.48572235717979e-05f));
-  p = VADD(VMUL(p, u2), SPLAT(6.37261928875436e-04f));
-  p = VADD(VMUL(p, u2), SPLAT(4.89352455891786e-03f));
+static inline vw vtanh(vw u) {
+  u = VMIN(VMAX(u, SPLATW(-7.90531110763549805f)), SPLATW(7.90531110763549805f));
+  const vw u2 = VMUL(u, u);
+  vw p = SPLATW(-2.76076847742355e-16f);
+  p = VADD(VMUL(p, u2), SPLATW(2.00018790482477e-13f));
+  p = VADD(VMUL(p, u2), SPLATW(-8.60467152213735e-11f));
+  p = VADD(VMUL(p, u2), SPLATW(5.12229709037114e-08f));
+  p = VADD(VMUL(p, u2), SPLATW(1.48572235717979e-05f));
+  p = VADD(VMUL(p, u2), SPLATW(6.37261928875436e-04f));
+  p = VADD(VMUL(p, u2), SPLATW(4.89352455891786e-03f));
   p = VMUL(p, u);
-  vf q = SPLAT(1.19825839466702e-06f);
-  q = VADD(VMUL(q, u2), SPLAT(1.18534705686654e-04f));
-  q = VADD(VMUL(q, u2), SPLAT(2.26843463243900e-03f));
-  q = VADD(VMUL(q, u2), SPLAT(4.89352518554385e-03f));
+  vw q = SPLATW(1.19825839466702e-06f);
+  q = VADD(VMUL(q, u2), SPLATW(1.18534705686654e-04f));
+  q = VADD(VMUL(q, u2), SPLATW(2.26843463243900e-03f));
+  q = VADD(VMUL(q, u2), SPLATW(4.89352518554385e-03f));
   return VSAT1(VDIV(p, q), u, 7.90531110763549805f);
 }
 
-static inline vf vgelu(vf x) {
-  const vf x3 = VMUL(VMUL(x, x), x);
-  const vf u = VMUL(SPLAT(GELU_S), VADD(x, VMUL(SPLAT(GELU_A), x3)));
-  return VMUL(VMUL(SPLAT(0.5f), x), VADD(SPLAT(1.0f), vtanh(u)));
+static inline vw vgelu(vw x) {
+  const vw x3 = VMUL(VMUL(x, x), x);
+  const vw u = VMUL(SPLATW(GELU_S), VADD(x, VMUL(SPLATW(GELU_A), x3)));
+  return VMUL(VMUL(SPLATW(0.5f), x), VADD(SPLATW(1.0f), vtanh(u)));
 }
 
 /* gelu'(x) */
-static inline vf vdgelu(vf x) {
-  const vf xx = VMUL(x, x);
-  const vf u = VMUL(SPLAT(GELU_S), VADD(x, VMUL(SPLAT(GELU_A), VMUL(xx, x))));
-  const vf th = vtanh(u);
-  const vf sech2 = VSUB(SPLAT(1.0f), VMUL(th, th));
-  const vf left = VMUL(SPLAT(0.5f), VADD(SPLAT(1.0f), th));
-  const vf du = VMUL(SPLAT(GELU_S), VADD(SPLAT(1.0f), VMUL(SPLAT(3.0f * GELU_A), xx)));
-  return VADD(left, VMUL(VMUL(VMUL(SPLAT(0.5f), x), sech2), du));
+static inline vw vdgelu(vw x) {
+  const vw xx = VMUL(x, x);
+  const vw u = VMUL(SPLATW(GELU_S), VADD(x, VMUL(SPLATW(GELU_A), VMUL(xx, x))));
+  const vw th = vtanh(u);
+  const vw sech2 = VSUB(SPLATW(1.0f), VMUL(th, th));
+  const vw left = VMUL(SPLATW(0.5f), VADD(SPLATW(1.0f), th));
+  const vw du = VMUL(SPLATW(GELU_S), VADD(SPLATW(1.0f), VMUL(SPLATW(3.0f * GELU_A), xx)));
+  return VADD(left, VMUL(VMUL(VMUL(SPLATW(0.5f), x), sech2), du));
 }
 
 EXPORT(gelu_forward)
 void gelu_forward(float *out, const float *inp, int N) {
   int i = 0;
-  for (; i + VL <= N; i += VL) ST(out + i, vgelu(LD(inp + i)));
-  for (; i < N; i++) out[i] = LANE0(vgelu(SPLAT(inp[i])));
+  for (; i + WL <= N; i += WL) STW(out + i, vgelu(LDW(inp + i)));
+  for (; i < N; i++) out[i] = LANE0(vgelu(SPLATW(inp[i])));
 }
 
 EXPORT(gelu_backward)
 void gelu_backward(float *dinp, const float *inp, const float *dout, int N) {
   int i = 0;
-  for (; i + VL <= N; i += VL) ST(dinp + i, VADD(LD(dinp + i), VMUL(vdgelu(LD(inp + i)), LD(dout + i))));
-  for (; i < N; i++) dinp[i] += LANE0(vdgelu(SPLAT(inp[i]))) * dout[i];
+  for (; i + WL <= N; i += WL) STW(dinp + i, VADD(LDW(dinp + i), VMUL(vdgelu(LDW(inp + i)), LDW(dout + i))));
+  for (; i < N; i++) dinp[i] += LANE0(vdgelu(SPLATW(inp[i]))) * dout[i];
 }
 
 /*

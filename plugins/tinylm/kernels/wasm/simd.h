@@ -7,8 +7,16 @@
  *     16 AVX-512, set by -DVL with the matching -m flags); MADD and every a*b+c expression are
  *     contracted to fused multiply-adds where the target has them (-ffp-contract=on).
  * Kernels use only: vf, VL, LD/ST (unaligned), SPLAT, VADD/VSUB/VMUL/VDIV/VMIN/VMAX, MADD, LANE0,
- * hsum/hmax (fixed reduction order), vexp/sexp, EXPORT(name).
+ * hsum/hmax (fixed reduction order), vexp/sexp, EXPORT(name); and for work that is elementwise
+ * across outputs (no sum along a vector), the wide vector vw of WL lanes with LDW/STW/SPLATW.
  * No libc either way.
+ *
+ * One numeric family per FMA width (docs/kernels.md "Numeric families"): VL is the width of every
+ * sum along a vector (dot products, row sums, softmax and log-sum-exp sums) and fixes its order:
+ * VL partial sums, folded by hsum's tree. The x86-64 FMA builds (AVX2 and AVX-512) both take VL = 8,
+ * so they add every sum in the same order and compute the same bits; AVX-512 uses its 16 lanes
+ * (WL = 16) only where lanes are independent outputs (the matmul tiles), which cannot change a
+ * result. WL = VL everywhere else (wasm, SSE2, AVX2: vw is vf).
  */
 #ifndef TINYLM_SIMD_H
 #define TINYLM_SIMD_H
@@ -35,6 +43,13 @@ typedef v128_t vf;
 #define EXPORT(name) __attribute__((export_name(#name)))
 /* see the native definition; wasm's rounding already lands on ±1 there */
 #define VSAT1(t, x, c) (t)
+
+/* the wide vector is the vector */
+typedef v128_t vw;
+#define WL 4
+#define LDW(p) LD(p)
+#define STW(p, v) ST(p, v)
+#define SPLATW(x) SPLAT(x)
 
 /* fixed order (l0 + l1) + (l2 + l3) */
 static inline float hsum(vf v) {
@@ -72,6 +87,15 @@ typedef float vf4 __attribute__((vector_size(16)));
 #define VMIN(a, b) __builtin_elementwise_min(a, b)
 #define VMAX(a, b) __builtin_elementwise_max(a, b)
 #define LANE0(v) ((v)[0])
+/* the wide vector (WL lanes, a multiple of VL): lanes are independent outputs, never summed */
+#ifndef WL
+#define WL VL
+#endif
+typedef float vw __attribute__((vector_size(WL * 4)));
+typedef float vwu __attribute__((vector_size(WL * 4), aligned(4)));
+#define LDW(p) (*(const vwu *)(p))
+#define STW(p, v) (*(vwu *)(p) = (v))
+#define SPLATW(x) ((float)(x) - (vw){})
 /* |x| < 2^22: adding and taking away 1.5·2^23 rounds to the nearest integer (ties to even) */
 #define VROUND(x) (((x) + 12582912.0f) - 12582912.0f)
 #define VEXP2I(n) ((vf)((__builtin_convertvector(n, vi) + 127) << 23))
@@ -80,12 +104,13 @@ typedef float vf4 __attribute__((vector_size(16)));
 /*
  * t, but exactly ±1 (the sign of x) where |x| ≥ c: tanh's rational form evaluated with fused
  * multiply-adds stops a few ulps short of 1 at the clamp, and GELU's derivative multiplies
- * 1 − tanh² by x³ there (wasm's unfused rounding lands on ±1)
+ * 1 − tanh² by x³ there (wasm's unfused rounding lands on ±1); on the wide vector (GELU's)
  */
-static inline vf vsat1(vf t, vf x, float c) {
-  const vi big = __builtin_elementwise_abs(x) >= c;
-  const vi one = ((vi)x & (int)0x80000000) | (vi)SPLAT(1.0f);
-  return (vf)(((vi)t & ~big) | (one & big));
+typedef int vwi __attribute__((vector_size(WL * 4)));
+static inline vw vsat1(vw t, vw x, float c) {
+  const vwi big = __builtin_elementwise_abs(x) >= c;
+  const vwi one = ((vwi)x & (int)0x80000000) | (vwi)SPLATW(1.0f);
+  return (vw)(((vwi)t & ~big) | (one & big));
 }
 #define VSAT1(t, x, c) vsat1(t, x, c)
 
