@@ -49,3 +49,28 @@ export const parseResponse = (completion: string): ParsedResponse => {
   const valid = !reasoning.includes(THINK_OPEN) && !action.includes(ANSWER_OPEN) && action.length > 0
   return { valid, reasoning, action }
 }
+
+/** The trainer's format penalty per bad turn (DESIGN.md §3; the `formatPenalty` train option's default). */
+export const DEFAULT_FORMAT_PENALTY = -0.1
+
+/** Prepended to the observation after a response that did not parse. */
+export const FORMAT_NOTE = "invalid format: reply as <think> ... </think> <answer> ... </answer>"
+
+/** The observation shown after a turn whose response did not parse: the same one, with the note in front (once). */
+export const withFormatNote = (observation: string): string => (observation.startsWith(FORMAT_NOTE) ? observation : `${FORMAT_NOTE}\n${observation}`)
+
+/**
+ * What a turn costs beyond the env's reward: the format penalty when the response did not parse
+ * or the env rejected its action (info.valid false), else 0 (core/train/rollout.ts).
+ */
+export const turnPenalty = (formatValid: boolean, actionValid: boolean, penalty: number): number => (formatValid && actionValid ? 0 : penalty)
+
+/**
+ * An agent's whole reply, as an env-server client sends it (envs/server): `parseResponse`, the
+ * trainer's parse, with one difference that follows from who writes "<think>". The trainer's
+ * prompt ends with "<think>", so its completions must close it; a client's prompt opens nothing,
+ * so a reply without any think tag ("<answer>Up</answer>") reads as an empty reasoning and its
+ * answer. A reply with a think tag is parsed exactly as the trainer parses a completion; a bare
+ * action ("Up") is invalid in both.
+ */
+export const parseReply = (reply: string): ParsedResponse => (reply.includes(THINK_OPEN) || reply.includes(THINK_CLOSE) ? parseResponse(reply) : parseResponse(THINK_CLOSE + reply))

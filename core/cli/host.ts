@@ -104,7 +104,9 @@ export const buildCli = (data: RegistryData, onRun: (cmd: CommandDef, args: any[
     if (args.length > 0) fail(`unknown command "${args[0]}"${didYouMean(String(args[0]), mounted.map(commandName))}; run ragen-bench --help for the list of commands`)
     cli.outputHelp()
   })
-  cli.help()
+  // cac marks a negated flag (--no-mi) "(default: true)", the default of the option it negates
+  // (mi), which reads as if the flag were on by default: left out.
+  cli.help((sections) => sections.map((s) => ({ ...s, body: s.body.replace(/^(\s+--no-[^\n]*?) \(default: true\)$/gm, "$1") })))
   cli.version(packageVersion())
   return cli
 }

@@ -19,6 +19,12 @@ export const AgentEvalConfig = Schema.Struct({
   episodes: Schema.Int,
   /** Episode i runs env seed seedStart + i (the validation seeds, 123.., by default). */
   seedStart: Schema.Int,
+  /**
+   * "validation": each seed is moved to a held-out validation instance, as the trainer validates
+   * (core/env/instance-split.ts), so a warm start's eval meets its recorded validation success;
+   * absent (older runs, `--instances all`): the seeds as they are.
+   */
+  instances: Schema.optional(Schema.Literal("validation")),
   temperature: Schema.Finite,
   topP: Schema.Finite,
   minP: Schema.Finite,

@@ -1,7 +1,8 @@
 /**
  * The env server protocol (docs/env-server.md), transport-free: a decoded request in, a status
  * and a JSON body out. HTTP and stdio both call `handle`.
- *   create {env, seed?, actionBudget?, options?} → {id, observation, env, maxTurns, actionBudget, instructions, resources?}
+ *   create {env, seed?, actionBudget?, maxTurns?, formatPenalty?, options?}
+ *                                  → {id, observation, env, maxTurns, actionBudget, formatPenalty, instructions, resources?}
  *   step   {id, action}            → {observation, reward, terminated, truncated, info}
  *   reset  {id, seed?}             → {observation}
  *   envs                           → {envs: [{id, description}]}
@@ -10,14 +11,22 @@
  * or env id. Options that name files or URLs are operator settings (operator.ts): a client
  * names one of the server's resources there, and the reply says which ({resources: {field:
  * {name, sha256}}}).
+ *
+ * A step's `action` is the agent's whole reply, played as the trainer plays a turn
+ * (core/train/rollout.ts, with the functions of core/prompt.ts): the reply is parsed
+ * (`parseReply`: "<think> … </think> <answer> Up </answer>", or "<answer> Up </answer>"); one that
+ * does not parse costs the format penalty, the env is not stepped and the same observation comes
+ * back with the format note in front; an action the env rejects (info.valid false) costs the
+ * penalty on top of the env's reward. After `maxTurns` replies the episode ends (truncated), as
+ * the trainer's episodes do. info.formatValid says whether the reply parsed.
  */
 import { Schema } from "effect"
-import { actionBudgetFor, decodeSync } from "../../core/host.ts"
+import { actionBudgetFor, DEFAULT_FORMAT_PENALTY, decodeSync, parseReply, turnPenalty, withFormatNote } from "../../core/host.ts"
 import type { Env, EnvSpec, StepResult } from "../../core/contracts/index.ts"
 import { makeEnv, type EnvCatalog } from "./catalog.ts"
 import { resolveOperatorOptions, type Resources } from "./operator.ts"
 import { redactOperator } from "./redact.ts"
-import type { SessionStore } from "./sessions.ts"
+import type { Episode, Session, SessionStore } from "./sessions.ts"
 
 const Seed = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 32 - 1 }))
 
@@ -26,6 +35,10 @@ export const CreateRequest = Schema.Struct({
   seed: Schema.optional(Seed),
   /** Steps per episode before truncation; default the env's own (e.g. metamathqa with maxAttempts k needs k). */
   actionBudget: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
+  /** Replies per episode, parsed or not, before it ends truncated (the trainer's maxTurns); default the env's. */
+  maxTurns: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
+  /** Added to a turn's reward when the reply does not parse or the env rejects its action (the trainer's formatPenalty). */
+  formatPenalty: Schema.optional(Schema.Finite.check(Schema.isBetween({ minimum: -1000, maximum: 1000 }))),
   options: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 export const StepRequest = Schema.Struct({ id: Schema.String, action: Schema.String })
@@ -54,7 +67,18 @@ const NO_RESOURCES: Resources = new Map()
 
 type Prepared =
   | { reply: Reply }
-  | { id: string; spec: EnvSpec<any>; env: Env; options: unknown; seed: number; budget: number; used: Record<string, unknown>; prepare: ReadonlyArray<() => Promise<unknown>> }
+  | {
+      id: string
+      spec: EnvSpec<any>
+      env: Env
+      options: unknown
+      seed: number
+      budget: number
+      maxTurns: number
+      formatPenalty: number
+      used: Record<string, unknown>
+      prepare: ReadonlyArray<() => Promise<unknown>>
+    }
 
 /** Decode a create request and build its env (operator fields resolved first); no reset yet. */
 const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => {
@@ -67,7 +91,16 @@ const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => 
   // The request's budget, else the env's under these options (MetaMathQA: maxAttempts).
   const decoded = decodeSync(found.spec.options, resolved.value.options)
   const budget = r.value.actionBudget ?? (decoded.ok ? actionBudgetFor(found.spec, decoded.value) : found.spec.actionBudget)
-  const base = { id: found.id, spec: found.spec, seed: r.value.seed ?? 0, budget, used: resolved.value.used, prepare: resolved.value.prepare }
+  const base = {
+    id: found.id,
+    spec: found.spec,
+    seed: r.value.seed ?? 0,
+    budget,
+    maxTurns: r.value.maxTurns ?? found.spec.maxTurns,
+    formatPenalty: r.value.formatPenalty ?? DEFAULT_FORMAT_PENALTY,
+    used: resolved.value.used,
+    prepare: resolved.value.prepare
+  }
   if (!build) return { ...base, env: undefined as unknown as Env, options: resolved.value.options }
   const made = makeEnv(found.spec, resolved.value.options, budget)
   if (!made.ok) return { reply: bad(made.message) }
@@ -75,22 +108,60 @@ const prepareCreate = (srv: Server, body: unknown, build: boolean): Prepared => 
 }
 
 const created = (srv: Server, p: Exclude<Prepared, { reply: Reply }>, observation: string): Reply => {
-  const s = srv.sessions.create(p.id, p.env)
+  const s = srv.sessions.create(p.id, p.env, { maxTurns: p.maxTurns, formatPenalty: p.formatPenalty, turns: 0, observation, ended: false })
   return {
     status: 200,
     body: {
       id: s.id,
       observation,
       env: p.id,
-      maxTurns: p.spec.maxTurns,
+      maxTurns: p.maxTurns,
       actionBudget: p.budget,
+      formatPenalty: p.formatPenalty,
       instructions: p.spec.instructions(p.options),
       ...(Object.keys(p.used).length > 0 ? { resources: p.used } : {})
     }
   }
 }
 
-const stepReply = (out: StepResult): Reply => ({ status: 200, body: { observation: out.observation, reward: out.reward, terminated: out.terminated, truncated: out.truncated, info: out.info } })
+/** The action inside a reply, or undefined when the reply does not parse (the env is then not stepped). */
+const actionOf = (reply: string): string | undefined => {
+  const parsed = parseReply(reply)
+  return parsed.valid ? parsed.action : undefined
+}
+
+/** A turn's reply: the env's step (undefined: the reply did not parse) with the trainer's penalty and turn limit. */
+const turnReply = (e: Episode, out: StepResult | undefined): Reply => {
+  e.turns++
+  const outOfTurns = e.turns >= e.maxTurns
+  const body = out
+    ? {
+        observation: out.observation,
+        reward: out.reward + turnPenalty(true, out.info.valid, e.formatPenalty),
+        terminated: out.terminated,
+        truncated: out.truncated || (!out.terminated && outOfTurns),
+        info: { ...out.info, formatValid: true }
+      }
+    : {
+        observation: withFormatNote(e.observation),
+        reward: turnPenalty(false, false, e.formatPenalty),
+        terminated: false,
+        truncated: outOfTurns,
+        info: { success: false, valid: false, effective: false, formatValid: false }
+      }
+  e.observation = body.observation
+  e.ended = body.terminated || body.truncated
+  return { status: 200, body }
+}
+
+const started = (e: Episode, observation: string): Reply => {
+  e.turns = 0
+  e.observation = observation
+  e.ended = false
+  return { status: 200, body: { observation } }
+}
+
+const ended = (s: Session): Reply => bad(`session "${s.id}" has ended; POST /reset to start a new episode`)
 
 export const handle = (srv: Server, op: Op, body: unknown): Reply => {
   switch (op) {
@@ -106,15 +177,16 @@ export const handle = (srv: Server, op: Op, body: unknown): Reply => {
       if (!r.ok) return bad(`step: ${r.message}; expected {"id": "...", "action": "..."}`)
       const s = srv.sessions.get(r.value.id)
       if (!s) return notFound(`unknown or expired session "${r.value.id.slice(0, 100)}"; create one with POST /create`)
-      if (s.env.done) return bad(`session "${r.value.id}" has ended; POST /reset to start a new episode`)
-      return stepReply(s.env.step(r.value.action))
+      if (s.episode.ended) return ended(s)
+      const action = actionOf(r.value.action)
+      return turnReply(s.episode, action === undefined ? undefined : s.env.step(action))
     }
     case "reset": {
       const r = decodeSync(ResetRequest, body)
       if (!r.ok) return bad(`reset: ${r.message}; expected {"id": "...", "seed": 0}`)
       const s = srv.sessions.get(r.value.id)
       if (!s) return notFound(`unknown or expired session "${r.value.id.slice(0, 100)}"`)
-      return { status: 200, body: { observation: s.env.reset(r.value.seed ?? 0) } }
+      return started(s.episode, s.env.reset(r.value.seed ?? 0))
     }
     case "close": {
       const r = decodeSync(IdRequest, body)
@@ -159,10 +231,11 @@ const handleEnvOp = async (srv: Server, op: "create" | "step" | "reset", body: u
   if (!s || (op === "step" ? !s.env.stepAsync : !s.env.resetAsync)) return handle(srv, op, body)
   if (op === "step") {
     const r = decodeSync(StepRequest, body)
-    if (!r.ok || s.env.done) return handle(srv, op, body)
-    return stepReply(await s.env.stepAsync!(r.value.action))
+    if (!r.ok || s.episode.ended) return handle(srv, op, body)
+    const action = actionOf(r.value.action)
+    return turnReply(s.episode, action === undefined ? undefined : await s.env.stepAsync!(action))
   }
   const r = decodeSync(ResetRequest, body)
   if (!r.ok) return handle(srv, op, body)
-  return { status: 200, body: { observation: await s.env.resetAsync!(r.value.seed ?? 0) } }
+  return started(s.episode, await s.env.resetAsync!(r.value.seed ?? 0))
 }

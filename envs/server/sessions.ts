@@ -6,10 +6,25 @@
 import { randomUUID } from "node:crypto"
 import type { Env } from "../../core/contracts/index.ts"
 
+/** A session's episode as the trainer plays it (protocol.ts): its turn limit, format penalty and turns so far. */
+export interface Episode {
+  /** The trainer's turn limit: the episode ends (truncated) after this many replies, parsed or not. */
+  readonly maxTurns: number
+  /** Added to the reward of a turn whose reply does not parse or whose action the env rejects. */
+  readonly formatPenalty: number
+  /** Replies in this episode so far. */
+  turns: number
+  /** The observation last shown (a reply that does not parse gets it again, with the format note). */
+  observation: string
+  /** Terminated, truncated by the action budget, or out of turns. */
+  ended: boolean
+}
+
 export interface Session {
   readonly id: string
   readonly envId: string
   readonly env: Env
+  readonly episode: Episode
   lastUsed: number
 }
 
@@ -44,14 +59,14 @@ export class SessionStore {
     }
   }
 
-  create(envId: string, env: Env): Session {
+  create(envId: string, env: Env, episode: Episode): Session {
     this.sweep()
     while (this.map.size >= this.limits.maxSessions) {
       const oldest = this.map.keys().next().value as string
       this.map.delete(oldest)
       this.evicted++
     }
-    const s: Session = { id: randomUUID(), envId, env, lastUsed: this.now() }
+    const s: Session = { id: randomUUID(), envId, env, episode, lastUsed: this.now() }
     this.map.set(s.id, s)
     return s
   }

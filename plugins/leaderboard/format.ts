@@ -1,5 +1,5 @@
 /** Number formatting shared by the Markdown and HTML renderers. */
-import type { Aggregate, Estimate, Paired } from "./schema.ts"
+import type { Aggregate, Estimate, NotRanked, Paired } from "./schema.ts"
 
 /** Success rates as percent with one decimal, as the paper's tables print them. */
 export const pct = (x: number): string => (100 * x).toFixed(1)
@@ -15,6 +15,10 @@ export const fmtEstimate = (e: Estimate, withN = true): string => `${pct(e.mean)
 
 /** "+25.0 [+10.0, +40.0]"; one pair: "+25.0". */
 export const fmtPaired = (d: Paired): string => `${signedPct(d.mean)}${d.lo !== null && d.hi !== null ? ` [${signedPct(d.lo)}, ${signedPct(d.hi)}]` : ""}`
+
+/** Why the ranking leaves a filter out: "not ranked: n = 2 (8 seeds needed)", or "not ranked: no seed shared with none". */
+export const notRankedText = (e: NotRanked): string =>
+  `not ranked${e.rows > 1 ? ` in ${e.rows} rows` : ""}: ${e.needed === null ? "no seed shared with none" : `n = ${e.n} (${e.needed} seeds needed)`}`
 
 /** A comparison's mark in words: "▲ better", "▼ worse", "" (not separated), "n = 5 cannot separate at this family size". */
 export const verdictMark = (d: Paired): string =>

@@ -8,6 +8,7 @@ import { esc } from "./escape.ts"
 import { acrossPanels } from "./plots/across.ts"
 import type { BandPoint } from "./plots/bands.ts"
 import { curveChart, curveLegend } from "./plots/curves.ts"
+import { filterStyles } from "./plots/palette.ts"
 import { type CellHref, forestDomain, rowForest, VERDICT_MARK } from "./plots/forest.ts"
 import type { Group, Leaderboard, Row } from "./schema.ts"
 import { PRIMARY_LABEL } from "./view.ts"
@@ -39,7 +40,7 @@ export const picturesSection = (lb: Leaderboard, ctx: PageContext): string[] => 
   h.push(markKey())
   h.push('<div class="charts" id="forest">')
   for (const r of lb.rows) {
-    const svg = rowForest(r, domain, cellHref(ctx))
+    const svg = rowForest(r, domain, cellHref(ctx), lb.filters)
     if (svg) h.push(`<figure data-row="${esc(r.key)}" data-search="${esc(rowSearch(r))}">${svg}</figure>`)
   }
   h.push("</div>")
@@ -67,12 +68,14 @@ export const groupCharts = (lb: Leaderboard, g: Group, ctx: PageContext, prefix 
   let xMax = 0
   for (const c of g.charts) for (const s of c.series) for (const p of s.points) xMax = Math.max(xMax, p[0])
   const names = [...new Set(g.charts.flatMap((c) => c.series.map((s) => s.name)))]
-  const h: string[] = [curveLegend(names), '<div class="charts">']
+  const styles = filterStyles([...lb.filters, ...names])
+  const h: string[] = [curveLegend(names, lb.filters), '<div class="charts">']
   for (const c of g.charts) {
     const series = bandSeries(g, c.metric, ctx).map((s) => {
       const cell = row?.cells.find((x) => x.filter === s.name)
       const href = row && cell ? cellHref(ctx, prefix)(row, cell) : undefined
-      return href ? { ...s, href } : s
+      const styled = { ...s, style: styles.get(s.name)! }
+      return href ? { ...styled, href } : styled
     })
     h.push(`<figure data-metric="${esc(c.metric)}">${curveChart({ title: c.title, metric: c.metric, series, xMax })}</figure>`)
   }
@@ -85,7 +88,7 @@ export const groupCharts = (lb: Leaderboard, g: Group, ctx: PageContext, prefix 
 export const dynamicsSection = (lb: Leaderboard, ctx: PageContext): string[] => {
   const h: string[] = ['<h2 id="dynamics-h">Learning curves</h2>']
   h.push(
-    '<p class="note">Per row: each filter\'s mean over seeds, the band from the lowest to the highest seed, on fixed axes (0–100% for rates; x from 0 to the last step). Paper Fig. 5: success, retrieval accuracy, entropy; Fig. 10: kept ratio, zero-variance groups; Table 8: reward-variance statistics. Hover a point for its value; click a curve for its runs.</p>'
+    '<p class="note">Per row: each filter\'s mean over seeds, the band from the lowest to the highest seed, on fixed axes (0–100% for rates; x from 0 to the last step), on the steps every one of its seeds logged (runs that log every step beside compact records that keep the evaluation steps only are drawn on the shared steps, never averaged over seeds that change along x). Each filter has a colour and a dash pattern of its own. Paper Fig. 5: success, retrieval accuracy, entropy; Fig. 10: kept ratio, zero-variance groups; Table 8: reward-variance statistics. Hover a point for its value; click a curve for its runs.</p>'
   )
   for (const g of lb.groups) {
     const row = lb.rows.find((r) => r.key === g.key)

@@ -4,6 +4,7 @@
  * names of filters and the settings that tell rows apart come from the files alone.
  */
 import { canonicalJson, contentHash, type RunRead } from "../../core/host.ts"
+import { type FilterLabel, labelOf } from "./labels.ts"
 
 /**
  * Runs pool into one row only when their resolved configs agree apart from the seed and the
@@ -35,11 +36,37 @@ export const cellHashOf = (file: RunRead["config"]): string => {
 export const localId = (id: string): string => id.replace(/^.*\//, "")
 
 /**
- * Display names of filters, from the files alone: the filter's local id, plus the options whose
- * values differ between the configurations of that filter present ("top-p(p=0.9)" next to
- * "top-p(p=1)"; a filter run with one configuration is just "top-p").
+ * Display names of filters: the sweep's label where one names the configuration, else the suite's
+ * (`fallback`; labels.ts; a label that would name two configurations present, or clash with
+ * another's name, is not used),
+ * else from the files alone: the filter's local id, plus the options whose values differ between
+ * the configurations of that filter present ("top-p(p=0.9)" next to "top-p(p=1)"; a filter run
+ * with one configuration is just "top-p").
  */
-export const filterNames = (configs: ReadonlyArray<{ filter: string; filterOptions: Record<string, unknown> }>): Map<string, string> => {
+export const filterNames = (
+  configs: ReadonlyArray<{ filter: string; filterOptions: Record<string, unknown> }>,
+  labels: ReadonlyArray<FilterLabel> = [],
+  fallback: ReadonlyArray<FilterLabel> = []
+): Map<string, string> => {
+  const derived = derivedFilterNames(configs)
+  if (labels.length === 0 && fallback.length === 0) return derived
+  const labelled = new Map<string, string>()
+  for (const c of configs) {
+    const l = labelOf(c, labels) ?? labelOf(c, fallback)
+    if (l !== undefined) labelled.set(filterNameKey(c), l)
+  }
+  const uses = new Map<string, number>()
+  for (const l of labelled.values()) uses.set(l, (uses.get(l) ?? 0) + 1)
+  const taken = new Set([...derived].filter(([k]) => !labelled.has(k)).map(([, name]) => name))
+  const out = new Map<string, string>()
+  for (const [k, name] of derived) {
+    const l = labelled.get(k)
+    out.set(k, l !== undefined && uses.get(l) === 1 && !taken.has(l) ? l : name)
+  }
+  return out
+}
+
+const derivedFilterNames = (configs: ReadonlyArray<{ filter: string; filterOptions: Record<string, unknown> }>): Map<string, string> => {
   const byId = new Map<string, Array<Record<string, unknown>>>()
   for (const c of configs) {
     const list = byId.get(c.filter) ?? []

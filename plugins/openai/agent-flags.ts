@@ -4,11 +4,12 @@
  * a one-line error with a hint). The recorded policy options hold the API key's variable
  * name (apiKeyEnv), never the key.
  */
-import { Effect } from "effect"
-import type { CommandOption, EnvSpec, Policy, PolicySpec } from "../../core/contracts/index.ts"
+import { Console, Effect } from "effect"
+import { type CommandOption, type EnvSpec, type Policy, type PolicySpec, type WarmStart, warmStartRef } from "../../core/contracts/index.ts"
 import { decodeInput, DEFAULT_MAX_TOKENS, FORBIDDEN_KEYS, listFlag, numberFlag, Registry, type RolloutSettings, type UnknownIdError, UsageError, type UserError } from "../../core/host.ts"
 import { userPromise } from "./effect.ts"
 import type { ServedModel } from "./policy.ts"
+import { defaultWarmStart, promptStyleOf, warmStartOfCheckpoint } from "./warm-start.ts"
 
 export const agentFlags: ReadonlyArray<CommandOption> = [
   { flags: "--env <id>", description: "Env id (e.g. frozenlake, countdown; see ragen-bench list envs)" },
@@ -19,7 +20,11 @@ export const agentFlags: ReadonlyArray<CommandOption> = [
   { flags: "--api-key-env <VAR>", description: "openai: environment variable holding the API key" },
   { flags: "--template <name>", description: "openai: prompt format for /v1/completions: raw, qwen2.5, llama3, custom" },
   { flags: "--endpoint <kind>", description: "openai: completions (default) or chat" },
-  { flags: "--checkpoint <file>", description: "tinylm: a checkpoint written by sft or train" },
+  {
+    flags: "--checkpoint <file|id>",
+    description: "tinylm: a checkpoint written by sft or train, or a warm start's id (ragen-bench list warmstarts); default: the env's shipped warm start"
+  },
+  { flags: "--untrained", description: "tinylm: an untrained model instead of the env's warm start" },
   { flags: "--policy-option <key=value>", description: "Any policy option, repeatable (e.g. --policy-option concurrency=4)" },
   { flags: "--temperature <t>", description: "Sampling temperature" },
   { flags: "--top-p <p>", description: "Nucleus mass (default 1)" },
@@ -63,7 +68,7 @@ export interface AgentSetup {
   readonly policyId: string
   readonly policySpec: PolicySpec
   readonly policyOptions: unknown
-  /** The options as given (recorded in run files; decoded ones may hold defaults only). */
+  /** The options as given (recorded in run files; decoded ones may hold defaults only); a warm start as `warmStart: "<id>@<hash>"`. */
   readonly policyOptionsRaw: Record<string, unknown>
   readonly seed: number
   /** --instructions as given (auto: a served model's prompt style decides, see followServed). */
@@ -89,6 +94,22 @@ export const resolveAgent = (o: Record<string, any>, defaults: { readonly temper
       ["checkpoint", "init"]
     ]
     for (const [flag, key] of named) if (o[flag] !== undefined && o[flag] !== true) raw[key] = String(o[flag])
+    // tinylm: the env's shipped warm start unless --checkpoint or --untrained says otherwise (as serve);
+    // recorded by id and hash (warmStart), never by the file's path.
+    let warm: WarmStart | undefined
+    if (o.untrained && policyE.value.id !== "tinylm") return yield* new UsageError({ field: "--untrained", message: "--untrained is for --policy tinylm" })
+    if (policyE.value.id === "tinylm") {
+      if (o.untrained && raw.init !== undefined) return yield* new UsageError({ field: "--untrained", message: "--checkpoint and --untrained are two models; keep one of them" })
+      if (typeof raw.init === "string") warm = yield* warmStartOfCheckpoint(registry, raw.init, envE.fullId)
+      else if (raw.init === undefined && !o.untrained) {
+        const found = yield* defaultWarmStart(registry, envE, envOptions, true)
+        warm = found?.warm
+        if (found && !found.sameOptions)
+          yield* Console.error(`note: ${found.warm.id} (the shipped warm start of ${envE.fullId}) was trained with env options ${JSON.stringify(found.warm.envOptions)}; evaluating it on these`)
+      }
+    }
+    const recorded: Record<string, unknown> = warm ? { ...Object.fromEntries(Object.entries(raw).filter(([k]) => k !== "init")), warmStart: warmStartRef(warm) } : raw
+    if (warm) raw.init = warm.path
     if (policyE.value.id === "openai") {
       if (raw.baseUrl === undefined) return yield* new UsageError({ field: "--base-url", message: "--policy openai needs --base-url, the server root with /v1 (e.g. http://127.0.0.1:8000/v1)" })
       if (raw.model === undefined) return yield* new UsageError({ field: "--model", message: "--policy openai needs --model, the model name the server lists under /v1/models" })
@@ -106,18 +127,20 @@ export const resolveAgent = (o: Record<string, any>, defaults: { readonly temper
     // Served LLMs need the task description; the tiny policy's Markov prompts leave it out (as the trainer does).
     const show = when === "always" || (when === "auto" && !(policyE.value.id === "tinylm" && context === "markov"))
     const instructions = show ? spec.instructions(envOptions) : undefined
-    return {
+    const setup: AgentSetup = {
       envId: envE.fullId,
       spec,
       envOptions,
       policyId: policyE.fullId,
       policySpec: policyE.value,
       policyOptions,
-      policyOptionsRaw: raw,
+      policyOptionsRaw: recorded,
       seed,
       instructionsWhen: when as AgentSetup["instructionsWhen"],
       rollout: { spec, envOptions, maxTurns, context, historyTurns: 2, instructions, maxTokens, temperature, topP, minP, formatPenalty: -0.1 }
-    } satisfies AgentSetup
+    }
+    // A warm start is prompted as its recipe's trainer prompted it (what serve tells an openai client).
+    return warm ? followServed(setup, { promptStyle: yield* Effect.try({ try: () => promptStyleOf(warm), catch: (e) => e as UsageError }) }) : setup
   })
 
 export const makePolicy = (a: AgentSetup): Effect.Effect<Policy, UserError> => userPromise(() => a.policySpec.make(a.policyOptions, { vocabulary: a.spec.vocabulary(a.envOptions), seed: a.seed }))

@@ -4,7 +4,7 @@
  * <out>/ (default results/agents) that the leaderboard's agents table reads.
  */
 import { Console, Effect } from "effect"
-import { defineCommand, numberFlagOr } from "../../core/host.ts"
+import { defineCommand, numberFlagOr, UsageError } from "../../core/host.ts"
 import { agentFlags, followServed, isRemote, makePolicy, resolveAgent, withPromptHint } from "./agent-flags.ts"
 import { userPromise } from "./effect.ts"
 import { runEval, VAL_SEED_START } from "./eval.ts"
@@ -19,6 +19,10 @@ export default defineCommand({
     ...agentFlags,
     { flags: "--episodes <n>", description: "Episodes, one per seed (default 64)" },
     { flags: "--seed-start <n>", description: `First env seed (default ${VAL_SEED_START}, the validation seeds)` },
+    {
+      flags: "--instances <which>",
+      description: "validation (default: each seed moved to a held-out validation instance, as the trainer validates) or all (the seeds as they are)"
+    },
     { flags: "--out <dir>", description: "Folder of agent runs", default: "results/agents" },
     { flags: "--json", description: "Print the summary as JSON" }
   ],
@@ -31,10 +35,12 @@ export default defineCommand({
       let a = yield* resolveAgent(o, { temperature: 0.5 })
       const episodes = yield* numberFlagOr(o.episodes, "--episodes", 64, { integer: true, min: 1 })
       const seedStart = yield* numberFlagOr(o.seedStart, "--seed-start", VAL_SEED_START, { integer: true, min: 0 })
+      const instances = o.instances === undefined ? "validation" : String(o.instances)
+      if (instances !== "validation" && instances !== "all") return yield* new UsageError({ field: "--instances", message: `--instances must be validation or all, got "${instances}"` })
       const policy = yield* makePolicy(a)
       if (isRemote(policy)) a = followServed(a, yield* userPromise(() => (policy as OpenAIPolicy).checkModel()))
       const setup = a
-      const r = yield* userPromise(() => runEval(policy, setup, episodes, seedStart, String(o.out ?? "results/agents"))).pipe(withPromptHint(setup))
+      const r = yield* userPromise(() => runEval(policy, setup, episodes, seedStart, String(o.out ?? "results/agents"), instances)).pipe(withPromptHint(setup))
       const s = r.summary
       if (o.json) return yield* Console.log(JSON.stringify(s, null, 2))
       yield* Console.log(`${s.agent} on ${s.env}: ${s.episodes} episodes at T=${a.rollout.temperature}`)

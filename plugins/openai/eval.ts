@@ -1,6 +1,7 @@
 /**
  * Agent evaluation: one episode on each of N fixed env seeds (seedStart.., the validation seeds
- * 123.. by default) with any policy, success rate with a Wilson interval and mean return with a
+ * 123.. by default; each moved to a held-out validation instance as the trainer validates, unless
+ * `--instances all`) with any policy, success rate with a Wilson interval and mean return with a
  * percentile-bootstrap interval (intervals.ts), written as a run folder (core/schema/agent-eval.ts).
  */
 import { rmSync } from "node:fs"
@@ -17,6 +18,7 @@ import {
   rollout,
   rolloutStats,
   runtimeInfo,
+  seedCache,
   type Trajectory,
   writeFileAtomic,
   writeJsonAtomic
@@ -37,7 +39,7 @@ const slug = (s: string): string =>
 export const agentLabel = (a: AgentSetup, policy: Policy): string => {
   const o = a.policyOptionsRaw
   if (isRemote(policy)) return `${a.policyId.replace(/^.*\//, "")} ${String(o.model ?? "?")} @ ${(policy as { server?: string }).server ?? "?"}`
-  return `${a.policyId.replace(/^.*\//, "")}${o.init ? ` ${basename(String(o.init))}` : " (untrained)"}`
+  return `${a.policyId.replace(/^.*\//, "")}${o.warmStart ? ` ${String(o.warmStart)}` : o.init ? ` ${basename(String(o.init))}` : " (untrained)"}`
 }
 
 export const episodeLine = (t: Trajectory, episode: number): Record<string, number | null> => {
@@ -84,7 +86,7 @@ export interface EvalResult {
   readonly summary: AgentEvalSummary
 }
 
-export const runEval = async (policy: Policy, a: AgentSetup, episodes: number, seedStart: number, outDir: string): Promise<EvalResult> => {
+export const runEval = async (policy: Policy, a: AgentSetup, episodes: number, seedStart: number, outDir: string, instances: "validation" | "all" = "validation"): Promise<EvalResult> => {
   const config: AgentEvalConfig = {
     env: a.envId,
     envOptions: a.envOptions as Record<string, unknown>,
@@ -92,6 +94,7 @@ export const runEval = async (policy: Policy, a: AgentSetup, episodes: number, s
     policyOptions: a.policyOptionsRaw,
     episodes,
     seedStart,
+    ...(instances === "validation" ? { instances } : {}),
     temperature: a.rollout.temperature,
     topP: a.rollout.topP,
     minP: a.rollout.minP,
@@ -122,7 +125,11 @@ export const runEval = async (policy: Policy, a: AgentSetup, episodes: number, s
   const seeds = Array.from({ length: episodes }, (_, i) => seedStart + i)
   let batch
   try {
-    batch = await rollout(policy, a.rollout, seeds, 1, derive(a.seed, "eval"))
+    // Held-out validation instances, as the trainer validates (a warm start's recorded success is measured there).
+    batch =
+      instances === "validation"
+        ? await rollout(policy, { ...a.rollout, instanceSplit: seedCache() }, seeds, 1, derive(a.seed, "eval"), "validation")
+        : await rollout(policy, a.rollout, seeds, 1, derive(a.seed, "eval"))
   } catch (e) {
     // The folder says the run failed and why (the leaderboard lists it as failed), never a bare config.json.
     writeJsonAtomic(join(dir, "summary.json"), failedSummary(runId, agent, a.envId, episodes, !remote, (performance.now() - t0) / 1000, e))

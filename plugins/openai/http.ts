@@ -80,10 +80,65 @@ const readCapped = async (res: Response, cap: number): Promise<string | "too-lar
 /** Text with JSON string escapes undone (\uXXXX, \/), so that an escaped key is seen as the key. */
 const unescapeJson = (s: string): string => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\\//g, "/")
 
-/** A server's text as an error may show it: decoded, the key masked, then cut to `max` characters, terminal-safe. */
+/** A piece of the key this long (or the whole of a shorter key) is masked wherever it appears. */
+const KEY_PIECE = 8
+
+/**
+ * The forms a key may come back in: as is, URL-encoded, hex, and base64 / base64url at each of the
+ * three byte alignments (the key inside "user:key" or "Bearer key" encoded whole), each cut to the
+ * characters that depend on the key's bytes alone.
+ */
+const keyForms = (key: string): string[] => {
+  const bytes = new TextEncoder().encode(key)
+  const out = [key, encodeURIComponent(key), Buffer.from(bytes).toString("hex")]
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = new Uint8Array(shift + bytes.length)
+    padded.set(bytes, shift)
+    const b64 = Buffer.from(padded)
+      .toString("base64")
+      .slice(Math.ceil((shift * 8) / 6), Math.floor(((shift + bytes.length) * 8) / 6))
+    out.push(b64, b64.replace(/\+/g, "-").replace(/\//g, "_"))
+  }
+  return out
+}
+
+/** Characters a key or its encodings are made of: a masked piece takes its whole token with it. */
+const KEY_CHAR = /[A-Za-z0-9+/=_\-.~%]/
+
+/**
+ * `t` with every near-copy of the key masked: any piece of KEY_PIECE characters of the key, or of
+ * one of its encodings (keyForms), found in any case, and the rest of the token it sits in — so a
+ * key one character short, upper-cased, or base64-encoded is masked like the key itself.
+ */
+export const maskKey = (apiKey: string, t: string): string => {
+  const forms = keyForms(apiKey).map((f) => f.toLowerCase())
+  const m = Math.min(KEY_PIECE, apiKey.length)
+  const pieces = new Set<string>()
+  for (const f of forms) for (let i = 0; i + m <= f.length; i++) pieces.add(f.slice(i, i + m))
+  const low = t.toLowerCase()
+  const masked = new Uint8Array(t.length)
+  for (let i = 0; i + m <= low.length; i++) if (pieces.has(low.slice(i, i + m))) masked.fill(1, i, i + m)
+  let out = ""
+  for (let i = 0; i < t.length; ) {
+    if (!masked[i]) {
+      out += t[i++]
+      continue
+    }
+    // The masked run, widened over the key characters around it (what is left of the token).
+    let j = i
+    while (j < t.length && (masked[j] || KEY_CHAR.test(t[j]!))) j++
+    let k = out.length
+    while (k > 0 && KEY_CHAR.test(out[k - 1]!)) k--
+    out = `${out.slice(0, k)}***`
+    i = j
+  }
+  return out
+}
+
+/** A server's text as an error may show it: decoded, every near-copy of the key masked, then cut to `max` characters, terminal-safe. */
 export const safeText = (apiKey: string | undefined, s: string, max = Infinity): string => {
   let t = unescapeJson(s)
-  if (apiKey && apiKey.length > 0) for (const k of new Set([apiKey, encodeURIComponent(apiKey)])) t = t.split(k).join("***")
+  if (apiKey && apiKey.length > 0) t = maskKey(apiKey, t)
   return terminalSafe(t.length > max ? t.slice(0, max) : t)
 }
 

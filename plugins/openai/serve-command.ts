@@ -1,52 +1,29 @@
 /**
  * `ragen-bench serve [--env E] [--checkpoint FILE | --untrained] [--port P]`: the embedded tinylm
  * policy behind an OpenAI-compatible API subset (serve.ts, serve-http.ts) on 127.0.0.1, until
- * Ctrl-C. Without --checkpoint it serves --env's shipped warm start (the warm-start registry),
+ * Ctrl-C. Without --checkpoint it serves --env's shipped warm start (the warm-start registry;
+ * --checkpoint takes a file or a warm-start id: warm-start.ts),
  * named in /v1/models by id and hash; an untrained model only with --untrained. /v1/models also
  * says the context length (max_model_len) and the prompt style the model's trainer used (the
  * warm start's recipe, else the trainer's defaults), which the openai policy's
  * `--instructions auto` follows.
  */
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect } from "effect"
 import { basename } from "node:path"
-import {
-  canonicalJson,
-  checkWarmStartFile,
-  decodeInput,
-  decodeSync,
-  defaultAllowedHosts,
-  defineCommand,
-  hostNameOf,
-  listFlag,
-  numberFlagOr,
-  Registry,
-  TrainOptions,
-  UsageError
-} from "../../core/host.ts"
+import { decodeInput, defaultAllowedHosts, defineCommand, hostNameOf, listFlag, numberFlagOr, Registry, UsageError } from "../../core/host.ts"
 import { type WarmStart, warmStartRef } from "../../core/contracts/index.ts"
 import { makeTinyLM, TinyLMOptions, type TinyLMPolicy } from "../tinylm/plugin.ts"
 import { userPromise } from "./effect.ts"
 import { DEFAULT_MAX_BODY, TinyLMServer } from "./serve.ts"
 import { DEFAULT_MAX_QUEUE, startServe } from "./serve-http.ts"
-import { PromptStyle } from "./wire.ts"
-
-/** The prompt style of a warm start's recipe, else the trainer's defaults (what `train` would use). */
-const promptStyleOf = (w: WarmStart | undefined): PromptStyle => {
-  const d = decodeSync(TrainOptions, {})
-  const base = d.ok ? { context: d.value.context, historyTurns: d.value.historyTurns, instructions: d.value.instructions } : {}
-  const r = decodeSync(PromptStyle, { ...base, ...(w ? { context: w.recipe.context, historyTurns: w.recipe.historyTurns, instructions: w.recipe.instructions } : {}) })
-  if (!r.ok) throw new UsageError({ field: "--env", message: `warm start ${w?.id}: its recipe's prompt options do not decode (${r.message})` })
-  return r.value
-}
-
-const encodedOptions = (schema: Schema.Codec<any, any>, value: unknown): unknown => JSON.parse(JSON.stringify(Schema.encodeUnknownSync(schema as any)(value)))
+import { defaultWarmStart, promptStyleOf, warmStartOfCheckpoint } from "./warm-start.ts"
 
 export default defineCommand({
   pattern: "serve",
   description: "Serve the embedded tinylm policy over an OpenAI-compatible API (completions with logprobs and echo, chat, models)",
   options: [
     { flags: "--env <id>", description: "Env whose shipped warm start is served (default frozenlake); with --untrained, whose vocabulary" },
-    { flags: "--checkpoint <file>", description: "A tinylm checkpoint (its own tokenizer) instead of the env's warm start" },
+    { flags: "--checkpoint <file|id>", description: "A tinylm checkpoint file (its own tokenizer), or a warm start's id (ragen-bench list warmstarts), instead of the env's warm start" },
     { flags: "--untrained", description: "Serve an untrained model on --env's vocabulary (tests, not evaluations)" },
     { flags: "--port <n>", description: "Port (0: any free one)", default: 8000 },
     { flags: "--host <addr>", description: "Address to bind (default 127.0.0.1; anything else exposes the model to the network)" },
@@ -69,28 +46,26 @@ export default defineCommand({
       if (badHost !== undefined) return yield* new UsageError({ field: "--allowed-host", message: `--allowed-host "${badHost.slice(0, 60)}" is not a host name such as myhost.lan or 10.0.0.5` })
       const allowedHosts = extraHosts.length > 0 ? [...defaultAllowedHosts(host.replace(/^\[|\]$/g, "")), ...extraHosts.map((h) => hostNameOf(h)!)] : undefined
       const checkpoint = typeof o.checkpoint === "string" ? o.checkpoint : undefined
-      if (o.checkpoint !== undefined && checkpoint === undefined) return yield* new UsageError({ field: "--checkpoint", message: "--checkpoint needs a file" })
+      if (o.checkpoint !== undefined && checkpoint === undefined) return yield* new UsageError({ field: "--checkpoint", message: "--checkpoint needs a file or a warm start's id" })
       if (checkpoint && o.untrained) return yield* new UsageError({ field: "--untrained", message: "--checkpoint and --untrained are two models; keep one of them" })
       if (o.env !== undefined && typeof o.env !== "string") return yield* new UsageError({ field: "--env", message: "--env takes one env id, e.g. --env sokoban" })
       const registry = yield* Registry
-      const envE = yield* registry.resolve("envs", typeof o.env === "string" ? o.env : "frozenlake")
+      const envAsked = typeof o.env === "string" ? yield* registry.resolve("envs", o.env) : undefined
+      // --checkpoint takes a file or a warm-start id (`ragen-bench list warmstarts`); a warm start names its env
+      let warm: WarmStart | undefined = checkpoint ? yield* warmStartOfCheckpoint(registry, checkpoint, envAsked?.fullId) : undefined
+      const envE = envAsked ?? (yield* registry.resolve("envs", warm ? warm.env : "frozenlake"))
       const envOptions = yield* decodeInput(envE.value.options, {}, `envOptions (of ${envE.fullId})`)
-      let warm: WarmStart | undefined
       if (!checkpoint && !o.untrained) {
-        const defaults = canonicalJson(encodedOptions(envE.value.options, envOptions))
-        warm = registry
-          .list("warmstarts")
-          .map((e) => e.value)
-          .find((w) => w.env === envE.fullId && w.policy.endsWith("/tinylm") && canonicalJson(w.envOptions) === defaults)
+        warm = (yield* defaultWarmStart(registry, envE, envOptions))?.warm
         if (!warm)
           return yield* new UsageError({ field: "--env", message: `no shipped warm start for ${envE.fullId}; serve a checkpoint with --checkpoint FILE, or an untrained model with --untrained` })
-        yield* Effect.try({ try: () => checkWarmStartFile(warm!), catch: (e) => e as UsageError })
       }
-      const init = checkpoint ?? warm?.path
+      const file = warm ? undefined : checkpoint
+      const init = file ?? warm?.path
       const options = yield* decodeInput(TinyLMOptions, init ? { init } : {}, "--checkpoint")
       const policy: TinyLMPolicy = yield* userPromise(() => makeTinyLM(options, { vocabulary: envE.value.vocabulary(envOptions), seed }))
       const model = typeof o.model === "string" ? o.model : "tinylm"
-      const root = warm ? warmStartRef(warm) : checkpoint ? basename(checkpoint).replace(/\.safetensors$/, "") : `untrained (${envE.fullId}, seed ${seed})`
+      const root = warm ? warmStartRef(warm) : file ? basename(file).replace(/\.safetensors$/, "") : `untrained (${envE.fullId}, seed ${seed})`
       const promptStyle = yield* Effect.try({ try: () => promptStyleOf(warm), catch: (e) => e as UsageError })
       const srv = new TinyLMServer(policy, { model, root, promptStyle, seed, maxBodyBytes: maxBody })
       const started = yield* userPromise(() =>

@@ -81,7 +81,7 @@ describe("env serve", () => {
       const c = await fetch(url + "/create", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ env: "metamathqa", seed: 0 }) })
       expect(c.status).toBe(200)
       const { id } = await c.json()
-      const s = await fetch(url + "/step", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, action: "0" }) })
+      const s = await fetch(url + "/step", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, action: "<answer>0</answer>" }) })
       expect(await s.json()).toMatchObject({ terminated: true })
     } finally {
       child.kill("SIGTERM")

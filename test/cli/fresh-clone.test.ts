@@ -5,7 +5,7 @@
 // cache when it has them). Skipped outside CI only when the npm registry cannot be reached.
 import { afterAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { root } from "../helpers/cli.ts"
@@ -27,6 +27,9 @@ describe("a fresh clone", () => {
     expect(sh("git", ["clone", "-q", "--no-checkout", root, clone], dir).code).toBe(0)
     expect(sh("git", ["checkout", "-q", head], clone).code).toBe(0)
     expect(sh("git", ["ls-files", "-s", "cli.ts"], clone).out).toStartWith("100755")
+    // the package's bin too: npm makes it executable where it links it (npm install <folder>, npm link), so a 644 one dirties the clone
+    const bin = String(JSON.parse(readFileSync(join(clone, "package.json"), "utf8")).bin["ragen-bench"])
+    expect(sh("git", ["ls-files", "-s", bin], clone).out).toStartWith("100755")
     const ci = sh("npm", ["ci", ...npmFlags], clone, 240_000)
     if (ci.code !== 0) {
       const reachable = sh("npm", ["ping"], clone, 20_000).code === 0

@@ -1,13 +1,17 @@
 // The README's "Write your own filter" example is real code, run as a user outside the clone
 // would: copied into a folder of its own with ragen-bench linked into node_modules (as
-// `npm link ragen-bench` does), run with `npx ragen-bench`, and nothing is installed at run time
-// (Bun's install cache, pointed at an empty folder, stays empty).
+// `npm link ragen-bench` does: the package's `bin`, bin/ragen-bench.mjs, linked into
+// node_modules/.bin), run with `npx ragen-bench` and a PATH without Bun (only Node and npm: the
+// launcher finds the Bun of the clone's `bun` dependency itself), and nothing is installed at run
+// time (Bun's install cache, pointed at an empty folder, stays empty). The tarball and the
+// `npm install <folder>` cases: packed-install.test.ts. And the README's commands run as written
+// after `npm install`: no bare `bun file.ts` or `deno run … cli.ts`, which need global installs.
 import { afterAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { root } from "../helpers/cli.ts"
+import { join, relative } from "node:path"
+import { binPath, pathWithoutBun, root } from "../helpers/cli.ts"
 import { fakeTrainEnv } from "../helpers/fake-train.ts"
 
 const readme = readFileSync(join(root, "README.md"), "utf8")
@@ -21,7 +25,7 @@ afterAll(() => {
 
 mkdirSync(join(user, "node_modules", ".bin"), { recursive: true })
 symlinkSync(root, join(user, "node_modules", "ragen-bench"), "dir")
-symlinkSync(join("..", "ragen-bench", "cli.ts"), join(user, "node_modules", ".bin", "ragen-bench"))
+symlinkSync(join("..", "ragen-bench", relative(root, binPath)), join(user, "node_modules", ".bin", "ragen-bench"))
 writeFileSync(
   join(user, "groups.json"),
   JSON.stringify({
@@ -33,13 +37,13 @@ writeFileSync(
   })
 )
 
-/** `npx ragen-bench …` from the user's folder; Bun is found on PATH as a global install would be. */
+/** `npx ragen-bench …` from the user's folder, with no Bun on PATH. */
 const npx = (args: ReadonlyArray<string>, cwd = user, env: Record<string, string> = {}) => {
   const r = spawnSync("npx", ["--no", "ragen-bench", ...args], {
     cwd,
     encoding: "utf8",
     timeout: 60_000,
-    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}`, BUN_INSTALL_CACHE_DIR: cache, npm_config_offline: "true", NO_COLOR: "1", ...env }
+    env: { ...process.env, PATH: pathWithoutBun(), BUN_INSTALL_CACHE_DIR: cache, npm_config_offline: "true", NO_COLOR: "1", ...env }
   })
   return { code: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" }
 }
@@ -88,7 +92,10 @@ describe("README filter, outside the clone", () => {
     )
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("1 done")
-    expect(JSON.parse(readFileSync(join(user, "site", "leaderboard.json"), "utf8")).filters).toEqual(["min-range"])
+    const lb = JSON.parse(readFileSync(join(user, "site", "leaderboard.json"), "utf8"))
+    expect(lb.filters).toEqual(["min-range"])
+    // the sweep ends with the page's verdict sentence
+    expect(r.stdout.trim().split("\n").at(-1)).toBe(lb.verdict.sentence)
     expect(readdirSync(cache)).toEqual([])
   }, 120_000)
 
@@ -96,11 +103,11 @@ describe("README filter, outside the clone", () => {
     const bare = mkdtempSync(join(tmpdir(), "ragen-bare-"))
     try {
       writeFileSync(join(bare, "p.ts"), `import { Schema } from "effect"\nexport default { name: "p", version: "0.0.1", filters: [], s: Schema }\n`)
-      const r = spawnSync(join(root, "cli.ts"), ["list", "filters", "--plugin", "./p.ts"], {
+      const r = spawnSync(binPath, ["list", "filters", "--plugin", "./p.ts"], {
         cwd: bare,
         encoding: "utf8",
         timeout: 60_000,
-        env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}`, BUN_INSTALL_CACHE_DIR: cache, NO_COLOR: "1" }
+        env: { ...process.env, PATH: pathWithoutBun(), BUN_INSTALL_CACHE_DIR: cache, NO_COLOR: "1" }
       })
       expect(r.status).toBe(2)
       expect(r.stderr).toContain('it imports "effect", which is not installed where the file is; import Schema and Effect from "ragen-bench/kit"')
@@ -109,4 +116,15 @@ describe("README filter, outside the clone", () => {
       rmSync(bare, { recursive: true, force: true })
     }
   }, 60_000)
+
+  test("the README's commands run as written after npm install: no bare bun or deno on a file", () => {
+    // Code lines and inline code that start a runtime on a file need it on PATH (a global
+    // install); `npx ragen-bench …`, `npx bun …` and `npx deno …` find the project's own.
+    const bare = readme
+      .split("\n")
+      .flatMap((l) => [...l.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).concat(/^\s*(bun|deno)\s/.test(l) ? [l.trim()] : []))
+      .filter((c) => /^(bun|deno)\s+(run\s+(-\S+\s+)*)?[\w./-]+\.ts\b/.test(c))
+    expect(bare).toEqual([])
+    expect(readme).toContain("npx ragen-bench")
+  })
 })

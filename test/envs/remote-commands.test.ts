@@ -98,7 +98,7 @@ describe("env server on a remote-backed env", () => {
       const c = await post("/create", { env: "webshop", seed: 7, options: { server: { url: "fixture", timeoutMs: 2000 } } })
       expect(c.status).toBe(200)
       expect(c.body.observation).toContain("search page")
-      const s = await post("/step", { id: c.body.id, action: "search[cotton t-shirt]" })
+      const s = await post("/step", { id: c.body.id, action: "<answer>search[cotton t-shirt]</answer>" })
       expect(s.status).toBe(200)
       expect(s.body.observation).toContain("[b01abc]")
       expect(s.body.info.valid).toBe(true)

@@ -6,6 +6,7 @@ import { countdownSpec } from "../../envs/countdown/env.ts"
 import { metaMathQASpec } from "../../envs/metamathqa/env.ts"
 import { startHttp } from "../../envs/server/http.ts"
 import { handle } from "../../envs/server/protocol.ts"
+import { FORMAT_NOTE } from "../../core/prompt.ts"
 import { SessionStore } from "../../envs/server/sessions.ts"
 import { handleLine, serveStdio } from "../../envs/server/stdio.ts"
 
@@ -26,7 +27,7 @@ describe("protocol", () => {
     expect(c.status).toBe(200)
     const id = c.body.id as string
     expect(c.body.observation).toContain("target")
-    const s = handle(srv, "step", { id, action: "1 + 2" })
+    const s = handle(srv, "step", { id, action: "<answer>1 + 2</answer>" })
     expect(s.status).toBe(200)
     expect(s.body).toMatchObject({ terminated: true, truncated: false })
     expect(handle(srv, "step", { id, action: "1" }).status).toBe(400) // episode over
@@ -38,13 +39,43 @@ describe("protocol", () => {
     // MetaMathQA's budget follows its options: maxAttempts 3 gives 3 actions (actionBudgetOf).
     const c = handle(srv, "create", { env: "metamathqa", seed: 1, options: { maxAttempts: 3 } })
     expect(c.body.actionBudget).toBe(3)
-    expect(handle(srv, "step", { id: c.body.id, action: "123456" }).body).toMatchObject({ terminated: false, truncated: false })
+    expect(handle(srv, "step", { id: c.body.id, action: "<answer>123456</answer>" }).body).toMatchObject({ terminated: false, truncated: false })
     expect(handle(srv, "create", { env: "metamathqa", seed: 1 }).body.actionBudget).toBe(1)
     // A client may ask for another budget.
     const k = handle(srv, "create", { env: "metamathqa", seed: 1, actionBudget: 1, options: { maxAttempts: 3 } })
     expect(k.body.actionBudget).toBe(1)
-    expect(handle(srv, "step", { id: k.body.id, action: "123456" }).body).toMatchObject({ terminated: false, truncated: true })
+    expect(handle(srv, "step", { id: k.body.id, action: "<answer>123456</answer>" }).body).toMatchObject({ terminated: false, truncated: true })
     expect(handle(srv, "create", { env: "metamathqa", actionBudget: 0 }).status).toBe(400)
+  })
+  test("a reply is played as the trainer plays a turn: parsed, the format penalty, the format note, the turn limit", () => {
+    const srv = mk()
+    const c = handle(srv, "create", { env: "metamathqa", seed: 1, options: { maxAttempts: 3 } })
+    expect(c.body).toMatchObject({ maxTurns: metaMathQASpec.maxTurns, formatPenalty: -0.1 })
+    const id = c.body.id as string
+    // A bare action does not parse (nor does it for the trainer): −0.1, the env is not stepped, the same observation with the note.
+    const bare = handle(srv, "step", { id, action: "123456" }).body
+    expect(bare).toMatchObject({ reward: -0.1, terminated: false, truncated: false, info: { valid: false, formatValid: false } })
+    expect(bare.observation).toBe(`${FORMAT_NOTE}\n${c.body.observation}`)
+    // The note is not stacked on a second bad reply.
+    expect(handle(srv, "step", { id, action: "<think>no answer</think>" }).body.observation).toBe(bare.observation)
+    // "<answer>…</answer>" alone and the trainer's "<think>…</think><answer>…</answer>" both reach the env.
+    const wrong = handle(srv, "step", { id, action: "<answer>123456</answer>" }).body
+    expect(wrong).toMatchObject({ reward: 0, info: { valid: true, formatValid: true } })
+    expect(String(wrong.observation).startsWith(FORMAT_NOTE)).toBe(false)
+    expect(handle(srv, "step", { id, action: "<think>sum it</think> <answer>123457</answer>" }).body.info).toMatchObject({ valid: true, formatValid: true })
+    // maxTurns replies, parsed or not, end the episode: truncated, as the trainer's rollout stops.
+    expect(metaMathQASpec.maxTurns).toBe(5)
+    expect(handle(srv, "step", { id, action: "?" }).body).toMatchObject({ truncated: true, terminated: false })
+    // A client may set the trainer's maxTurns and formatPenalty.
+    const k = handle(srv, "create", { env: "countdown", seed: 0, maxTurns: 1, formatPenalty: -0.5 })
+    expect(k.body).toMatchObject({ maxTurns: 1, formatPenalty: -0.5 })
+    expect(handle(srv, "step", { id: k.body.id, action: "Up" }).body).toMatchObject({ reward: -0.5, truncated: true })
+    expect(handle(srv, "step", { id: k.body.id, action: "Up" }).status).toBe(400) // ended
+    // An action the env rejects costs the penalty on top of its reward (0 here).
+    handle(srv, "reset", { id: k.body.id, seed: 0 })
+    expect(handle(srv, "step", { id: k.body.id, action: "<answer>garbage</answer>" }).body).toMatchObject({ reward: -0.5, info: { valid: false, formatValid: true } })
+    expect(handle(srv, "create", { env: "countdown", maxTurns: 0 }).status).toBe(400)
+    expect(handle(srv, "create", { env: "countdown", formatPenalty: "x" }).status).toBe(400)
   })
   test("bad bodies are 400 with a message; unknown ids 404", () => {
     const srv = mk()
@@ -116,8 +147,8 @@ describe("http (loopback, ephemeral port)", () => {
     expect(c.status).toBe(200)
     const { id, observation } = await c.json()
     expect(observation).toContain("numbers")
-    const s = await post("/step", { id, action: "garbage" })
-    expect(await s.json()).toMatchObject({ reward: 0, truncated: true, info: { valid: false } })
+    const s = await post("/step", { id, action: "<answer>garbage</answer>" })
+    expect(await s.json()).toMatchObject({ reward: -0.1, truncated: true, info: { valid: false, formatValid: true } })
     expect((await post("/reset", { id, seed: 0 })).status).toBe(200)
     expect((await post("/step", { id: "nope", action: "1" })).status).toBe(404)
     const badJson = await post("/create", "{not json")

@@ -1,6 +1,7 @@
 /** Run the CLI in a child process (Bun or Deno) and capture its output. */
 import { spawnSync } from "node:child_process"
-import { join } from "node:path"
+import { existsSync, readFileSync } from "node:fs"
+import { delimiter, join } from "node:path"
 
 export const root = join(import.meta.dir, "..", "..")
 export const bunBin = join(root, "node_modules", ".bin", "bun")
@@ -25,3 +26,14 @@ export const runCli = (args: ReadonlyArray<string>, opts: { cwd?: string; runtim
   })
   return { code: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" }
 }
+
+/**
+ * PATH without Bun, as on a machine with only Node and npm: no folder holding a `bun` or `bunx`,
+ * no node_modules/.bin (node, npm and the system's tools stay). The package's `bin` must find the
+ * Bun of its `bun` dependency by itself (bin/ragen-bench.mjs).
+ */
+export const pathWithoutBun = (path = process.env.PATH ?? ""): string =>
+  [...new Set(path.split(delimiter))].filter((d) => d !== "" && !d.includes("node_modules") && !existsSync(join(d, "bun")) && !existsSync(join(d, "bunx"))).join(delimiter)
+
+/** The package's `bin` (package.json), absolute. */
+export const binPath = join(root, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin["ragen-bench"])

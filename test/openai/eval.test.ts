@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs"
 import type { Server } from "node:http"
 import { join } from "node:path"
 import { decodeSync } from "../../core/schema/decode.ts"
+import { splitSeeds } from "../../core/env/instance-split.ts"
 import { MetricsLine } from "../../core/contracts/results.ts"
 import { builtinPlugins } from "../../builtins.ts"
 import { registryLayerFrom } from "../../core/registry.ts"
@@ -89,7 +90,10 @@ describe("eval against a served model", () => {
       .trim()
       .split("\n")
       .map((l) => strict<MetricsLine>(MetricsLine, JSON.parse(l)))
-    expect(lines.map((l) => l.seed)).toEqual([123, 124, 125, 126, 127])
+    // each seed moved to a held-out validation instance, as the trainer validates
+    const spec = envsPlugin.envs!.find((e) => e.id.startsWith("frozenlake"))!
+    expect(config.config.instances).toBe("validation")
+    expect(lines.map((l) => l.seed)).toEqual(await splitSeeds(spec, strict(spec.options, {}), [123, 124, 125, 126, 127], "validation"))
     expect(summary.success.mean).toBe(lines.filter((l) => l.success === 1).length / 5)
   }, 120_000)
 })

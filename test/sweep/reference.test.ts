@@ -32,8 +32,9 @@ describe("sweep --reference", () => {
     expect(r.code).toBe(0)
     expect(r.stderr).toContain("4 of 4 run(s) joined beside yours")
     const lb = leaderboard(mine)
-    expect(lb.filters).toEqual(["none", "top-p"])
-    expect(lb.rows[0].cells.find((c: { filter: string }) => c.filter === "top-p").delta.n).toBe(4) // paired with the reference's seeds
+    // An unlabelled choice of the suite's linear top-p is named by the suite's label (issue 42).
+    expect(lb.filters).toEqual(["none", "top-p 0.9 (linear, drop zero)"])
+    expect(lb.rows[0].cells.find((c: { filter: string }) => c.filter === "top-p 0.9 (linear, drop zero)").delta.n).toBe(4) // paired with the reference's seeds
     // the page says what joined
     expect(lb.sources.join(" ")).toContain("published reference set: 4 of 4 runs joined beside yours")
     expect(readFileSync(join(mine, "site", "index.html"), "utf8")).toContain("published reference set: 4 of 4 runs joined")
@@ -41,10 +42,12 @@ describe("sweep --reference", () => {
     const alone = sweep(spec, mine, ["--reference", "none"])
     expect(alone.code).toBe(0)
     const lone = leaderboard(mine)
-    expect(lone.filters).toEqual(["top-p"])
+    expect(lone.filters).toEqual(["top-p 0.9 (linear, drop zero)"])
     // alone in its row, the filter is not "best" and wins nothing; its (Δ) column shows no absolute number as a Δ
     expect(lone.rows[0].cells[0].best).toBe(false)
-    expect(lone.ranking[0].wins).toBe(0)
+    // with no none to compare against, it is not ranked either (issue 42): it is listed, with the reason
+    expect(lone.ranking).toEqual([])
+    expect(lone.notRanked).toEqual([{ filter: "top-p 0.9 (linear, drop zero)", rows: 1, n: 0, needed: null }])
     const html = readFileSync(join(mine, "site", "index.html"), "utf8")
     expect(html).not.toMatch(/★<\/td>/) // the legend explains ★; no cell carries it
     expect(html).toContain("no none in this row")

@@ -9,12 +9,12 @@ import { improvementOf, iqmOf } from "../view.ts"
 import { type IntervalItem, intervalChart } from "./intervals.ts"
 import { BETTER_COLOUR, colourOf, WORSE_COLOUR } from "./palette.ts"
 
-const item = (a: Across, v: Aggregate, note: string, noteColour: string, hover: string): IntervalItem => ({
+const item = (a: Across, v: Aggregate, note: string, noteColour: string, hover: string, filters: ReadonlyArray<string>): IntervalItem => ({
   label: a.filter,
   value: v.value,
   lo: v.lo,
   hi: v.hi,
-  colour: colourOf(a.filter),
+  colour: colourOf(a.filter, filters),
   filled: true,
   note,
   noteColour,
@@ -33,17 +33,20 @@ const improvementNote = (v: Aggregate): [string, string] =>
 /** Two panels per algorithm: IQM and P(> none). */
 export const acrossPanels = (lb: Leaderboard): string[] => {
   const out: string[] = []
+  const ranked = new Set(lb.ranking.map((r) => r.filter))
+  const unranked = new Set((lb.notRanked ?? []).map((e) => e.filter).filter((f) => !ranked.has(f)))
   for (const algo of [...new Set(lb.across.map((a) => a.algo))]) {
     const of = lb.across.filter((a) => a.algo === algo)
     const iqm = of.flatMap((a) => {
       const v = iqmOf(a)
-      return v ? [item(a, v, `${(100 * v.value).toFixed(1)}%`, "#333333", `${a.filter}: IQM ${fmtAggregatePct(v)} over ${v.tasks} envs, ${v.runs} runs`)] : []
+      return v ? [item(a, v, `${(100 * v.value).toFixed(1)}%`, "#333333", `${a.filter}: IQM ${fmtAggregatePct(v)} over ${v.tasks} envs, ${v.runs} runs`, lb.filters)] : []
     })
     const imp = of.flatMap((a) => {
       const v = improvementOf(a)
       if (!v) return []
-      const [note, colour] = improvementNote(v)
-      return [item(a, v, note, colour, `${a.filter}: P(> none) ${fmtProbability(v)} over ${v.tasks} envs`)]
+      // A filter whose seeds cannot rank it anywhere (build.ts rank) gets no mark here either.
+      const [note, colour] = unranked.has(a.filter) ? [`${v.value.toFixed(2)} ? not ranked`, "#555555"] : improvementNote(v)
+      return [item(a, v, note, colour, `${a.filter}: P(> none) ${fmtProbability(v)} over ${v.tasks} envs`, lb.filters)]
     })
     const name = shortId(algo)
     if (iqm.length)

@@ -7,7 +7,7 @@
 import { esc } from "../escape.ts"
 import { niceTicks } from "../svg.ts"
 import type { BandPoint } from "./bands.ts"
-import { colourOf, dashOf } from "./palette.ts"
+import { colourOf, dashOf, type FilterStyle, filterStyles } from "./palette.ts"
 
 /** Metrics that are rates in [0, 1]: drawn on 0–100%. */
 export const RATE_METRICS: ReadonlySet<string> = new Set(["val/success@0.5", "mi/first_turn/retrieval_acc", "reasoning/fact_accuracy", "filter/kept_ratio"])
@@ -16,6 +16,8 @@ export interface CurveSeries {
   readonly name: string
   readonly points: ReadonlyArray<BandPoint>
   readonly href?: string
+  /** Its colour and dash pattern among the page's filters (palette.ts filterStyles); else its own alone. */
+  readonly style?: FilterStyle
 }
 
 export interface CurveOptions {
@@ -42,8 +44,8 @@ const yDomain = (o: CurveOptions): readonly [number, number] => {
 }
 
 const seriesSvg = (s: CurveSeries, X: (x: number) => number, Y: (y: number) => number, rate: boolean): string => {
-  const c = colourOf(s.name)
-  const dash = dashOf(s.name)
+  const c = s.style?.colour ?? colourOf(s.name)
+  const dash = s.style?.dash ?? dashOf(s.name)
   const p: string[] = [`<title>${esc(s.name)}: mean over seeds, band from the lowest to the highest seed</title>`]
   if (s.points.some((q) => q[4] > 1)) {
     const upper = s.points.map((q) => `${f(X(q[0]))},${f(Y(q[3]))}`)
@@ -83,6 +85,13 @@ export const curveChart = (o: CurveOptions): string => {
   return p.join("")
 }
 
-/** The filters' colours once per group of charts (the charts themselves carry no legend). */
-export const curveLegend = (names: ReadonlyArray<string>): string =>
-  `<p class="legend-line">${names.map((n) => `<span class="key"><svg width="22" height="10" aria-hidden="true"><line x1="1" x2="21" y1="5" y2="5" stroke="${colourOf(n)}" stroke-width="2.5"${dashOf(n) ? ` stroke-dasharray="${dashOf(n)}"` : ""}/></svg>${esc(n)}</span>`).join(" ")}</p>`
+/** The filters' colours and dash patterns once per group of charts (the charts themselves carry no legend); `filters`: the page's. */
+export const curveLegend = (names: ReadonlyArray<string>, filters: ReadonlyArray<string> = names): string => {
+  const styles = filterStyles([...filters, ...names])
+  return `<p class="legend-line">${names
+    .map((n) => {
+      const { colour, dash } = styles.get(n)!
+      return `<span class="key" data-series="${esc(n)}"><svg width="34" height="10" aria-hidden="true"><line x1="1" x2="33" y1="5" y2="5" stroke="${colour}" stroke-width="2.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/></svg>${esc(n)}</span>`
+    })
+    .join(" ")}</p>`
+}

@@ -37,7 +37,7 @@ export const forestDomain = (lb: Leaderboard): readonly [number, number] =>
 
 const interval = (lo: number | null, hi: number | null): string => (lo === null || hi === null ? "no interval" : `[${signedPct(lo)}, ${signedPct(hi)}]`)
 
-const itemOf = (row: Row, c: Cell, href: CellHref): IntervalItem | null => {
+const itemOf = (row: Row, c: Cell, href: CellHref, filters: ReadonlyArray<string>): IntervalItem | null => {
   const d = primaryDeltaOf(c)
   if (!d) return null
   const floor = c.kind === "noise-floor"
@@ -51,7 +51,7 @@ const itemOf = (row: Row, c: Cell, href: CellHref): IntervalItem | null => {
     value: d.mean,
     lo: bare ? null : d.lo,
     hi: bare ? null : d.hi,
-    colour: floor ? NOISE_FLOOR_COLOUR : colourOf(c.filter),
+    colour: floor ? NOISE_FLOOR_COLOUR : colourOf(c.filter, filters),
     filled: !floor && (v === "better" || v === "worse"),
     note: floor ? `${signedPct(d.mean)} noise floor` : `${signedPct(d.mean)} ${mark.glyph} ${mark.word}`,
     noteColour: floor ? NOISE_FLOOR_COLOUR : mark.colour,
@@ -65,10 +65,10 @@ const itemOf = (row: Row, c: Cell, href: CellHref): IntervalItem | null => {
 
 export const rowTitle = (row: Row): string => `${shortId(row.env)} · ${shortId(row.algo)}${row.setting ? ` · ${row.setting}` : ""}`
 
-/** One row's forest panel (an empty string when no cell has a paired difference). */
-export const rowForest = (row: Row, domain: readonly [number, number], href: CellHref = () => undefined): string => {
+/** One row's forest panel (an empty string when no cell has a paired difference); `filters`: the page's, for each one's colour. */
+export const rowForest = (row: Row, domain: readonly [number, number], href: CellHref = () => undefined, filters: ReadonlyArray<string> = row.cells.map((c) => c.filter)): string => {
   const cells = [...row.cells.filter((c) => c.kind === "noise-floor"), ...row.cells.filter((c) => c.kind === "filter")]
-  const items = cells.flatMap((c) => itemOf(row, c, href) ?? [])
+  const items = cells.flatMap((c) => itemOf(row, c, href, filters) ?? [])
   if (items.length === 0) return ""
   const floor = cells.find((c) => c.kind === "noise-floor")
   const fd = floor ? primaryDeltaOf(floor) : null

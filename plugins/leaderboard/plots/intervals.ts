@@ -40,18 +40,48 @@ export interface IntervalChartOptions {
   readonly kind: string
 }
 
-const W = 470
-const LABEL_W = 128
 const NOTE_W = 150
-const ROW_H = 22
 const TOP = 34
 const BOTTOM = 30
+/** Characters of a label per line (11px), and its lines at most: a longer label wraps at spaces, then is cut with "…". */
+const LABEL_CHARS = 26
+const LABEL_LINES = 2
+
+/** Sizes of a chart: one-line labels keep the compact layout; a wrapped one widens the label column and the rows. */
+interface Layout {
+  readonly W: number
+  readonly labelW: number
+  readonly rowH: number
+}
 
 const f = (v: number): string => v.toFixed(1)
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
 
+/** A label in lines of at most LABEL_CHARS, broken at spaces (a word longer than a line is cut), at most LABEL_LINES. */
+export const wrapLabel = (s: string): string[] => {
+  const lines: string[] = []
+  let line = ""
+  for (const word of s.split(/\s+/).filter((w) => w !== "")) {
+    const next = line ? `${line} ${word}` : word
+    if (next.length <= LABEL_CHARS || line === "") line = next
+    else {
+      lines.push(line)
+      line = word
+    }
+  }
+  if (line) lines.push(line)
+  const kept = lines.slice(0, LABEL_LINES).map((l) => clip(l, LABEL_CHARS))
+  if (lines.length > LABEL_LINES) kept[LABEL_LINES - 1] = clip(`${kept[LABEL_LINES - 1]!} ${lines.slice(LABEL_LINES).join(" ")}`, LABEL_CHARS)
+  return kept.length ? kept : [""]
+}
+
+const layoutOf = (items: ReadonlyArray<IntervalItem>): Layout => {
+  const wraps = items.some((it) => it.label.length > 20)
+  return wraps ? { W: 510, labelW: 168, rowH: 30 } : { W: 470, labelW: 128, rowH: 22 }
+}
+
 /** The frame: title, grid, ticks, axis label, reference lines and the band. */
-const frame = (o: IntervalChartOptions, X: (v: number) => number, plotH: number): string[] => {
+const frame = (o: IntervalChartOptions, X: (v: number) => number, plotH: number, { W, labelW: LABEL_W }: Layout): string[] => {
   const p: string[] = [`<text x="4" y="14" class="ct">${esc(o.title)}</text>`]
   const bottom = TOP + plotH
   if (o.band) {
@@ -72,11 +102,13 @@ const frame = (o: IntervalChartOptions, X: (v: number) => number, plotH: number)
 }
 
 /** One item's line: its label, interval, point and note, wrapped in a link to its runs when it has one. */
-const itemRow = (o: IntervalChartOptions, it: IntervalItem, i: number, X: (v: number) => number): string => {
+const itemRow = (o: IntervalChartOptions, it: IntervalItem, i: number, X: (v: number) => number, { W, labelW: LABEL_W, rowH: ROW_H }: Layout): string => {
   const y = TOP + ROW_H * i + ROW_H / 2
   const clamp = (v: number): number => Math.min(o.domain[1], Math.max(o.domain[0], v))
   const p: string[] = [`<title>${esc(it.hover)}</title>`]
-  p.push(`<text x="${LABEL_W - 6}" y="${f(y + 4)}" text-anchor="end" class="lbl">${esc(clip(it.label, 20))}</text>`)
+  const lines = ROW_H > 22 ? wrapLabel(it.label) : [it.label]
+  const y0 = y + 4 - ((lines.length - 1) * 12) / 2
+  p.push(`<text x="${LABEL_W - 6}" y="${f(y0)}" text-anchor="end" class="lbl">${lines.map((l, k) => `<tspan x="${LABEL_W - 6}" dy="${k === 0 ? 0 : 12}">${esc(l)}</tspan>`).join("")}</text>`)
   const dash = it.dashed ? ' stroke-dasharray="4 3"' : ""
   if (it.lo !== null && it.hi !== null) {
     const x0 = X(clamp(it.lo))
@@ -97,6 +129,8 @@ const itemRow = (o: IntervalChartOptions, it: IntervalItem, i: number, X: (v: nu
 }
 
 export const intervalChart = (o: IntervalChartOptions): string => {
+  const layout = layoutOf(o.items)
+  const { W, labelW: LABEL_W, rowH: ROW_H } = layout
   const plotH = Math.max(1, o.items.length) * ROW_H
   const H = TOP + plotH + BOTTOM
   const [d0, d1] = o.domain
@@ -104,8 +138,8 @@ export const intervalChart = (o: IntervalChartOptions): string => {
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="chart ${esc(o.kind)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(o.title)}">`,
     `<title>${esc(o.title)}</title>`,
-    ...frame(o, X, plotH),
-    ...o.items.map((it, i) => itemRow(o, it, i, X)),
+    ...frame(o, X, plotH, layout),
+    ...o.items.map((it, i) => itemRow(o, it, i, X, layout)),
     "</svg>"
   ]
   return parts.join("")
