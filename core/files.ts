@@ -23,6 +23,18 @@ export class FileReadError extends Error {
 
 // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+// O_NOFOLLOW: a symbolic link in place of the file is refused (ELOOP) instead of opened.
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
+
+export interface ReadOptions {
+  /**
+   * Refuse a file that is a symbolic link (it is not opened): for files inside a folder someone
+   * sent (a results or compact folder), whose links could name any file of the reader's.
+   */
+  readonly noFollow?: boolean
+}
+
+const flagsOf = (options: ReadOptions | undefined): number => (options?.noFollow ? FLAGS | NOFOLLOW : FLAGS)
 
 const refuse = (path: string, kind: string, size: number, maxBytes: number): FileReadError | undefined => {
   if (kind !== "file") return new FileReadError(path, `${path} is not a regular file (${kind})`, "ENOTREG")
@@ -39,16 +51,17 @@ const why = (e: unknown): string => {
   if (code === "ENOENT") return "does not exist"
   if (code === "EACCES" || code === "EPERM") return "cannot be read (permission denied)"
   if (code === "EISDIR") return "is a directory, not a file"
+  if (code === "ELOOP") return "is a symbolic link (links are not followed here)"
   return `cannot be read (${String((e as Error)?.message ?? e).replace(/, open '.*'$/, "")})`
 }
 
 const wrap = (path: string, e: unknown): FileReadError => (e instanceof FileReadError ? e : new FileReadError(path, `${path} ${why(e)}`, (e as { code?: string })?.code))
 
 /** The bytes of a regular file of at most `maxBytes`, synchronously. */
-export const readRegularFileSync = (path: string, maxBytes: number): Uint8Array => {
+export const readRegularFileSync = (path: string, maxBytes: number, options?: ReadOptions): Uint8Array => {
   let fd: number
   try {
-    fd = openSync(path, FLAGS)
+    fd = openSync(path, flagsOf(options))
   } catch (e) {
     throw wrap(path, e)
   }
@@ -74,10 +87,10 @@ export const readRegularFileSync = (path: string, maxBytes: number): Uint8Array 
 }
 
 /** The bytes of a regular file of at most `maxBytes`, without blocking the event loop. */
-export const readRegularFile = async (path: string, maxBytes: number): Promise<Uint8Array> => {
+export const readRegularFile = async (path: string, maxBytes: number, options?: ReadOptions): Promise<Uint8Array> => {
   let h: Awaited<ReturnType<typeof open>>
   try {
-    h = await open(path, FLAGS)
+    h = await open(path, flagsOf(options))
   } catch (e) {
     throw wrap(path, e)
   }

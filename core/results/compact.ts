@@ -170,19 +170,19 @@ export const compactToRun = (path: string, record: CompactRun): CompactRead => {
   return record.summary ? { ...base, summary: record.summary } : base
 }
 
-/** Read one compact file (a regular file of at most MAX_COMPACT_BYTES). */
-export const readCompact = (path: string): Effect.Effect<CompactRead, FileFormatError> =>
+/** Read one compact file (a regular file of at most MAX_COMPACT_BYTES; `noFollow`: never a link). */
+export const readCompact = (path: string, options: { readonly noFollow?: boolean } = {}): Effect.Effect<CompactRead, FileFormatError> =>
   Effect.suspend(() => {
     let text: string
     try {
-      text = new TextDecoder().decode(readRegularFileSync(path, MAX_COMPACT_BYTES))
+      text = new TextDecoder().decode(readRegularFileSync(path, MAX_COMPACT_BYTES, options))
     } catch (e) {
       return Effect.fail(new FileFormatError({ path, message: (e as Error).message }))
     }
     return Effect.map(decodeCompact(path, text), (record) => compactToRun(path, record))
   })
 
-/** Files that may be compact records directly under `dir`: `*.json` but verify.json (the leaderboard's marks). */
+/** Files that may be compact records directly under `dir`: `*.json` but verify.json (where older versions kept marks; never read now). */
 export const listCompactFiles = (dir: string): string[] => {
   if (!existsSync(dir)) return []
   let names: string[]

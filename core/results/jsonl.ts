@@ -26,7 +26,11 @@ const isLink = (path: string): boolean => {
   }
 }
 
-export const readJsonLines = <T>(path: string, maxBytes: number, decode: LineDecoder<T>): Effect.Effect<JsonLinesRead<T>, FileFormatError> =>
+/**
+ * `noFollow`: a link in place of the file is refused, not followed (a folder someone sent: its
+ * links could name any file of the reader's).
+ */
+export const readJsonLines = <T>(path: string, maxBytes: number, decode: LineDecoder<T>, options: { readonly noFollow?: boolean } = {}): Effect.Effect<JsonLinesRead<T>, FileFormatError> =>
   Effect.suspend((): Effect.Effect<JsonLinesRead<T>, FileFormatError> => {
     if (!existsSync(path)) {
       // Absent is an empty file; a link to nothing is damage, not a run that logged nothing.
@@ -36,7 +40,7 @@ export const readJsonLines = <T>(path: string, maxBytes: number, decode: LineDec
     let text: string
     try {
       // A directory, a FIFO or an endless device in place of the file is reported, not read.
-      text = new TextDecoder().decode(readRegularFileSync(path, maxBytes))
+      text = new TextDecoder().decode(readRegularFileSync(path, maxBytes, options))
     } catch (e) {
       return Effect.fail(new FileFormatError({ path, message: (e as Error).message }))
     }

@@ -27,8 +27,8 @@ export interface SamplesRead {
 const decodeLine: LineDecoder<SamplesLine> = (json) => decodeSync(SamplesLine, json)
 
 /** Read samples.jsonl (absent: no lines); a torn last line is tolerated, anything else malformed fails naming path:line. */
-export const readSamples = (path: string): Effect.Effect<SamplesRead, FileFormatError> =>
-  Effect.map(readJsonLines(path, MAX_SAMPLES_BYTES, decodeLine), (r) => (r.tornLastLine === undefined ? { lines: r.lines } : { lines: r.lines, tornLastLine: true }))
+export const readSamples = (path: string, options: { readonly noFollow?: boolean } = {}): Effect.Effect<SamplesRead, FileFormatError> =>
+  Effect.map(readJsonLines(path, MAX_SAMPLES_BYTES, decodeLine, options), (r) => (r.tornLastLine === undefined ? { lines: r.lines } : { lines: r.lines, tornLastLine: true }))
 
 /** Keep the lines of evaluations up to step `upTo` (a resumed run writes the later ones again). */
 export const truncateSamples = (runDir: string, upTo: number): void => {

@@ -3,7 +3,7 @@
  * "<env>-<algo>-<filter>-s<seed>-<hash>"; config.json, metrics.jsonl, summary.json, checkpoints.
  */
 import { Effect, Schema } from "effect"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { FileFormatError } from "../errors.ts"
 import { contentHash } from "../hash.ts"
@@ -27,9 +27,20 @@ const slug = (s: string): string =>
     .slice(0, 40)
 
 /** The run id: a readable prefix and the hash of the resolved config with the results-semantics version. */
-export const runIdOf = (config: RunConfig): { hash: string; runId: string } => {
-  const hash = contentHash({ config, semantics: SEMANTICS_VERSION })
+export const runIdOf = (config: RunConfig, semantics: number = SEMANTICS_VERSION): { hash: string; runId: string } => {
+  const hash = contentHash({ config, semantics })
   return { hash, runId: `${slug(config.env)}-${slug(config.algo)}-${slug(config.filter)}-s${config.seed}-${hash}` }
+}
+
+/**
+ * Why a config.json's run id or hash is not the one its config and semantics version give
+ * (undefined when they are): a renamed copy of a run, or a config edited after the run.
+ */
+export const runIdProblem = (file: Pick<RunConfigFile, "runId" | "hash" | "config" | "semantics">): string | undefined => {
+  const want = runIdOf(file.config, file.semantics)
+  if (file.runId === want.runId && file.hash === want.hash) return undefined
+  const got = file.runId === want.runId ? `hash ${String(file.hash).slice(0, 20)}` : `run id ${String(file.runId).slice(0, 120)}`
+  return `${got} is not the one its config gives (${file.runId === want.runId ? want.hash : want.runId}): a renamed copy or an edited config, left out`
 }
 
 export interface RunHandle {
@@ -121,7 +132,15 @@ const isPlainMetrics = (v: unknown): v is MetricsLine => {
 export const decodeMetricsLine: LineDecoder<MetricsLine> = (json) => (isPlainMetrics(json) ? { ok: true, value: json } : decodeSync(MetricsLine, json))
 
 /** Read metrics.jsonl; a torn last line is tolerated and reported, a bad middle line fails. */
-export const readMetrics = (path: string): Effect.Effect<MetricsRead, FileFormatError> => readJsonLines(path, MAX_METRICS_BYTES, decodeMetricsLine)
+export const readMetrics = (path: string, options: ReadRunOptions = {}): Effect.Effect<MetricsRead, FileFormatError> => readJsonLines(path, MAX_METRICS_BYTES, decodeMetricsLine, options)
+
+export interface ReadRunOptions {
+  /** Refuse files that are symbolic links instead of following them (a folder someone sent). */
+  readonly noFollow?: boolean
+}
+
+/** Whether anything (a link too, dangling or not) is at `path`. */
+const present = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined
 
 export interface RunRead {
   readonly dir: string
@@ -130,20 +149,22 @@ export interface RunRead {
   readonly summary?: RunSummary
 }
 
-export const readRun = (dir: string): Effect.Effect<RunRead, FileFormatError> =>
+export const readRun = (dir: string, options: ReadRunOptions = {}): Effect.Effect<RunRead, FileFormatError> =>
   Effect.gen(function* () {
     const configPath = join(dir, "config.json")
-    const head = yield* readJsonFile(FormatHead, configPath, { strict: false })
+    const noFollow = options.noFollow === true
+    const head = yield* readJsonFile(FormatHead, configPath, { strict: false, noFollow })
     if (head.format !== RESULTS_FORMAT) {
       return yield* new FileFormatError({
         path: configPath,
         message: `${configPath}: results format ${head.format} was written by an older ragen-bench (this one reads format ${RESULTS_FORMAT}: resolved configs and a semantics version); re-run its config with this version, or read it with the version that wrote it`
       })
     }
-    const config = yield* readJsonFile(RunConfigFile, configPath)
-    const metrics = yield* readMetrics(join(dir, "metrics.jsonl"))
+    const config = yield* readJsonFile(RunConfigFile, configPath, { noFollow })
+    const metrics = yield* readMetrics(join(dir, "metrics.jsonl"), options)
     const summaryPath = join(dir, "summary.json")
-    const summary = existsSync(summaryPath) ? yield* readJsonFile(RunSummary, summaryPath) : undefined
+    // Not following links, a link in place of summary.json is read (and refused), not taken for "absent".
+    const summary = (noFollow ? present(summaryPath) : existsSync(summaryPath)) ? yield* readJsonFile(RunSummary, summaryPath, { noFollow }) : undefined
     return summary ? { dir, config, metrics, summary } : { dir, config, metrics }
   })
 
@@ -153,8 +174,10 @@ export const listRunDirs = (root: string): string[] => scanRunDirs(root).dirs
 /**
  * Run folders under `root`, and the entries that could not be looked at (a dangling symlink, a
  * folder that cannot be read), each with the reason: a damaged entry is reported, not fatal.
+ * `noFollow` (a folder someone sent): an entry that is a symbolic link is reported and left out,
+ * never followed, and so is a special file (FIFO, device, socket).
  */
-export const scanRunDirs = (root: string): { dirs: string[]; problems: Array<{ path: string; message: string }> } => {
+export const scanRunDirs = (root: string, options: ReadRunOptions = {}): { dirs: string[]; problems: Array<{ path: string; message: string }> } => {
   const dirs: string[] = []
   const problems: Array<{ path: string; message: string }> = []
   if (!existsSync(root)) return { dirs, problems }
@@ -167,6 +190,14 @@ export const scanRunDirs = (root: string): { dirs: string[]; problems: Array<{ p
   for (const n of names.sort()) {
     const d = join(root, n)
     try {
+      if (options.noFollow) {
+        const st = lstatSync(d)
+        if (st.isSymbolicLink()) problems.push({ path: d, message: `${d} is a symbolic link; links in an input folder are not followed, left out` })
+        else if (st.isFIFO() || st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
+          problems.push({ path: d, message: `${d} is not a regular file or folder (a FIFO, device or socket), left out` })
+        else if (st.isDirectory() && present(join(d, "config.json"))) dirs.push(d)
+        continue
+      }
       if (statSync(d).isDirectory() && existsSync(join(d, "config.json"))) dirs.push(d)
     } catch (e) {
       const code = (e as { code?: string }).code

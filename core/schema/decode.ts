@@ -109,12 +109,12 @@ export const decodeInput = <T>(schema: Schema.Codec<T, any>, input: unknown, fie
 }
 
 /** Read and decode a JSON file; errors name the path and the field. */
-export const readJsonFile = <T>(schema: Schema.Codec<T, any>, path: string, options: { readonly strict?: boolean } = {}): Effect.Effect<T, FileFormatError> =>
+export const readJsonFile = <T>(schema: Schema.Codec<T, any>, path: string, options: { readonly strict?: boolean; readonly noFollow?: boolean } = {}): Effect.Effect<T, FileFormatError> =>
   Effect.suspend((): Effect.Effect<T, FileFormatError> => {
     let raw: string
     try {
       // Only a regular file, at most 64 MiB: a FIFO or a device named config.json cannot hang or flood a reader.
-      raw = new TextDecoder().decode(readRegularFileSync(path, 64 << 20))
+      raw = new TextDecoder().decode(readRegularFileSync(path, 64 << 20, { noFollow: options.noFollow === true }))
     } catch (e) {
       return Effect.fail(new FileFormatError({ path, message: (e as Error).message }))
     }
@@ -124,6 +124,6 @@ export const readJsonFile = <T>(schema: Schema.Codec<T, any>, path: string, opti
     } catch (e) {
       return Effect.fail(new FileFormatError({ path, message: `${path} is not valid JSON: ${(e as Error).message}` }))
     }
-    const r = decodeSync(schema, json, options)
+    const r = decodeSync(schema, json, { strict: options.strict ?? true })
     return r.ok ? Effect.succeed(r.value) : Effect.fail(new FileFormatError({ path, message: `${path}: ${r.message}` }))
   })

@@ -11,13 +11,13 @@ import { Cause, Effect, Exit, Option, Schema } from "effect"
 import { existsSync, statSync } from "node:fs"
 import { basename, extname, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { parse as parseYaml } from "yaml"
 import { UsageError } from "../errors.ts"
 import { readRegularFileSync } from "../files.ts"
 import { type RegistryData, resolveEntry } from "../registry.ts"
 import { withDefault as dflt } from "../contracts/defaults.ts"
 import { plainIssues } from "../schema/issues.ts"
 import { nearest } from "../text.ts"
+import { parseYamlData } from "../yaml.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Options = Schema.Record(Schema.String, Schema.Unknown)
@@ -65,7 +65,7 @@ export const Fixed = Schema.Struct({
   train: Schema.optional(Options)
 })
 
-/** No shipped suite comes near it; a spec's `maxRuns` raises it. */
+/** No shipped suite comes near it; `sweep --max-runs` raises it (a spec's own `maxRuns` may only lower it). */
 export const DEFAULT_MAX_RUNS = 10_000
 
 export const Budget = Schema.Struct({
@@ -83,7 +83,7 @@ export const SweepSpec = Schema.Struct({
   budget: dflt(Budget, {}),
   /** Add, next to each `none` run, the same run with train.samplingStream 1: the leaderboard's noise floor. */
   noiseFloor: dflt(Schema.Boolean, false),
-  /** The most runs the grid may have (counted before it is expanded); raise it for a bigger grid on purpose. */
+  /** The most runs the grid may have (counted before it is expanded); it may lower the user's `--max-runs`, never raise it. */
   maxRuns: dflt(PosInt, DEFAULT_MAX_RUNS),
   /** Seconds per training step for --dry-run's estimate (default: core/sweep/estimate.ts). */
   secondsPerStep: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0)))
@@ -124,7 +124,7 @@ const importDefault = (path: string): Effect.Effect<unknown, UsageError> =>
 
 const parseText = (path: string, text: string, ext: string): Effect.Effect<unknown, UsageError> =>
   Effect.try({
-    try: () => (ext === ".json" ? JSON.parse(text) : parseYaml(text, { strict: true, uniqueKeys: true })),
+    try: () => (ext === ".json" ? JSON.parse(text) : parseYamlData(text)),
     catch: (e) => new UsageError({ field: "spec", message: `sweep spec ${path} does not parse: ${String((e as Error)?.message ?? e).split("\n")[0]}` })
   })
 

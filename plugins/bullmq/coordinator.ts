@@ -18,7 +18,7 @@ import { buildRegistry, codeVersion, decodeSync, type GridRun, isComplete, type 
 import { writeFailedSummary } from "../sweep/index.ts"
 import { pluginsOfRun } from "./compat.ts"
 import { runFolder, writeRunFiles } from "./files.ts"
-import { JobData, jobIdOf, JobProgress, JobResult, QUEUE_NAME } from "./job.ts"
+import { collectAllowance, type InflateAllowance, JobData, jobIdOf, JobProgress, JobResult, QUEUE_NAME } from "./job.ts"
 import { connectionOptions, type RedisTarget, scrub } from "./url.ts"
 
 export interface CoordinatorOptions {
@@ -77,12 +77,12 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
   })
 
   /** A finished job's result written into the run's own folder; the summary it holds, or an error. */
-  const collectResult = (outDir: string, run: GridRun, value: unknown): { summary: RunSummary } | { error: string } => {
+  const collectResult = (outDir: string, run: GridRun, value: unknown, allowance?: InflateAllowance): { summary: RunSummary } | { error: string } => {
     const r = decodeSync(JobResult, typeof value === "string" ? safeJson(value) : value)
     if (!r.ok) return { error: `the job's result does not decode: ${r.message}` }
     if (r.value.runId !== run.runId) return { error: `the job's result names run ${JSON.stringify(r.value.runId.slice(0, 80))}, not ${run.runId}: refused` }
     try {
-      writeRunFiles(outDir, run.runId, run.config, r.value.files)
+      writeRunFiles(outDir, run.runId, run.config, r.value.files, allowance)
       const p = join(runFolder(outDir, run.runId), "summary.json")
       const s = existsSync(p) ? decodeSync(RunSummary, safeJson(readFileSync(p, "utf8"))) : undefined
       return s?.ok ? { summary: s.value } : { error: "the job's result holds no valid summary.json" }
@@ -313,6 +313,8 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
     const t0 = performance.now()
     const t: Tally = { emit: req.onEvent ?? (() => {}), skipped: 0, done: 0, failed: 0 }
     const q = getQueue()
+    // One cap on what this collect inflates in all (job.ts MAX_UNPACKED_COLLECT_BYTES), not only per result.
+    const allowance = collectAllowance()
     let total = 0
     let unfinished = 0
     for (const state of ["completed", "failed", "active", "waiting", "delayed", "prioritized", "paused"] as const) {
@@ -328,7 +330,7 @@ export const makeCoordinator = (opts: CoordinatorOptions): SweepExecutor => {
         } else if (isComplete(join(req.outDir, run.runId))) {
           t.skipped++
           t.emit({ type: "skip", run })
-        } else if (state === "completed") tallyResult(t, run, collectResult(req.outDir, run, job.returnvalue))
+        } else if (state === "completed") tallyResult(t, run, collectResult(req.outDir, run, job.returnvalue, allowance))
         else {
           const error = clean(job.failedReason || "failed")
           recordFailed(req.outDir, run, error, job.data)

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join, resolve, sep } from "node:path"
 import { canonicalJson, type RunConfig, writeFileAtomic } from "../../core/host.ts"
-import { type JobResult, packFile, QueueDataError, RUN_FILES, unpackFiles } from "./job.ts"
+import { type InflateAllowance, type JobResult, packFile, QueueDataError, RUN_FILES, unpackFiles } from "./job.ts"
 
 export const packRunFiles = (runDir: string): JobResult["files"] => RUN_FILES.filter((n) => existsSync(join(runDir, n))).map((n) => packFile(n, readFileSync(join(runDir, n), "utf8")))
 
@@ -38,9 +38,9 @@ const configMatches = (text: string, config: RunConfig): boolean => {
  * there (isComplete), so a crash halfway leaves a folder the next sweep redoes, never a torn one.
  * Everything is inflated and checked before anything is written.
  */
-export const writeRunFiles = (outDir: string, runId: string, config: RunConfig, files: JobResult["files"]): void => {
+export const writeRunFiles = (outDir: string, runId: string, config: RunConfig, files: JobResult["files"], allowance?: InflateAllowance): void => {
   const dir = runFolder(outDir, runId)
-  const unpacked = unpackFiles(files)
+  const unpacked = unpackFiles(files, allowance)
   const cfg = unpacked.find((f) => f.name === "config.json")
   const hasSummary = unpacked.some((f) => f.name === "summary.json")
   if ((cfg || hasSummary) && !(cfg && configMatches(cfg.text, config))) throw new QueueDataError({ message: `the returned config.json is not the config of run ${runId}: refused` })

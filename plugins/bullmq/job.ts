@@ -72,25 +72,47 @@ const MiB = 1024 * 1024
  */
 export const MAX_UNPACKED_FILE_BYTES = 64 * MiB
 export const MAX_UNPACKED_RESULT_BYTES = 128 * MiB
+/**
+ * Cap on what one `sweep collect` may inflate in all: per result alone, 3 jobs of 1 MB in Redis
+ * once wrote 379 MB. A real sweep's results are far below it (a 40-step run: hundreds of kB); a
+ * bigger backlog is collected over several collects, each saying what it left.
+ */
+export const MAX_UNPACKED_COLLECT_BYTES = 256 * MiB
 
-/** One packed file, inflated to at most `maxBytes` (zlib stops there: the bomb is never inflated whole). */
-export const unpackFile = (f: JobResult["files"][number], maxBytes = MAX_UNPACKED_FILE_BYTES): string => {
+/** Bytes one command may still inflate (shared by every result it unpacks; see MAX_UNPACKED_COLLECT_BYTES). */
+export interface InflateAllowance {
+  left: number
+  readonly total: number
+}
+
+export const collectAllowance = (total = MAX_UNPACKED_COLLECT_BYTES): InflateAllowance => ({ left: total, total })
+
+/** One packed file, inflated to at most `maxBytes` (zlib stops there: the bomb is never inflated whole); `cap` names the cap in the refusal. */
+export const unpackFile = (f: JobResult["files"][number], maxBytes = MAX_UNPACKED_FILE_BYTES, cap = "the cap on a job's files"): string => {
   const gz = Buffer.from(f.gz, "base64")
   try {
     return gunzipSync(gz, { maxOutputLength: Math.max(1, maxBytes) }).toString("utf8")
   } catch (e) {
     const code = (e as { code?: string }).code
-    if (code === "ERR_BUFFER_TOO_LARGE") throw new QueueDataError({ message: `${f.name} inflates to more than ${maxBytes} bytes: refused (the cap on a job's files)` })
+    if (code === "ERR_BUFFER_TOO_LARGE") throw new QueueDataError({ message: `${f.name} inflates to more than ${maxBytes} bytes: refused (${cap})` })
     throw new QueueDataError({ message: `${f.name} is not valid gzip (${code ?? "corrupt"})` })
   }
 }
 
-/** Every file of a result, inflated within the per-file cap and the cap on their sum. */
-export const unpackFiles = (files: ReadonlyArray<JobResult["files"][number]>): Array<{ name: (typeof RUN_FILES)[number]; text: string }> => {
+/**
+ * Every file of a result, inflated within the per-file cap, the cap on their sum and, given an
+ * allowance (one `sweep collect`'s), what is left of it; the allowance is charged what was inflated.
+ */
+export const unpackFiles = (files: ReadonlyArray<JobResult["files"][number]>, allowance?: InflateAllowance): Array<{ name: (typeof RUN_FILES)[number]; text: string }> => {
   let left = MAX_UNPACKED_RESULT_BYTES
   return files.map((f) => {
-    const text = unpackFile(f, Math.min(MAX_UNPACKED_FILE_BYTES, left))
-    left -= Buffer.byteLength(text, "utf8")
+    const byCollect = allowance !== undefined && allowance.left < Math.min(MAX_UNPACKED_FILE_BYTES, left)
+    const max = byCollect ? Math.max(0, allowance.left) : Math.min(MAX_UNPACKED_FILE_BYTES, left)
+    const cap = byCollect ? `the cap on one sweep collect, ${allowance.total} bytes in all, is spent; run sweep collect again for the rest` : undefined
+    const text = unpackFile(f, max, cap)
+    const n = Buffer.byteLength(text, "utf8")
+    left -= n
+    if (allowance) allowance.left -= n
     return { name: f.name, text }
   })
 }

@@ -50,17 +50,19 @@ export const gatherCompact = (dirs: ReadonlyArray<string>): Effect.Effect<Gather
       else records.push(compactRun(run, LEADERBOARD_KEYS))
     }
     for (const dir of dirs) {
-      const scanned = existsSync(join(dir, "config.json")) ? { dirs: [dir], problems: [] } : scanRunDirs(dir)
+      // A folder may be one that was sent: links are reported, never followed (as the leaderboard reads it).
+      const scanned = existsSync(join(dir, "config.json")) ? { dirs: [dir], problems: [] } : scanRunDirs(dir, { noFollow: true })
       problems.push(...scanned.problems)
       for (const d of scanned.dirs) {
-        const r = yield* Effect.result(readRun(d))
+        const r = yield* Effect.result(readRun(d, { noFollow: true }))
         if (r._tag === "Failure") problems.push({ path: r.failure.path, message: r.failure.message })
         else add(r.success)
       }
       for (const f of listCompactFiles(dir)) {
-        const r = yield* Effect.result(readCompact(f))
-        if (r._tag === "Failure") problems.push({ path: r.failure.path, message: r.failure.message })
-        else add(r.success)
+        const r = yield* Effect.result(readCompact(f, { noFollow: true }))
+        if (r._tag === "Failure") {
+          if (!problems.some((p) => p.path === f)) problems.push({ path: r.failure.path, message: r.failure.message })
+        } else add(r.success)
       }
     }
     records.sort((a, b) => a.run.runId.localeCompare(b.run.runId))

@@ -1,12 +1,18 @@
 /**
  * cells.csv: one line per cell, the numbers of the cells table, for a spreadsheet. Text fields
- * are quoted, and one that a spreadsheet would run as a formula (= + - @ at its start) is
- * prefixed with ' (OWASP, "CSV injection").
+ * are quoted, and one that a spreadsheet could run as a formula is prefixed with ' (OWASP, "CSV
+ * injection"): one starting with = + - @ (or their full-width forms), a tab, a line break, or any
+ * blank or invisible character a spreadsheet may skip before reading a formula — a space, NBSP,
+ * the other Unicode spaces, a byte-order mark, zero-width spaces and joiners.
  */
 import type { Estimate, Leaderboard, Paired } from "./schema.ts"
 import { keptOf, primaryDeltaOf, primaryOf, verdictOf } from "./view.ts"
 
-const text = (s: string): string => `"${(/^[=+\-@\t\r]/.test(s) ? `'${s}` : s).replace(/"/g, '""')}"`
+/** What a field may not start with unprefixed: formula starters, whitespace (\s: tab, LF, CR, space, NBSP, BOM, Unicode spaces) and zero-width characters. */
+const RISKY_START = /^[=+\-@\uff1d\uff0b\uff0d\uff20\s\u180e\u200b-\u200f\u2060-\u2064\u00ad]/
+
+export const csvText = (s: string): string => `"${(RISKY_START.test(s) ? `'${s}` : s).replace(/"/g, '""')}"`
+const text = csvText
 const num = (x: number | null | undefined): string => (x === null || x === undefined ? "" : String(x))
 const est = (e: Estimate | null): string[] => [num(e?.mean), num(e?.lo), num(e?.hi), num(e?.n)]
 const paired = (d: Paired | null): string[] => [num(d?.mean), num(d?.lo), num(d?.hi), num(d?.level), num(d?.p), num(d?.pHolm), d ? verdictOf(d) : "", num(d?.seedsNeeded)]

@@ -200,7 +200,8 @@ export const writeEpisodePages = (
     const samples = new Map<string, ReadonlyArray<SamplesLine>>()
     for (const { run } of [...runs].sort((a, b) => a.run.config.runId.localeCompare(b.run.config.runId))) {
       const path = join(run.dir, SAMPLES_FILE)
-      const r = yield* Effect.result(readSamples(path))
+      // A link in place of samples.jsonl is refused, not followed (an input folder is someone's data).
+      const r = yield* Effect.result(readSamples(path, { noFollow: true }))
       if (r._tag === "Failure") {
         // Messages name the file: shown relative to the site, never as an absolute path.
         problems.push({ path: rel(path), message: r.failure.message.split(resolve(path)).join(rel(path)).split(path).join(rel(path)) })

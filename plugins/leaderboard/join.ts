@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { terminalSafe, UsageError } from "../../core/host.ts"
-import { type Collected, collectInputs } from "./collect.ts"
+import { type Collected, type CollectOptions, collectInputs } from "./collect.ts"
 import { defaultReference, joinReference } from "./reference.ts"
 
 export const REFERENCE_FLAG = {
@@ -33,11 +33,11 @@ export const referenceDir = (flag: unknown, inputs: ReadonlyArray<string>, sweep
 }
 
 /** The user's runs under `dirs` and the reference runs that join them; the join's notes go to stderr. */
-export const collectWithReference = (dirs: ReadonlyArray<string>, siteDir: string, refDir: string | undefined): Effect.Effect<Collected> =>
+export const collectWithReference = (dirs: ReadonlyArray<string>, siteDir: string, refDir: string | undefined, options: CollectOptions = {}): Effect.Effect<Collected> =>
   Effect.gen(function* () {
-    const mine = yield* collectInputs(dirs, siteDir)
+    const mine = yield* collectInputs(dirs, siteDir, options)
     if (refDir === undefined) return mine
-    const ref = yield* collectInputs([refDir], siteDir)
+    const ref = yield* collectInputs([refDir], siteDir, options)
     const joined = joinReference(mine.runs, ref.runs, ref.sources[0]!)
     for (const n of joined.notes) process.stderr.write(`${terminalSafe(n)}\n`)
     const source = joined.runs.length > 0 ? [`${ref.sources[0]} (published reference set: ${joined.runs.length} of ${ref.runs.length} runs joined beside yours)`] : []

@@ -9,12 +9,16 @@
  * results-semantics version. Every other reference run is left out, and for each of its
  * configurations a note names what differs from the nearest configuration of the user's
  * (the dotted config keys with both values, or the semantics versions).
- * A reference run the user also has (same configuration, filter and seed) is not joined twice.
+ * A reference run the user also has (the same run: same configuration, filter, options, seed and
+ * sampling stream, the kernel backend aside) is replaced by the user's, and only that one.
+ * When the published runs (joined or replaced) and the user's come from different numeric
+ * families (numeric-family.ts), a note says so: paired by seed, they are independent draws.
  */
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { canonicalJson, type RunRead } from "../../core/host.ts"
 import type { RunInput } from "./build.ts"
+import { numericFamilyOf, rerunHint } from "./numeric-family.ts"
 
 /** The shipped reference set (relative to this file, not to the working directory). */
 export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL("./reference/standard/", import.meta.url))
@@ -43,7 +47,17 @@ export const comparable = (file: ConfigFile): Record<string, unknown> => {
 }
 
 const keyOf = (file: ConfigFile): string => canonicalJson({ config: comparable(file), semantics: file.semantics })
-const seedKeyOf = (file: ConfigFile): string => `${keyOf(file)}\u0000${file.config.filter}\u0000${canonicalJson(file.config.filterOptions)}\u0000${file.config.seed}`
+
+/**
+ * The one published run a run of yours stands for: the same resolved config (seed, filter, its
+ * options and sampling stream included) under the same semantics version, the kernel backend
+ * aside. Your `none` on seed 1 replaces the published `none` on seed 1, never its noise floor on
+ * seed 1 (another sampling stream) nor a seed you did not run.
+ */
+export const runKeyOf = (file: ConfigFile): string => {
+  const { kernels: _k, ...policyOptions } = file.config.policyOptions as Record<string, unknown>
+  return canonicalJson({ config: { ...file.config, policyOptions }, semantics: file.semantics })
+}
 
 /** Dotted leaves: {a: {b: 1}} → a.b = "1". */
 const leaves = (v: unknown, prefix: string, out: Map<string, string>): Map<string, string> => {
@@ -94,22 +108,31 @@ export const joinReference = (yours: ReadonlyArray<RunInput>, reference: Readonl
   const yourIds = new Set<string>()
   for (const { run } of yours) {
     yourKeys.set(keyOf(run.config), run.config)
-    yourSeeds.add(seedKeyOf(run.config))
+    yourSeeds.add(runKeyOf(run.config))
     yourIds.add(run.config.runId)
   }
   const runs: RunInput[] = []
   let duplicates = 0
+  // numeric family → how many of the published runs set beside (or replaced by) the user's have it
+  const refFamilies = new Map<string, number>()
+  const countFamily = (r: RunInput) => {
+    const f = numericFamilyOf(r.run.config.runtime?.notes)
+    if (f !== undefined) refFamilies.set(f, (refFamilies.get(f) ?? 0) + 1)
+  }
   // reference configuration → its runs, for those no run of the user's shares
   const leftOut = new Map<string, RunInput[]>()
   for (const r of reference) {
     const f = r.run.config
-    if (yourIds.has(f.runId) || yourSeeds.has(seedKeyOf(f))) {
+    if (yourIds.has(f.runId) || yourSeeds.has(runKeyOf(f))) {
       duplicates++
+      countFamily(r)
       continue
     }
     const key = keyOf(f)
-    if (yourKeys.has(key)) runs.push(r)
-    else leftOut.set(key, [...(leftOut.get(key) ?? []), r])
+    if (yourKeys.has(key)) {
+      runs.push(r)
+      countFamily(r)
+    } else leftOut.set(key, [...(leftOut.get(key) ?? []), r])
   }
   const notes: string[] = []
   const unrelated: string[] = []
@@ -132,6 +155,15 @@ export const joinReference = (yours: ReadonlyArray<RunInput>, reference: Readonl
     const names = [...new Set(unrelated)].sort()
     notes.push(
       `reference: ${names.length} configuration(s) with no run of yours of the same env and algorithm left out (${names.slice(0, MAX_LISTED).join(", ")}${names.length > MAX_LISTED ? ", …" : ""})`
+    )
+  }
+  const yourFamilies = new Set(yours.map(({ run }) => numericFamilyOf(run.config.runtime?.notes)).filter((f): f is string => f !== undefined))
+  const foreign = [...refFamilies].filter(([f]) => !yourFamilies.has(f)).sort(([a], [b]) => (a < b ? -1 : 1))
+  if (foreign.length > 0 && yourFamilies.size > 0) {
+    const theirs = foreign.map(([f, n]) => `${n} of numeric family ${f}`).join(", ")
+    const hints = foreign.map(([f]) => rerunHint(f)).filter((h) => h !== "")
+    notes.unshift(
+      `reference ${label}: published run(s) ${theirs}, yours ${[...yourFamilies].sort().join(", ")}: paired by seed, they are independent draws, not bit-for-bit twins${hints.length > 0 ? `; ${hints.join("; ")}` : ""}`
     )
   }
   notes.unshift(

@@ -1,16 +1,44 @@
 /**
  * Every run's files inside the site (runs/<run id>/config.json, metrics.jsonl, summary.json), so
- * that a site/ copied alone keeps every link: a run folder's files are copied byte for byte; a
- * compact record (a reference run) is written out as the same three files from what it holds
- * (its evaluation lines only, its summary as recorded).
+ * that a site/ copied alone keeps every link. The files are written from what was decoded, never
+ * copied from the input: a run folder's config.json and summary.json as their schemas read them
+ * and its metrics lines as decoded (a torn last line left out); a compact record (a reference run)
+ * as the same three files from what it holds (its evaluation lines only, its summary as recorded).
+ * So nothing but decoded run data reaches the site, whatever an input folder's files are or link to.
  */
-import { copyFileSync, existsSync, mkdirSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { writeFileAtomic } from "../../core/host.ts"
+import { type MetricsLine, writeFileAtomic } from "../../core/host.ts"
 import type { RunInput } from "./build.ts"
 import { safeName } from "./context.ts"
 
 export const RUNS_DIR = "runs"
+
+/** Lines per write: a run of millions of lines is never one string. */
+const CHUNK_LINES = 10_000
+
+/** metrics.jsonl from decoded lines, written to a temp file in chunks and renamed into place. */
+const writeLinesAtomic = (path: string, lines: ReadonlyArray<MetricsLine>): void => {
+  const tmp = `${path}.tmp-${process.pid}`
+  const fd = openSync(tmp, "w")
+  try {
+    for (let i = 0; i < lines.length; i += CHUNK_LINES) {
+      writeSync(
+        fd,
+        `${lines
+          .slice(i, i + CHUNK_LINES)
+          .map((l) => JSON.stringify(l))
+          .join("\n")}\n`
+      )
+    }
+  } catch (e) {
+    closeSync(fd)
+    rmSync(tmp, { force: true })
+    throw e
+  }
+  closeSync(fd)
+  renameSync(tmp, path)
+}
 
 /** Write each run's files; returns run id → its folder relative to the site. */
 export const writeRunFiles = (runs: ReadonlyArray<RunInput>, siteDir: string): Map<string, string> => {
@@ -21,13 +49,9 @@ export const writeRunFiles = (runs: ReadonlyArray<RunInput>, siteDir: string): M
     const rel = `${RUNS_DIR}/${safeName(id)}`
     const dir = join(siteDir, rel)
     mkdirSync(dir, { recursive: true })
-    const folder = existsSync(join(run.dir, "config.json"))
-    for (const f of ["config.json", "metrics.jsonl", "summary.json"]) {
-      if (folder && existsSync(join(run.dir, f))) copyFileSync(join(run.dir, f), join(dir, f))
-      else if (f === "config.json") writeFileAtomic(join(dir, f), `${JSON.stringify(run.config, null, 2)}\n`)
-      else if (f === "metrics.jsonl") writeFileAtomic(join(dir, f), run.metrics.lines.map((l) => JSON.stringify(l)).join("\n") + (run.metrics.lines.length ? "\n" : ""))
-      else writeFileAtomic(join(dir, f), `${JSON.stringify(run.summary ?? { status: "incomplete" }, null, 2)}\n`)
-    }
+    writeFileAtomic(join(dir, "config.json"), `${JSON.stringify(run.config, null, 2)}\n`)
+    writeLinesAtomic(join(dir, "metrics.jsonl"), run.metrics.lines)
+    writeFileAtomic(join(dir, "summary.json"), `${JSON.stringify(run.summary ?? { status: "incomplete" }, null, 2)}\n`)
     out.set(id, rel)
   }
   return out

@@ -7,19 +7,20 @@
 import { Effect } from "effect"
 import { compareIndexHtml, writeComparePages } from "./episodes-compare.ts"
 import { writeEpisodePages } from "./episodes.ts"
-import { writeFileAtomic, writeJsonAtomic } from "../../core/host.ts"
-import { copyFileSync, existsSync, mkdirSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { type AgentEntry, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
+import { canonicalJson, writeFileAtomic, writeJsonAtomic } from "../../core/host.ts"
+import { join } from "node:path"
+import { type AgentEntry, type AgentFile, agentFileText, agentsHtml, agentsMarkdown, readAgentRuns } from "./agents.ts"
 import { buildLeaderboard, CHART_METRICS, type RunInput } from "./build.ts"
 import { collectInputs } from "./collect.ts"
 import { type ComparePage, type PageContext, safeHref, safeName } from "./context.ts"
 import { renderCellsCsv } from "./csv.ts"
 import { renderHtml } from "./html.ts"
+import type { FilterLabel } from "./labels.ts"
 import { renderMarkdown } from "./markdown.ts"
 import { curveBands } from "./plots/bands.ts"
 import { forestDomain } from "./plots/forest.ts"
 import { writeRunFiles } from "./run-files.ts"
+import { siteBefore, tidySite } from "./site-files.ts"
 import { renderRowPage, rowPagePaths } from "./rows.ts"
 import type { Leaderboard, Problem } from "./schema.ts"
 
@@ -34,6 +35,8 @@ export interface SiteInput {
   readonly problems: Problem[]
   readonly sources: string[]
   readonly reference?: ReadonlyArray<string>
+  /** Labels the sweep gave its filters (labels.ts): the page's names for them. */
+  readonly labels?: ReadonlyArray<FilterLabel>
 }
 
 /** Every run's files, the episode and side-by-side pages: what the pages link to. */
@@ -59,27 +62,48 @@ const writeLinked = (lb: Leaderboard, input: SiteInput, siteDir: string): Effect
     }
   })
 
+/** One agent run per run id: equal copies once, differing copies none (a problem naming each path). */
+const oneAgentPerId = (entries: ReadonlyArray<AgentEntry>, problems: Array<{ path: string; message: string }>): AgentEntry[] => {
+  const byId = new Map<string, AgentEntry[]>()
+  for (const e of entries) byId.set(e.summary.runId, [...(byId.get(e.summary.runId) ?? []), e])
+  const content = (e: AgentEntry): string => canonicalJson({ config: e.config, summary: e.summary, metrics: e.metrics ?? null })
+  const out: AgentEntry[] = []
+  for (const [id, copies] of byId) {
+    if (new Set(copies.map(content)).size === 1) out.push(copies[0]!)
+    else problems.push({ path: copies[0]!.path, message: `agent run ${id} is held by ${copies.length} folders with different content (${copies.map((c) => c.path).join(", ")}): every copy left out` })
+  }
+  return out
+}
+
 /** `collected`: runs gathered by the caller (compact folders, a joined reference set) instead of collectInputs (run folders and compact records, range-checked). */
 export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, collected?: Effect.Effect<SiteInput>): Effect.Effect<SiteWritten> =>
   Effect.gen(function* () {
     const input: SiteInput = yield* collected ?? collectInputs(resultDirs, siteDir)
+    // What the folder held before: files of earlier builds that this one does not write are removed at the end.
+    const before = siteBefore(siteDir)
     // Agent evaluations (`ragen-bench eval`) live in <results>/agents/ and get a table of their own.
-    const agents: AgentEntry[] = []
+    const found: AgentEntry[] = []
     const agentProblems: Array<{ path: string; message: string }> = []
     for (const dir of resultDirs) {
       const a = yield* readAgentRuns(dir)
-      agents.push(...a.entries)
+      found.push(...a.entries)
       agentProblems.push(...a.problems)
     }
-    const leaderboard = buildLeaderboard({ runs: input.runs, problems: [...input.problems, ...agentProblems], sources: input.sources, siteDir })
+    const agents = oneAgentPerId(found, agentProblems)
+    const leaderboard = buildLeaderboard({
+      runs: input.runs,
+      problems: [...input.problems, ...agentProblems],
+      sources: input.sources,
+      siteDir,
+      reference: input.reference ?? [],
+      labels: input.labels ?? []
+    })
     const files = { json: join(siteDir, "leaderboard.json"), md: join(siteDir, "leaderboard.md"), html: join(siteDir, "index.html"), csv: join(siteDir, "cells.csv") }
-    // Agent evaluations' files are copied into the site too (agents/<run id>/), so its links stay inside it.
-    const link = (e: AgentEntry, file: string): string => {
+    // Agent evaluations' files are written into the site too (agents/<run id>/), from what decoded, so its links stay inside it.
+    const link = (e: AgentEntry, file: AgentFile): string => {
       const rel = `agents/${safeName(e.summary.runId)}/${file}`
-      if (existsSync(join(e.path, file))) {
-        mkdirSync(dirname(join(siteDir, rel)), { recursive: true })
-        copyFileSync(join(e.path, file), join(siteDir, rel))
-      }
+      const text = agentFileText(e, file)
+      if (text !== undefined) writeFileAtomic(join(siteDir, rel), text)
       return safeHref(rel)
     }
     writeJsonAtomic(files.json, leaderboard)
@@ -89,5 +113,6 @@ export const writeSite = (resultDirs: ReadonlyArray<string>, siteDir: string, co
     const domain = forestDomain(leaderboard)
     for (const row of leaderboard.rows) writeFileAtomic(join(siteDir, ctx.rowPages.get(row.key)!), renderRowPage(leaderboard, row, ctx, domain))
     writeFileAtomic(files.html, renderHtml(leaderboard, agents.length > 0 ? agentsHtml(agents, link) : "", ctx))
+    tidySite(before)
     return { leaderboard, files }
   })

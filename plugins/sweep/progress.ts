@@ -4,7 +4,10 @@
  * otherwise plain lines (a run starting or ending, and a status line every `plainEveryMs`).
  */
 import type { SweepEvent } from "./runner.ts"
-import { fmtDuration } from "../../core/host.ts"
+import { fmtDuration, terminalSafe } from "../../core/host.ts"
+
+/** A spec's label on one terminal line: no escape sequence, no line break (the block's line count holds). */
+const oneLine = (s: string): string => terminalSafe(s).replace(/[\t\n]/g, " ")
 
 interface Running {
   label: string
@@ -36,7 +39,7 @@ export const createProgress = (opts: { total: number; totalSteps: number; tty: b
     return fmtDuration((remaining * elapsed) / stepsDone)
   }
   const status = (): string => `runs ${done + skipped}/${opts.total} done (${skipped} skipped), ${running.size} running, ${failed} failed; ETA ${eta()}`
-  const runLine = (r: Running): string => `  ${r.label}  step ${r.step}/${r.steps}  success ${r.success === null ? "-" : r.success.toFixed(3)}`
+  const runLine = (r: Running): string => `  ${oneLine(r.label)}  step ${r.step}/${r.steps}  success ${r.success === null ? "-" : r.success.toFixed(3)}`
   const draw = (): void => {
     if (!opts.tty) return
     const lines = [status(), ...[...running.values()].map(runLine)]
@@ -44,7 +47,9 @@ export const createProgress = (opts: { total: number; totalSteps: number; tty: b
     opts.write((drawnLines > 0 ? `\x1b[${drawnLines}F` : "") + "\x1b[0J" + lines.join("\n") + "\n")
     drawnLines = lines.length
   }
-  const say = (s: string): void => {
+  const say = (text: string): void => {
+    // Labels and errors come from the spec and the runs: no escape sequence reaches the terminal.
+    const s = terminalSafe(text)
     if (opts.tty) {
       opts.write((drawnLines > 0 ? `\x1b[${drawnLines}F\x1b[0J` : "") + s + "\n")
       drawnLines = 0

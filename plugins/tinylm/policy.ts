@@ -364,9 +364,11 @@ export class TinyLMPolicy implements TrainablePolicy {
       throw new UsageError({ field: "checkpoint.tokenizer", message: `checkpoint ${path} was trained with another vocabulary (another env?); run sft for this env or pick its checkpoint` })
     }
     const m = this.model
+    // Every tensor is checked (names, shapes, the Adam moments) before any weight is replaced.
+    const bad = checkpointTensorsProblem(f.file.tensors, m.tensors)
+    if (bad) throw new UsageError({ field: `checkpoint.${bad.tensor}`, message: `checkpoint ${path}: ${bad.message}` })
     for (const t of m.tensors) {
-      const x = f.file.tensors.get(t.name)
-      if (!x || x.data.length !== t.size) throw new UsageError({ field: `checkpoint.${t.name}`, message: `checkpoint ${path}: tensor ${t.name} is missing or has the wrong size` })
+      const x = f.file.tensors.get(t.name)!
       m.p[t.name]!.set(x.data)
       if (m.trainable) {
         const mm = f.file.tensors.get(`adam_m.${t.name}`),
@@ -391,6 +393,57 @@ export interface Checkpoint {
   readonly file: ReturnType<typeof readSafetensors>
 }
 
+const sameShape = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => a.length === b.length && a.every((d, i) => d === b[i])
+const fmtShape = (s: ReadonlyArray<number>): string => `[${s.join(", ")}]`
+
+/**
+ * Why a checkpoint's tensors cannot be loaded into a model of `expected` tensors (undefined when
+ * they can): a tensor missing, of another shape (a reversed [d, vocab] too: its size alone agrees),
+ * Adam moments of another shape or one without the other, or a tensor the model does not have.
+ */
+export const checkpointTensorsProblem = (
+  tensors: ReadonlyMap<string, { readonly shape: ReadonlyArray<number> }>,
+  expected: ReadonlyArray<{ readonly name: string; readonly shape: ReadonlyArray<number> }>
+): { tensor: string; message: string } | undefined => {
+  const known = new Set<string>()
+  for (const t of expected) {
+    for (const name of [t.name, `adam_m.${t.name}`, `adam_v.${t.name}`]) {
+      known.add(name)
+      const x = tensors.get(name)
+      if (!x) {
+        if (name === t.name) return { tensor: name, message: `tensor ${name} is missing (this model has it, shape ${fmtShape(t.shape)})` }
+        continue
+      }
+      if (!sameShape(x.shape, t.shape)) return { tensor: name, message: `tensor ${name} has shape ${fmtShape(x.shape)}, this model's is ${fmtShape(t.shape)}` }
+    }
+    if (tensors.has(`adam_m.${t.name}`) !== tensors.has(`adam_v.${t.name}`)) {
+      const [has, lacks] = tensors.has(`adam_m.${t.name}`) ? ["adam_m", "adam_v"] : ["adam_v", "adam_m"]
+      return { tensor: `${lacks}.${t.name}`, message: `tensor ${has}.${t.name} has no ${lacks}.${t.name} (the optimizer state is torn)` }
+    }
+  }
+  for (const name of [...tensors.keys()].sort()) {
+    if (!known.has(name)) return { tensor: name, message: `tensor ${name.slice(0, 80)} is not one of this model's (another model, or an edited file)` }
+  }
+  return undefined
+}
+
+const posInt = (v: unknown): boolean => typeof v === "number" && Number.isSafeInteger(v) && v > 0
+
+/** Why the checkpoint's config, tokenizer or step metadata is not what a tinylm checkpoint holds (undefined when it is). */
+const metadataProblem = (config: unknown, tokenizer: unknown, step: string | undefined): { field: string; message: string } | undefined => {
+  if (config === null || typeof config !== "object" || Array.isArray(config)) return { field: "config", message: 'metadata entry "config" is not an object' }
+  for (const k of ["vocab", "ctx", "d", "layers", "heads"] as const) {
+    const v = (config as Record<string, unknown>)[k]
+    if (!posInt(v)) return { field: `config.${k}`, message: `metadata entry "config": ${k} is ${JSON.stringify(v)?.slice(0, 40) ?? "missing"}, not a positive integer` }
+  }
+  const words = (tokenizer as { words?: unknown } | null)?.words
+  if (tokenizer === null || typeof tokenizer !== "object" || !Array.isArray(words) || !words.every((w) => typeof w === "string")) {
+    return { field: "tokenizer", message: 'metadata entry "tokenizer" is not { words: [strings] }' }
+  }
+  if (step !== undefined && !/^\d{1,15}$/.test(step)) return { field: "step", message: `metadata entry "step" is ${JSON.stringify(step.slice(0, 40))}, not a step number` }
+  return undefined
+}
+
 export const readCheckpoint = (path: string): Checkpoint => {
   let file
   try {
@@ -400,11 +453,17 @@ export const readCheckpoint = (path: string): Checkpoint => {
   }
   const md = file.metadata
   if (md.format !== FORMAT) throw new UsageError({ field: "checkpoint", message: `${path} is not a tinylm checkpoint (metadata format ${md.format ?? "missing"}, expected ${FORMAT})` })
+  let config: unknown
+  let tokenizer: unknown
   try {
-    return { config: metadataJson(file, "config") as ModelConfig, tokenizer: metadataJson(file, "tokenizer") as TokenizerJson, step: Number(md.step ?? 0), file }
+    config = metadataJson(file, "config")
+    tokenizer = metadataJson(file, "tokenizer")
   } catch (e) {
     throw new UsageError({ field: "checkpoint", message: `cannot read checkpoint ${path}: ${(e as Error).message}` })
   }
+  const bad = metadataProblem(config, tokenizer, md.step)
+  if (bad) throw new UsageError({ field: `checkpoint.${bad.field}`, message: `cannot read checkpoint ${path}: ${bad.message}` })
+  return { config: config as ModelConfig, tokenizer: tokenizer as TokenizerJson, step: Number(md.step ?? 0), file }
 }
 
 /** A policy with the checkpoint's own config and tokenizer, loaded. */

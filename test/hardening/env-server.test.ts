@@ -94,7 +94,7 @@ describe("file and URL options are operator settings", () => {
     const q = await running.post("/create", { env: "searchqa", seed: 2, options: { retriever: { url: "bm25" } } })
     expect(q.status).toBe(200)
     expect(q.body.resources["retriever.url"].name).toBe("bm25")
-    const s = await running.post("/step", { id: q.body.id, action: "search[ka vu fi]" })
+    const s = await running.post("/step", { id: q.body.id, action: "<answer>search[ka vu fi]</answer>" })
     expect(s.status).toBe(200)
     const w = await running.post("/create", { env: "webshop", seed: 7, options: { server: { url: "shop" } } })
     expect(w.status).toBe(200)
@@ -291,7 +291,7 @@ describe("remote backends: redirects stay on the operator's origin", () => {
     try {
       const c = await s.post("/create", { env: "searchqa", options: { retriever: { url: "r", retries: 0 } } })
       expect(c.status).toBe(200)
-      const r = await s.post("/step", { id: c.body.id, action: "search[ka vu fi]" })
+      const r = await s.post("/step", { id: c.body.id, action: "<answer>search[ka vu fi]</answer>" })
       expect(r.status).toBe(502)
       expect(r.body.error).toContain("another origin")
       expect(JSON.stringify(r.body)).not.toContain("LEAKED")

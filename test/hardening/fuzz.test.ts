@@ -76,6 +76,9 @@ const randomValue = (rng: Rng, depth = 0): unknown => {
 }
 
 /** A request body: mostly near-valid ones (right shape, hostile values), some pure noise. */
+/** A reply the server parses (the trainer's format) half the time, the bare action (a format penalty) otherwise. */
+const answer = (rng: Rng, action: string): string => (rng.bool(0.5) ? `<answer>${action}</answer>` : action)
+
 const randomBody = (rng: Rng, ids: ReadonlyArray<string>, op: string): string => {
   const r = rng.int(10)
   if (r === 0) return randomString(rng) // not JSON (mostly)
@@ -98,7 +101,7 @@ const randomBody = (rng: Rng, ids: ReadonlyArray<string>, op: string): string =>
     op === "create"
       ? { env, seed: rng.pick([0, 1, rng.int(100_000), -1, 2 ** 32]), options }
       : op === "step"
-        ? { id, action: rng.bool(0.7) ? rng.pick(["Up", "Left", "search[ka vu fi]", "click[b01abc]", "finish[ka vu fi]", "19", "1 + 2 * 3"]) : randomString(rng) }
+        ? { id, action: rng.bool(0.7) ? answer(rng, rng.pick(["Up", "Left", "search[ka vu fi]", "click[b01abc]", "finish[ka vu fi]", "19", "1 + 2 * 3"])) : randomString(rng) }
         : { id, seed: rng.int(50) }
   if (rng.bool(0.1)) body.extra = randomValue(rng)
   return JSON.stringify(body)

@@ -47,7 +47,7 @@ describe("env server 502 replies do not name the operator's URL", () => {
     )
     const c = await handleAsync(srv, "create", { env: "searchqa", options: { retriever: { url: "bm25", retries: 0 } } })
     expect(c.status).toBe(200)
-    const step = await handleAsync(srv, "step", { id: c.body.id, action: "search[ka vu fi]" })
+    const step = await handleAsync(srv, "step", { id: c.body.id, action: "<answer>search[ka vu fi]</answer>" })
     const down = await handleAsync(srv, "create", { env: "webshop", options: { server: { url: "shop", timeoutMs: 500, retries: 0 } } })
     for (const [r, port] of [
       [step, failing.port],

@@ -2,7 +2,7 @@
  * docs/decisions.md#issue-15, the remote adapters: answers are size-capped while read (the server is stopped
  * from sending more, nothing is buffered whole), must have the expected content type, and the
  * WebShop page parser has no backtracking regex (the 1 MB adversarial pages parse to a checked
- * result; their time is in benchmarks/RESULTS.md, from benchmarks/webshop-html.ts).
+ * result; their time is in benchmarks/results/hardening.md, from benchmarks/webshop-html.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { listRunDirs } from "../../core/results/store.ts"
 import { compareMetrics, kernelsMismatch } from "../../plugins/leaderboard/verify.ts"
+import { MARKS_FILE } from "../../plugins/leaderboard/verify-marks.ts"
 import { runCli } from "../helpers/cli.ts"
 import { fakeEnv, fixturePlugin, smallSpec, tempDir, writeSpec } from "../sweep/helpers.ts"
 
@@ -13,13 +14,14 @@ describe("leaderboard CLI and verify", () => {
     expect(compareMetrics([{ step: 0 }], [])).toContain("1 metrics lines")
   })
 
-  test("verify re-runs a sample, marks it, and detects a tampered run; the leaderboard shows the marks", () => {
+  test("verify re-runs a sample, marks it in the builder's --marks folder, and detects a tampered run", () => {
     const dir = tempDir("verify")
     const spec = writeSpec(dir, smallSpec({ axes: { env: ["frozenlake"], filter: ["none", { id: "top-p" }], seeds: [1, 2] }, budget: { steps: 6, evalEvery: 3 } }))
     const results = join(dir, "results")
     const env = fakeEnv(0)
     expect(runCli(["sweep", spec, "--plugin", fixturePlugin, "--out", results, "--leaderboard", join(dir, "site"), "--workers", "1"], { env }).code).toBe(0)
-    const ok = runCli(["leaderboard", "verify", results, "--sample", "4"], { env })
+    const marks = join(dir, "marks")
+    const ok = runCli(["leaderboard", "verify", results, "--sample", "4", "--plugin", fixturePlugin, "--marks", marks], { env })
     expect(ok.stdout).toContain("4/4 re-run(s) matched")
     expect(ok.code).toBe(0)
     // Tamper with one recorded metric.
@@ -30,19 +32,17 @@ describe("leaderboard CLI and verify", () => {
     first["train/entropy"] = 42
     lines[0] = JSON.stringify(first)
     writeFileSync(path, lines.join("\n"))
-    const bad = runCli(["leaderboard", "verify", results, "--sample", "4"], { env })
+    const bad = runCli(["leaderboard", "verify", results, "--sample", "4", "--plugin", fixturePlugin, "--marks", marks], { env })
     expect(bad.code).toBe(1)
     expect(bad.stdout).toContain("MISMATCH")
     expect(bad.stdout).toContain("train/entropy recorded 42")
-    const marks = JSON.parse(readFileSync(join(results, "verify.json"), "utf8"))
-    expect(Object.values(marks.runs).filter((m: any) => m.ok).length).toBe(3)
-    const lb = runCli(["leaderboard", results, "--out", join(dir, "site2")])
-    expect(lb.code).toBe(0)
-    expect(lb.stdout).toContain("leaderboard: ")
-    const json = JSON.parse(readFileSync(join(dir, "site2", "leaderboard.json"), "utf8"))
-    expect(json.entries.filter((e: any) => e.verified === true).length).toBe(3)
-    expect(json.entries.filter((e: any) => e.verified === false).length).toBe(1)
-    expect(readFileSync(join(dir, "site2", "index.html"), "utf8")).toContain("✗ mismatch")
+    // Marks are the builder's, keyed by content hash: the tampered run is a new entry marked not ok,
+    // the untampered ones keep their one mark each; nothing is written into the results folder.
+    expect(existsSync(join(results, "verify.json"))).toBe(false)
+    const file = JSON.parse(readFileSync(join(marks, MARKS_FILE), "utf8"))
+    const all = Object.values(file.marks) as Array<{ ok: boolean }>
+    expect(all.filter((m) => m.ok).length).toBe(4)
+    expect(all.filter((m) => !m.ok).length).toBe(1)
   }, 60_000)
 
   test("a missing results folder is a usage error", () => {

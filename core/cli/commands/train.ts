@@ -5,7 +5,7 @@
  * checkpoint with results identical to an uninterrupted run.
  */
 import { Console, Effect } from "effect"
-import { parse as parseYaml } from "yaml"
+import { parseYamlData } from "../../yaml.ts"
 import { UsageError } from "../../errors.ts"
 import { externalInputs } from "../../external-inputs.ts"
 import { type FileReadError, readRegularFileSync, utf8 } from "../../files.ts"
@@ -52,7 +52,7 @@ export const readConfigFile = (path: string): Effect.Effect<Record<string, any>,
     }
     let doc: unknown
     try {
-      doc = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text)
+      doc = /\.ya?ml$/i.test(path) ? parseYamlData(text, { strict: false }) : JSON.parse(text)
     } catch (e) {
       return yield* new UsageError({ field, message: `--from ${path}: cannot parse it: ${String((e as Error).message).split("\n")[0]}` })
     }
