@@ -17,13 +17,14 @@
  * every env, rliable's stratified bootstrap).
  */
 import { Effect } from "effect"
-import { existsSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
-import { readJsonFile, readRun, type RunRead, scanRunDirs, SUCCESS_METRIC } from "../../core/host.ts"
+import { readRun, runIdProblem, type RunRead, scanRunDirs, SUCCESS_METRIC } from "../../core/host.ts"
 import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
 import { areaRiseOf, riseText } from "./statistics/rise.ts"
 import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
 import { pairBySeed, type SeedScore } from "./statistics/paired.ts"
+import { type FilterLabel, SUITE_LABELS } from "./labels.ts"
+import { type CellFilter, matchedControls } from "./controls.ts"
 import { cellHashOf, filterNameKey, filterNames, rowKeyOf, settingLabels } from "./row-identity.ts"
 import { peakOf, type RunScore, samplingStreamOf, scoreRun } from "./run-scores.ts"
 import {
@@ -39,13 +40,15 @@ import {
   type Group,
   LEADERBOARD_VERSION,
   type Leaderboard,
+  type NotRanked,
   type Paired,
   type Problem,
   type RankEntry,
-  type Row,
-  VerifyFile
+  type Row
 } from "./schema.ts"
-import { pageVerdict } from "./sentence.ts"
+import { cutLabel, cutMessage, MAX_MESSAGE_CHARS } from "./cut.ts"
+import { onCommonGrid } from "./plots/bands.ts"
+import { cellKey, pageVerdict, pairsNeeded } from "./sentence.ts"
 import { tInterval } from "./statistics/paired-tests.ts"
 import { PAIRED_TEST, pairedVerdicts, type VerdictComparison, type VerdictResult } from "./statistics/verdicts.ts"
 
@@ -81,7 +84,7 @@ export const thin = <T>(xs: ReadonlyArray<T>, max: number): T[] => {
 
 export interface RunInput {
   readonly run: RunRead
-  /** Verified mark from verify.json (null: never verified). */
+  /** The builder's verification mark of this content (verify-marks.ts; null: never verified). */
   readonly verified: boolean | null
 }
 
@@ -91,6 +94,10 @@ export interface BuildInput {
   /** Where the site is written: run links are relative to it. */
   readonly siteDir: string
   readonly sources: ReadonlyArray<string>
+  /** Labels a sweep gave its filters (labels.ts), before the suite's own; the page names its cells by them. */
+  readonly labels?: ReadonlyArray<FilterLabel>
+  /** Run ids read from a published reference set: the verdict sentence leads with the other (the user's) filters. */
+  readonly reference?: ReadonlyArray<string>
 }
 
 const r6 = (x: number): number => Math.round(x * 1e6) / 1e6
@@ -140,12 +147,14 @@ export const normalizerOf = (env: string): { value: number; assumed: boolean } =
 interface CellAcc {
   readonly kind: CellKind
   readonly configHash: string
+  /** The cell's filter as its runs' configs hold it (controls.ts matches random controls by it). */
+  readonly filter: CellFilter
   readonly runs: RunScore[]
 }
 
 type RunConfigOf = RunRead["config"]["config"]
-/** rowKey → cell name → metric → step → values */
-type Curves = Map<string, Map<string, Map<string, Map<number, number[]>>>>
+/** rowKey → cell name → metric → step → seed → values (one per run of that seed) */
+type Curves = Map<string, Map<string, Map<string, Map<number, Map<number, number[]>>>>>
 
 interface Gathered {
   readonly rowConfigs: Map<string, RunConfigOf>
@@ -157,8 +166,17 @@ interface Gathered {
 }
 
 /** Cell names: the filter's display name; a nonzero sampling stream marks the noise floor (of none) or a ′ variant. */
-const cellNamer = (runs: ReadonlyArray<RunInput>): ((c: RunConfigOf) => { name: string; kind: CellKind }) => {
-  const names = filterNames(runs.map(({ run }) => run.config.config))
+const cellNamer = (runs: ReadonlyArray<RunInput>, labels: ReadonlyArray<FilterLabel>): ((c: RunConfigOf) => { name: string; kind: CellKind }) => {
+  // Cut to a few hundred characters (cut.ts): a name is repeated on every cell, chart and page.
+  const names = new Map(
+    [
+      ...filterNames(
+        runs.map(({ run }) => run.config.config),
+        labels,
+        SUITE_LABELS
+      )
+    ].map(([k, name]) => [k, cutLabel(name)])
+  )
   // Nonzero sampling streams per filter name: one gets the plain mark ′, several are told apart.
   const streams = new Map<string, Set<number>>()
   for (const { run } of runs) {
@@ -176,19 +194,20 @@ const cellNamer = (runs: ReadonlyArray<RunInput>): ((c: RunConfigOf) => { name: 
   }
 }
 
-/** Adds a run's chart metrics to its cell's step → values maps. */
-const addCurves = (byMetric: Map<string, Map<number, number[]>>, run: RunRead): void => {
+/** Adds a run's chart metrics to its cell's step → seed → values maps. */
+const addCurves = (byMetric: Map<string, Map<number, Map<number, number[]>>>, run: RunRead, seed: number): void => {
   for (const line of run.metrics.lines) {
     const step = line.step
     if (typeof step !== "number") continue
     for (const { metric } of CHART_METRICS) {
       const v = line[metric]
       if (typeof v !== "number") continue
-      const bySteps = byMetric.get(metric) ?? new Map<number, number[]>()
-      byMetric.set(metric, bySteps)
-      const at = bySteps.get(step)
-      if (at) at.push(v)
-      else bySteps.set(step, [v])
+      const bySeed = nested(
+        nested(byMetric, metric, () => new Map<number, Map<number, number[]>>()),
+        step,
+        () => new Map<number, number[]>()
+      )
+      nested(bySeed, seed, () => [] as number[]).push(v)
     }
   }
 }
@@ -203,7 +222,7 @@ const nested = <K, V>(m: Map<K, V>, k: K, make: () => V): V => {
 const gather = (input: BuildInput): Gathered => {
   const runs = [...input.runs].sort((a, b) => a.run.config.runId.localeCompare(b.run.config.runId))
   const out: Gathered = { rowConfigs: new Map(), entries: [], cellRuns: new Map(), curves: new Map(), kinds: new Map() }
-  const cellOf = cellNamer(runs)
+  const cellOf = cellNamer(runs, input.labels ?? [])
   for (const { run, verified } of runs) {
     const c = run.config.config
     const rowKey = rowKeyOf(run.config)
@@ -218,13 +237,13 @@ const gather = (input: BuildInput): Gathered => {
       runId: run.config.runId,
       hash: run.config.hash,
       rowKey,
-      env: c.env,
-      algo: c.algo,
+      env: cutLabel(c.env),
+      algo: cutLabel(c.algo),
       filter: name,
       seed: c.seed,
       status,
-      codeVersion: run.config.codeVersion,
-      runtime: `${run.config.runtime.name} ${run.config.runtime.version}`,
+      codeVersion: cutLabel(run.config.codeVersion),
+      runtime: cutLabel(`${run.config.runtime.name} ${run.config.runtime.version}`),
       stepsDone: run.summary?.stepsDone ?? null,
       peak,
       last3: rn(score.last3),
@@ -233,14 +252,14 @@ const gather = (input: BuildInput): Gathered => {
       budget: score.budget,
       path: relative(resolve(input.siteDir), resolve(run.dir)).split("\\").join("/"),
       verified,
-      ...(run.summary?.error !== undefined ? { error: run.summary.error } : {})
+      ...(run.summary?.error !== undefined ? { error: cutMessage(run.summary.error) } : {})
     })
     if (status !== "complete") continue
     if (peak !== null) {
       const acc = nested(
         nested(out.cellRuns, rowKey, () => new Map<string, CellAcc>()),
         name,
-        () => ({ kind, configHash: cellHashOf(run.config), runs: [] as RunScore[] })
+        () => ({ kind, configHash: cellHashOf(run.config), filter: { name, id: c.filter, options: c.filterOptions, stream: samplingStreamOf(c) }, runs: [] as RunScore[] })
       )
       acc.runs.push(score)
     }
@@ -250,7 +269,8 @@ const gather = (input: BuildInput): Gathered => {
         name,
         () => new Map()
       ),
-      run
+      run,
+      c.seed
     )
   }
   return out
@@ -296,17 +316,23 @@ const SCORES = [
 
 type Draft = { -readonly [K in keyof Cell]: Cell[K] }
 
-/** A pending paired comparison and the cell field its result goes to. */
+/** A pending paired comparison and the cell field its result goes to (selection: against `control`). */
 interface Pending {
   readonly comparison: VerdictComparison
   readonly unpaired: number
   readonly draft: Draft
-  readonly field: (typeof SCORES)[number]["field"]
+  readonly field: (typeof SCORES)[number]["field"] | "selection"
+  readonly control?: string
 }
 
-/** Step 2: a row's cells with their estimates; their comparisons against none join `families` (one per score). */
+/**
+ * Step 2: a row's cells with their estimates; their comparisons against none join `families` (one
+ * per score), and on the primary score each filter's comparison with its matched random control
+ * (controls.ts) joins the same family.
+ */
 const draftRow = (byName: ReadonlyMap<string, CellAcc>, filters: ReadonlyArray<string>, families: Pending[][]): Draft[] => {
   const base = byName.get(BASELINE_FILTER)
+  const controls = matchedControls([...byName.values()].filter((a) => a.kind === "filter").map((a) => a.filter))
   return filters
     .filter((f) => byName.has(f))
     .map((f) => {
@@ -340,6 +366,17 @@ const draftRow = (byName: ReadonlyMap<string, CellAcc>, filters: ReadonlyArray<s
           field: s.field
         })
       })
+      const control = byName.get(controls.get(f) ?? "")
+      if (!control) return draft
+      const pairs = pairBySeed(scores[0]!, perSeed(control.runs, SCORES[0].pick))
+      if (pairs.seeds.length === 0) return draft
+      families[0]!.push({
+        comparison: { deltas: pairs.deltas, seed: `${acc.configHash}:selection:${control.configHash}:${SCORES[0].what}` },
+        unpaired: pairs.onlyA.length + pairs.onlyB.length,
+        draft,
+        field: "selection",
+        control: control.filter.name
+      })
       return draft
     })
 }
@@ -368,10 +405,15 @@ const settle = (families: ReadonlyArray<ReadonlyArray<Pending>>): Family => {
       family.map((p) => p.comparison),
       { alpha: ALPHA, test: PAIRED_TEST }
     )
-    family.forEach((p, i) => (p.draft[p.field] = pairedOf(results[i]!, p.unpaired)))
+    family.forEach((p, i) => {
+      const d = pairedOf(results[i]!, p.unpaired)
+      if (p.field === "selection") p.draft.selection = { control: p.control!, delta: d }
+      else p.draft[p.field] = d
+    })
     return results.filter((r) => r.inFamily).length
   })
-  return { primary: sizes[0]!, last3: sizes[1]!, peak: sizes[2]!, factAuc: sizes[3]!, alpha: ALPHA, test: PAIRED_TEST }
+  const selection = families[0]!.filter((p) => p.field === "selection" && p.draft.selection?.delta.inFamily).length
+  return { primary: sizes[0]!, last3: sizes[1]!, peak: sizes[2]!, factAuc: sizes[3]!, selection, alpha: ALPHA, test: PAIRED_TEST }
 }
 
 /**
@@ -395,17 +437,27 @@ const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string
  * Step 5: best marks and the ranking. Best in a row: the highest primary mean among the cells
  * separated above none (a difference inside its interval is never "best"). The ranking: each
  * filter's mean rank of the primary score over the rows where none learns (average ranks for ties;
- * the noise floor is a reference and never ranks), as the paper's Table 4 compares them.
+ * the noise floor is a reference and never ranks), as the paper's Table 4 compares them. A filter
+ * ranks in a row only where its seeds can rank it: its comparison with none could separate at its
+ * number of pairs and this family size (a verdict other than "cannot separate"); elsewhere it is
+ * listed as not ranked, with its pairs and the pairs its test needs.
  */
-const rank = (rows: ReadonlyArray<Row>): RankEntry[] => {
+const rank = (rows: ReadonlyArray<Row>, family: Family): { ranking: RankEntry[]; notRanked: NotRanked[] } => {
   const sums = new Map<string, { rank: number; delta: number; deltas: number; rows: number; wins: number }>()
+  const left = new Map<string, { rows: number; n: number }>()
+  const canRank = (x: Draft): boolean => x.kind === "baseline" || (x.delta !== null && x.delta.verdict !== "cannot-separate")
   for (const row of rows) {
     const cells = row.cells as Draft[]
     const better = cells.filter((x) => x.delta?.verdict === "better" && x.auc !== null)
     const top = better.reduce((m, x) => Math.max(m, x.auc!.mean), -Infinity)
     for (const x of better) x.best = x.auc!.mean === top
     if (row.notLearning !== null) continue
-    const ranked = cells.filter((x) => x.kind !== "noise-floor" && x.auc !== null)
+    const candidates = cells.filter((x) => x.kind !== "noise-floor" && x.auc !== null)
+    for (const x of candidates.filter((c) => !canRank(c))) {
+      const acc = left.get(x.filter) ?? { rows: 0, n: 0 }
+      left.set(x.filter, { rows: acc.rows + 1, n: Math.max(acc.n, x.delta?.n ?? 0) })
+    }
+    const ranked = candidates.filter(canRank)
     const ranks = ranksDesc(ranked.map((x) => x.auc!.mean))
     ranked.forEach((x, i) => {
       const acc = sums.get(x.filter) ?? { rank: 0, delta: 0, deltas: 0, rows: 0, wins: 0 }
@@ -419,9 +471,13 @@ const rank = (rows: ReadonlyArray<Row>): RankEntry[] => {
       sums.set(x.filter, acc)
     })
   }
-  return [...sums.entries()]
-    .map(([filter, a]) => ({ filter, meanRank: r6(a.rank / a.rows), meanDelta: a.deltas ? r6(a.delta / a.deltas) : null, rows: a.rows, wins: a.wins }))
-    .sort((a, b) => a.meanRank - b.meanRank || a.filter.localeCompare(b.filter))
+  const needed = pairsNeeded(rows, family)
+  return {
+    ranking: [...sums.entries()]
+      .map(([filter, a]) => ({ filter, meanRank: r6(a.rank / a.rows), meanDelta: a.deltas ? r6(a.delta / a.deltas) : null, rows: a.rows, wins: a.wins }))
+      .sort((a, b) => a.meanRank - b.meanRank || a.filter.localeCompare(b.filter)),
+    notRanked: [...left.entries()].map(([filter, a]) => ({ filter, rows: a.rows, n: a.n, needed: a.n > 0 ? needed : null })).sort((a, b) => a.filter.localeCompare(b.filter))
+  }
 }
 
 const aggregateOf = (a: AggregateInterval): Aggregate => ({ value: r6(a.value), lo: rn(a.lo), hi: rn(a.hi), tasks: a.tasks, runs: a.runs })
@@ -489,23 +545,32 @@ const chartGroups = (rowKeys: ReadonlyArray<string>, g: Gathered, filters: Reado
       const series = filters
         .filter((f) => byF.get(f)?.has(metric))
         .map((f) => {
-          const bySteps = byF.get(f)!.get(metric)! as Map<number, number[]>
-          const points = [...bySteps.entries()].sort((a, b) => a[0] - b[0]).map(([s, vs]) => [s, r6(vs.reduce((x, y) => x + y, 0) / vs.length)] as const)
+          // The steps every seed of the cell logged (plots/bands.ts onCommonGrid): never a mean whose seeds change along x.
+          const bySteps = byF.get(f)!.get(metric)! as Map<number, Map<number, number[]>>
+          const mean = (vs: ReadonlyArray<number>): number => vs.reduce((x, y) => x + y, 0) / vs.length
+          const points = onCommonGrid(bySteps).map(([s, bySeed]) => [s, r6(mean([...bySeed.values()].map(mean)))] as const)
           return { name: f, points: thin(points, MAX_CHART_POINTS) }
         })
       if (series.length) charts.push({ metric, title, series })
       else missing.push(metric)
     }
     const setting = labels.get(key)!
-    return { key, title: `${c.env} · ${c.algo}${setting ? ` · ${setting}` : ""}`, charts, missing }
+    return { key, title: `${cutLabel(c.env)} · ${cutLabel(c.algo)}${setting ? ` · ${setting}` : ""}`, charts, missing }
   })
+
+/** The cells (sentence.ts cellKey) holding a run not read from the reference set, when the page has one. */
+const yoursOf = (input: BuildInput, entries: ReadonlyArray<Entry>): Set<string> => {
+  const reference = new Set(input.reference ?? [])
+  if (!entries.some((e) => reference.has(e.runId))) return new Set()
+  return new Set(entries.filter((e) => !reference.has(e.runId)).map((e) => cellKey(e.rowKey, e.filter)))
+}
 
 export const buildLeaderboard = (input: BuildInput): Leaderboard => {
   const g = gather(input)
   // Baseline first, then the noise floor(s), then filters by name.
   const order = (f: string): number => (f === BASELINE_FILTER ? 0 : g.kinds.get(f) === "noise-floor" ? 1 : 2)
   const filters = [...new Set([...g.cellRuns.values(), ...g.curves.values()].flatMap((m) => [...m.keys()]))].sort((a, b) => order(a) - order(b) || a.localeCompare(b))
-  const labels = settingLabels(g.rowConfigs)
+  const labels = new Map([...settingLabels(g.rowConfigs)].map(([k, label]) => [k, cutLabel(label)]))
   const rowKeys = [...g.rowConfigs.keys()]
     .filter((k) => g.cellRuns.has(k) || g.curves.has(k))
     .sort((a, b) => {
@@ -520,15 +585,24 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
     const c = g.rowConfigs.get(key)!
     const cells = drafts[i]!
     const baseline = cells.find((x) => x.kind === "baseline")?.auc ?? null
-    return { key, env: c.env, algo: c.algo, setting: labels.get(key)!, semantics: (c as typeof c & { semantics: number }).semantics, baseline, notLearning: notLearningOf(g.cellRuns.get(key)), cells }
+    return {
+      key,
+      env: cutLabel(c.env),
+      algo: cutLabel(c.algo),
+      setting: labels.get(key)!,
+      semantics: (c as typeof c & { semantics: number }).semantics,
+      baseline,
+      notLearning: notLearningOf(g.cellRuns.get(key)),
+      cells
+    }
   })
-  const ranking = rank(rows)
+  const { ranking, notRanked } = rank(rows, family)
   const envs = [...new Set(rows.map((r) => r.env))].sort()
   return {
     format: "ragen-bench/leaderboard",
     version: LEADERBOARD_VERSION,
     metric: SUCCESS_METRIC,
-    verdict: pageVerdict(rows, family),
+    verdict: pageVerdict(rows, family, yoursOf(input, g.entries)),
     sources: [...input.sources],
     filters,
     rows,
@@ -536,12 +610,19 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
     across: acrossEnvs(rows, filters, g.cellRuns),
     normalizers: envs.map((env) => ({ env, ...normalizerOf(env) })),
     ranking,
+    notRanked,
     groups: chartGroups(rowKeys, g, filters, labels),
     entries: g.entries,
-    problems: [...input.problems]
+    problems: input.problems.map((p) => ({ path: cutLabel(p.path, MAX_MESSAGE_CHARS), message: cutMessage(p.message) }))
   }
 }
-/** Read every run folder under the results dirs; bad files become problems. */
+/**
+ * Read every run folder under the results dirs; bad files become problems. A results folder is
+ * someone else's data, read as data and never as a tree: its entries are looked at without
+ * following links (a symlinked run folder or file is a problem, never opened), only regular files
+ * are read, each within its size cap, and a run whose id is not the hash of its config (a renamed
+ * copy) is left out. Verification marks are never read from it (collect.ts applies the builder's own).
+ */
 export const collectRuns = (resultDirs: ReadonlyArray<string>, siteDir: string): Effect.Effect<{ runs: RunInput[]; problems: Problem[]; sources: string[] }> =>
   Effect.gen(function* () {
     const runs: RunInput[] = []
@@ -549,26 +630,24 @@ export const collectRuns = (resultDirs: ReadonlyArray<string>, siteDir: string):
     const rel = (p: string): string => relative(resolve(siteDir), resolve(p)).split("\\").join("/")
     const relMsg = (m: string, dir: string): string => m.split(resolve(dir)).join(rel(dir)).split(dir).join(rel(dir))
     for (const root of resultDirs) {
-      let verified: VerifyFile["runs"] = {}
-      const vPath = join(root, "verify.json")
-      if (existsSync(vPath)) {
-        const v = yield* Effect.result(readJsonFile(VerifyFile, vPath))
-        if (v._tag === "Success") verified = v.success.runs
-        else problems.push({ path: rel(vPath), message: relMsg(v.failure.message, root) })
-      }
-      const scanned = scanRunDirs(root)
-      for (const p of scanned.problems) problems.push({ path: rel(p.path), message: relMsg(p.message, root) })
+      const scanned = scanRunDirs(root, { noFollow: true })
+      // <root>/agents is the agents table's (agents.ts reports a bad one): one warning per entry.
+      for (const p of scanned.problems) if (p.path !== join(root, "agents")) problems.push({ path: rel(p.path), message: relMsg(p.message, root) })
       for (const dir of scanned.dirs) {
-        const r = yield* Effect.result(readRun(dir))
+        const r = yield* Effect.result(readRun(dir, { noFollow: true }))
         if (r._tag === "Failure") {
           problems.push({ path: rel(r.failure.path), message: relMsg(r.failure.message, root) })
+          continue
+        }
+        const renamed = runIdProblem(r.success.config)
+        if (renamed !== undefined) {
+          problems.push({ path: rel(join(dir, "config.json")), message: renamed })
           continue
         }
         if (r.success.metrics.tornLastLine !== undefined) {
           problems.push({ path: rel(join(dir, "metrics.jsonl")), message: "torn last line (a killed writer) left out" })
         }
-        const mark = verified[r.success.config.runId]
-        runs.push({ run: r.success, verified: mark ? mark.ok : null })
+        runs.push({ run: r.success, verified: null })
       }
     }
     return { runs, problems, sources: resultDirs.map(rel) }

@@ -14,6 +14,7 @@ import { deltaHtml, isBest, verdictHtml } from "./marks.ts"
 import { CHART_CSS } from "./plots/css.ts"
 import type { Cell, Estimate, Leaderboard, Paired } from "./schema.ts"
 import { submitSection } from "./submit.ts"
+import { notRankedText } from "./format.ts"
 import { improvementOf, iqmOf, keptOf, notLearningOf, pageSentence, PRIMARY_LABEL, primaryDeltaOf, primaryOf, verdictOf } from "./view.ts"
 
 /**
@@ -177,6 +178,26 @@ const cellsTable = (lb: Leaderboard, ctx: PageContext): string[] => {
   return h
 }
 
+/** Selection: each filter with a matched random control (controls.ts), its Δ against none beside its Δ against the control, one Holm family. */
+const selectionTable = (lb: Leaderboard): string[] => {
+  const withControl = lb.rows.flatMap((r) => r.cells.filter((c) => c.selection).map((c) => ({ r, c, s: c.selection! })))
+  if (withControl.length === 0) return []
+  const pHolm = (d: Paired | null): string => numCell(d?.p ?? null, d ? esc(`${fmtP(d.p)}${d.pHolm !== null ? ` (${fmtP(d.pHolm)})` : ""}`) : "–")
+  const h: string[] = ['<h2 id="selection-h">Selection: each filter against its random control</h2>']
+  h.push(
+    '<p class="note">A filter that drops groups also takes fewer optimizer steps; its random control keeps as many groups on each batch, at random. Δ vs <code>none</code> mixes which groups are kept with how much the model is updated; Δ vs the control (selection) holds the update budget equal. Both are paired by seed, on the area, in the page\'s one Holm family.</p>'
+  )
+  h.push(
+    '<div class="wide"><table id="selection" class="sortable"><thead><tr><th>env</th><th>algo</th><th>setting</th><th>filter</th><th>control</th><th>pairs</th><th>Δ area vs none</th><th>level</th><th>p (Holm)</th><th>verdict</th><th>Δ area vs control</th><th>level</th><th>p (Holm)</th><th>verdict</th></tr></thead><tbody>'
+  )
+  for (const { r, c, s } of withControl)
+    h.push(
+      `<tr class="filter" data-row="${esc(r.key)}" data-filter="${esc(c.filter)}" data-search="${esc(`${rowSearch(r)} ${c.filter} ${s.control}`)}"><td>${esc(shortId(r.env))}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td><td>${esc(c.filter)}</td><td>${esc(s.control)}</td>${numCell(s.delta.n, esc(fmtPairCount(s.delta)))}${pairedCells(c.delta)}${pHolm(c.delta)}${verdictCell(c.delta, c)}${pairedCells(s.delta)}${pHolm(s.delta)}${verdictCell(s.delta, c)}</tr>`
+    )
+  h.push("</tbody></table></div>")
+  return h
+}
+
 /** Across envs (per algorithm), the numbers behind the IQM and P(improvement) pictures. */
 const acrossTable = (lb: Leaderboard): string[] => {
   const h: string[] = []
@@ -202,7 +223,7 @@ const rankingTable = (lb: Leaderboard): string[] => {
   const h: string[] = []
   h.push('<h2 id="ranking-h">Filter ranking</h2>')
   h.push(
-    '<p class="note">Mean rank of each filter across rows (1 = best mean in the row; ties share ranks; the noise floor is not ranked), its mean paired Δ against <code>none</code>, the rows it appears in and the rows it has the highest mean in. A rank is not a verdict: read it with the marks above.</p>'
+    '<p class="note">Mean rank of each filter across rows (1 = best mean in the row; ties share ranks; the noise floor is not ranked), its mean paired Δ against <code>none</code>, the rows it appears in and the rows it has the highest mean in. A filter ranks in a row only where its seeds can rank it: where its comparison with <code>none</code> cannot separate at its number of pairs and this family size, it is listed below as not ranked, with the seeds it would need. A rank is not a verdict: read it with the marks above.</p>'
   )
   h.push('<table id="ranking" class="sortable"><thead><tr><th>filter</th><th>mean rank</th><th>mean Δ (%)</th><th>rows</th><th>wins</th></tr></thead><tbody>')
   for (const e of lb.ranking) {
@@ -213,6 +234,8 @@ const rankingTable = (lb: Leaderboard): string[] => {
       )}${numCell(e.rows, String(e.rows))}${numCell(e.wins, String(e.wins))}</tr>`
     )
   }
+  for (const e of lb.notRanked ?? [])
+    h.push(`<tr class="not-ranked" data-filter="${esc(e.filter)}" data-search="${esc(e.filter)}"><td>${esc(e.filter)}</td><td colspan="4" data-sort="">${esc(notRankedText(e))}</td></tr>`)
   h.push("</tbody></table>")
   return h
 }
@@ -273,6 +296,7 @@ export const renderHtml = (lb: Leaderboard, extra = "", ctx: PageContext = empty
     ...picturesSection(lb, ctx),
     ...acrossTable(lb),
     ...resultsTable(lb, others, ctx),
+    ...selectionTable(lb),
     ...rankingTable(lb),
     ...dynamicsSection(lb, ctx),
     ...cellsTable(lb, ctx),

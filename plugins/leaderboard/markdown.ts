@@ -1,5 +1,5 @@
 /** leaderboard.md: the verdict in words, the paper-style table, the cells, the ranking and the problems, for terminals. */
-import { fmtAggregatePct, fmtCount, fmtEstimate, fmtFraction, fmtLevel, fmtP, fmtPairCount, fmtPairs, fmtProbability, fmtVerdict, shortId, signedPct } from "./format.ts"
+import { fmtAggregatePct, fmtCount, fmtEstimate, fmtFraction, fmtLevel, fmtP, fmtPairCount, fmtPairs, fmtProbability, fmtVerdict, notRankedText, shortId, signedPct } from "./format.ts"
 import { legendItems } from "./legend.ts"
 import type { Cell, Leaderboard, Paired, Row } from "./schema.ts"
 
@@ -68,6 +68,43 @@ const cellLine = (r: Row, c: Cell): string => {
   ].join(" | ")} |`
 }
 
+/**
+ * The selection contrasts (controls.ts): per filter with a matched random control in its row, its
+ * Δ area against none beside its Δ area against the control, each with its verdict, level and p in
+ * the page's one Holm family. Empty where the page holds no matched control.
+ */
+const selectionSection = (lb: Leaderboard): string[] => {
+  const withControl = lb.rows.flatMap((r) => r.cells.filter((c) => c.selection).map((c) => ({ r, c, s: c.selection! })))
+  if (withControl.length === 0) return []
+  const level = (d: Paired): string => (d.lo !== null && d.verdict !== "cannot-separate" ? fmtLevel(d.level) : "–")
+  return [
+    "",
+    "## Selection: each filter against its random control at the same kept count",
+    "",
+    "A filter that drops groups also takes fewer optimizer steps; its random control keeps as many groups on each batch, at random. filter − none mixes which groups are kept with how much the model is updated; filter − control (selection) holds the update budget equal. Both are paired by seed, on the area, in the page's one Holm family.",
+    "",
+    "| env | algo | setting | filter | control | pairs | Δ area vs none | level | p (Holm) | Δ area vs control (selection) | level | p (Holm) |",
+    `|${"---|".repeat(12)}`,
+    ...withControl.map(
+      ({ r, c, s }) =>
+        `| ${[
+          md(shortId(r.env)),
+          md(shortId(r.algo)),
+          md(r.setting) || "–",
+          md(c.filter),
+          md(s.control),
+          fmtPairCount(s.delta),
+          c.delta ? fmtVerdict(c.delta) : "–",
+          c.delta ? level(c.delta) : "–",
+          pAndHolm(c.delta),
+          fmtVerdict(s.delta),
+          level(s.delta),
+          pAndHolm(s.delta)
+        ].join(" | ")} |`
+    )
+  ]
+}
+
 export const renderMarkdown = (lb: Leaderboard): string => {
   const out: string[] = ["# ragen-bench leaderboard", "", `**${md(lb.verdict.sentence)}**`, ""]
   out.push(
@@ -93,6 +130,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   )
   out.push(`|${"---|".repeat(23)}`)
   for (const r of lb.rows) for (const c of r.cells) out.push(cellLine(r, c))
+  out.push(...selectionSection(lb))
   if ((lb.across ?? []).length) {
     out.push("", "## Across envs (per algorithm, envs where none learns)", "")
     out.push("| algo | filter | envs | IQM area | IQM last-3 | P(> none) area | P(> none) last-3 |", `|${"---|".repeat(7)}`)
@@ -105,6 +143,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   out.push("", "## Filter ranking (area, envs where none learns)", "")
   out.push("| filter | mean rank | mean Δ area | rows | best |", "|---|---|---|---|---|")
   for (const e of lb.ranking) out.push(`| ${md(e.filter)} | ${e.meanRank.toFixed(2)} | ${e.meanDelta === null ? "–" : signedPct(e.meanDelta)} | ${e.rows} | ${e.wins} |`)
+  for (const e of lb.notRanked ?? []) out.push(`| ${md(e.filter)} | ${md(notRankedText(e))} | | | |`)
   const failed = lb.entries.filter((e) => e.status !== "complete")
   if (failed.length) {
     out.push("", "## Runs not complete", "")

@@ -37,7 +37,7 @@ const cellSection = (lb: Leaderboard, row: Row, c: Cell, ctx: PageContext): stri
   const floor = c.kind === "noise-floor" ? ' <span class="floor">noise floor: none on another sampling stream</span>' : ""
   h.push(`<section id="${cellAnchor(row, c)}"><h3>${esc(c.filter)}${floor}</h3>`)
   h.push(
-    `<p>${esc(PRIMARY_LABEL)}: ${p ? esc(fmtEstimate(p)) : "–"}${d ? `; − none: ${esc(fmtPaired(d))} (${esc(fmtPairs(d))}) ${verdictHtml(d)}` : c.kind === "baseline" ? " (the baseline)" : ""}${keptOf(c) !== null ? `; kept ${esc(fmtFraction(keptOf(c)))} of its groups` : ""}</p>`
+    `<p>${esc(PRIMARY_LABEL)}: ${p ? esc(fmtEstimate(p)) : "–"}${d ? `; − none: ${esc(fmtPaired(d))} (${esc(fmtPairs(d))}) ${verdictHtml(d)}` : c.kind === "baseline" ? " (the baseline)" : ""}${c.selection ? `; − ${esc(c.selection.control)} (selection): ${esc(fmtPaired(c.selection.delta))} (${esc(fmtPairs(c.selection.delta))}) ${verdictHtml(c.selection.delta)}` : ""}${keptOf(c) !== null ? `; kept ${esc(fmtFraction(keptOf(c)))} of its groups` : ""}</p>`
   )
   const runs = lb.entries.filter((e) => e.rowKey === row.key && e.filter === c.filter).sort((a, b) => a.seed - b.seed)
   h.push(
@@ -74,7 +74,7 @@ export const renderRowPage = (lb: Leaderboard, row: Row, ctx: PageContext, domai
   h.push(
     `<details><summary>The row's config</summary><p class="note">The resolved config all its runs share (seed, filter and sampling stream aside) and the results-semantics version.</p><pre>${esc(pretty(row.key))}</pre></details>`
   )
-  const forest = rowForest(row, domain, cellHref(ctx, "../"))
+  const forest = rowForest(row, domain, cellHref(ctx, "../"), lb.filters)
   if (forest) h.push(`<h2>Differences from none</h2><figure class="charts">${forest}</figure>`)
   const g = lb.groups.find((x) => x.key === row.key)
   if (g) h.push("<h2>Learning curves</h2>", ...groupCharts(lb, g, ctx, "../"))

@@ -1,5 +1,5 @@
 /**
- * leaderboard.json (versioned) and verify.json. The leaderboard is rebuilt from result files
+ * leaderboard.json (versioned; verification marks: verify-marks.ts). The leaderboard is rebuilt from result files
  * alone; it holds no timestamps or absolute paths, so the same files give the same bytes.
  */
 import { Schema } from "effect"
@@ -52,6 +52,19 @@ export const Paired = Schema.Struct({
 })
 export type Paired = typeof Paired.Type
 
+/**
+ * A filter's difference from its random control at the same kept count ("selection", controls.ts):
+ * which groups the filter keeps, with the update budget held equal. On the primary score, paired
+ * by seed, in the same Holm family as the comparisons with `none`.
+ */
+export const Selection = Schema.Struct({
+  /** The control cell's name in the same row. */
+  control: Schema.String,
+  /** filter − control, per seed. */
+  delta: Paired
+})
+export type Selection = typeof Selection.Type
+
 /** Means per run of what the cell's runs spent, each summed over the run's steps; null where no run logged it. */
 export const Budget = Schema.Struct({
   envSteps: Schema.NullOr(Schema.Finite),
@@ -82,6 +95,8 @@ export const Cell = Schema.Struct({
   deltaLast3: Schema.NullOr(Paired),
   deltaPeak: Schema.NullOr(Paired),
   deltaFactAuc: Schema.NullOr(Paired),
+  /** Against its random control at the same kept count, on the primary score (absent where the row holds no matched control). */
+  selection: Schema.optional(Selection),
   /** Mean fractions per run: groups kept, non-zero-spread groups kept, zero-spread groups (null where not logged). */
   kept: Schema.Struct({ groups: Schema.NullOr(Schema.Finite), nonZeroSpread: Schema.NullOr(Schema.Finite), zeroSpread: Schema.NullOr(Schema.Finite) }),
   budget: Budget,
@@ -143,6 +158,8 @@ export const Family = Schema.Struct({
   last3: Schema.Int,
   peak: Schema.Int,
   factAuc: Schema.Int,
+  /** Of the primary family, the comparisons of a filter with its matched random control (absent in files of older builds: 0). */
+  selection: Schema.optional(Schema.Int),
   alpha: Schema.Finite,
   test: Schema.Literals(["sign-flip", "t"])
 })
@@ -151,7 +168,18 @@ export type Family = typeof Family.Type
 /** The page's verdict in words (first sentence) and the comparisons it names. */
 export const PageVerdict = Schema.Struct({
   sentence: Schema.String,
-  separated: Schema.Array(Schema.Struct({ env: Schema.String, setting: Schema.String, filter: Schema.String, verdict: Verdict, mean: Schema.Finite, n: Schema.Int }))
+  separated: Schema.Array(
+    Schema.Struct({
+      env: Schema.String,
+      setting: Schema.String,
+      filter: Schema.String,
+      verdict: Verdict,
+      mean: Schema.Finite,
+      n: Schema.Int,
+      /** The comparison's other side: absent for `none`; the control's name for a selection contrast. */
+      against: Schema.optional(Schema.String)
+    })
+  )
 })
 export type PageVerdict = typeof PageVerdict.Type
 
@@ -164,6 +192,14 @@ export const RankEntry = Schema.Struct({
   wins: Schema.Int
 })
 export type RankEntry = typeof RankEntry.Type
+
+/**
+ * A filter left out of the ranking in some rows because its seeds could not rank it there: its
+ * comparison with none cannot separate at its number of pairs and this family size (or it shares
+ * no seed with none). `n`: its most pairs in those rows; `needed`: the pairs its test needs there.
+ */
+export const NotRanked = Schema.Struct({ filter: Schema.String, rows: Schema.Int, n: Schema.Int, needed: Schema.NullOr(Schema.Int) })
+export type NotRanked = typeof NotRanked.Type
 
 export const Series = Schema.Struct({ name: Schema.String, points: Schema.Array(Schema.Tuple([Schema.Finite, Schema.Finite])) })
 export type Series = typeof Series.Type
@@ -224,15 +260,10 @@ export const Leaderboard = Schema.Struct({
   across: Schema.Array(Across),
   normalizers: Schema.Array(Normalizer),
   ranking: Schema.Array(RankEntry),
+  /** Filters the ranking leaves out where their seeds cannot rank them (absent in files of older builds). */
+  notRanked: Schema.optional(Schema.Array(NotRanked)),
   groups: Schema.Array(Group),
   entries: Schema.Array(Entry),
   problems: Schema.Array(Problem)
 })
 export type Leaderboard = typeof Leaderboard.Type
-
-/** verify.json, next to the run folders: the result of `leaderboard verify`. */
-export const VerifyFile = Schema.Struct({
-  format: Schema.Literal(1),
-  runs: Schema.Record(Schema.String, Schema.Struct({ ok: Schema.Boolean, checkedAt: Schema.String, codeVersion: Schema.String, detail: Schema.String }))
-})
-export type VerifyFile = typeof VerifyFile.Type

@@ -25,11 +25,13 @@ export const buildSiteFixture = async (base: string): Promise<SiteFixture> => {
   const mine = join(base, "results", "mine")
   const ref = join(base, "results", "ref")
   // Filter ids as the trained runs write them (filters/<name>), so that each shows by its local name.
+  // The random cell keeps a fixed count, so it is no matched control of top-p (plugins/leaderboard/controls.ts)
+  // and the page's family stays the three comparisons with none, which 7 seeds can pass (2/2^7 ≤ 0.05/3).
   const ids = (r: FakeRun): FakeRun => ({
     ...r,
     algo: "algorithms/grpo",
     filter: `filters/${r.filter}`,
-    ...(r.filter === "top-p" ? { filterOptions: { p: 0.9 } } : r.filter === "random" ? { filterOptions: { like: "top-p" } } : {})
+    ...(r.filter === "top-p" ? { filterOptions: { p: 0.9 } } : r.filter === "random" ? { filterOptions: { like: "top-p", count: 4 } } : {})
   })
   const floor = [1, 2, 3, 4, 5, 6, 7].map((seed) => ({ env: "frozenlake", filter: "none", seed, peak: 0.4 + 0.02 * seed + (seed % 2 ? 0.01 : -0.01), samplingStream: 1 }))
   writeRuns(mine, [...sevenSeedRuns, ...floor].map(ids))

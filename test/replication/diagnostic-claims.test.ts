@@ -62,6 +62,25 @@ describe("C3: without filtering, retrieval falls while entropy holds or rises (F
     expect(c3RetrievalFallsEntropyHolds(views(runs([0.7, 1], [1, 1.3]))).verdict.kind).toBe("not reproduced")
     expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1.3, 0.8]))).verdict.kind).toBe("not reproduced")
   })
+  test("only settings where no filter learns or collapses are tested; the others are shown and left out; runs at lr ≥ 1e-3 are shown apart", () => {
+    // Seven seeds per tested setting: Holm over 2 needs 2/2^7 ≤ 0.05/2.
+    const SEVEN = [1, 2, 3, 4, 5, 6, 7]
+    const learns = runs([1, 0.7], [1, 1.3], SEVEN)
+    // Success falls from step 0 on every seed (its area below step 0, p = 2/2^6): no filter does not learn; retrieval rises there.
+    const idle = runs([0.7, 1], [1, 1.3], [1, 2, 3, 4, 5, 6]).map((f) => ({ ...f, env: "envs/countdown-v1", success: [0.6, 0.55, 0.5, 0.45, 0.4] }))
+    // At lr 1e-3, success rises then ends 40 points below its peak: a collapse (statistics/collapse.ts); tested.
+    const collapses = runs([1, 0.6], [1, 1.1], SEVEN).map((f) => ({ ...f, env: "envs/frozenlake-v1", lr: 1e-3, success: [0.5, 0.8, 0.6, 0.4, 0.3] }))
+    const r = c3RetrievalFallsEntropyHolds(views([...learns, ...idle, ...collapses]))
+    expect(r.verdict.kind).toBe("reproduced")
+    expect(r.n).toBe("14 runs")
+    expect(r.numbers.find((l) => l.startsWith("at lr ≥ 0.001 (7 runs): Δ Retrieval-Acc −0.39"))).toBeDefined()
+    expect(r.numbers).toContain("6 runs in 1 setting where no filter neither learns nor collapses left out")
+    const text = r.details.join("\n")
+    expect(text).toContain("does not learn (0 of 6 runs collapse): left out")
+    expect(text).toContain("collapses (7 of 7 runs collapse)")
+    // Without the setting that does not learn being left out, retrieval rising there would contradict the claim.
+    expect(c3RetrievalFallsEntropyHolds(views(idle)).verdict.kind).toBe("not run")
+  })
   test("two runs: inconclusive at n = 2; only top-p runs: not run", () => {
     expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1, 1.3], [1, 2]))).verdict).toMatchObject({ kind: "inconclusive", n: 2 })
     expect(c3RetrievalFallsEntropyHolds(views(runs([1, 0.7], [1, 1.3], [1, 2, 3], PAPER_TOP_P))).verdict.kind).toBe("not run")
@@ -96,17 +115,38 @@ describe("C7: the task gradient grows with the RV bucket, the regularizer's stay
 describe("F1: fact accuracy sees the collapse earlier than Retrieval-Acc", () => {
   const FACT = "val/fact_accuracy@0.5"
   /** Fact accuracy falls (by 30%) at step factAt, retrieval at retAt (null: never). */
-  const runs = (factAt: number | null, retAt: number | null, seeds = [1, 2, 3, 4, 5, 6]): Fake[] =>
+  /** Success rises from 0.5 to 0.8 and ends 40 points below: a collapse (statistics/collapse.ts). */
+  const COLLAPSE = [0.5, 0.8, 0.6, 0.4, 0.3]
+  const runs = (factAt: number | null, retAt: number | null, seeds = [1, 2, 3, 4, 5, 6], success = COLLAPSE): Fake[] =>
     seeds.map((seed) => {
       const curve = (at: number | null, base: number) => [0, 10, 20, 30, 40].map((s) => (s === 0 ? null : at !== null && s >= at ? base * 0.7 : base))
-      return { ...NONE, seed, success: rising(0.5), curves: { [FACT]: [0.99, ...curve(factAt, 0.99).slice(1)], [RET]: curve(retAt, 1) } }
+      return { ...NONE, seed, success, curves: { [FACT]: [0.99, ...curve(factAt, 0.99).slice(1)], [RET]: curve(retAt, 1) } }
     })
   test("fact accuracy falls at step 20, retrieval at 40: reproduced, difference 20 steps", () => {
     const r = factSeesCollapseEarlier(views(runs(20, 40)))
     expect(r.verdict.kind).toBe("reproduced")
+    expect(r.numbers[0]).toStartWith("success collapses:")
     expect(numbersIn(r.numbers[0]!)[0]).toBe(20)
     // Retrieval never falls: censored one evaluation after the last (50), still "fact first".
     expect(factSeesCollapseEarlier(views(runs(20, null))).verdict.kind).toBe("reproduced")
+  })
+  test("split by success: the verdict reads the runs whose success collapses; runs whose success holds are shown beside, never decide it", () => {
+    // Success holds (rises to the end) in six runs where fact accuracy is 20 steps first; in six that collapse, retrieval is first.
+    const holds = runs(20, 40, [1, 2, 3, 4, 5, 6], rising(0.5))
+    const collapse = runs(40, 20, [7, 8, 9, 10, 11, 12])
+    const r = factSeesCollapseEarlier(views([...holds, ...collapse]))
+    expect(r.verdict.kind).toBe("not reproduced")
+    expect(r.n).toStartWith("6 runs whose success collapses (6 after a rise, 0 blow-ups, 0 from the start), 6 where it holds")
+    expect(numbersIn(r.numbers[0]!)[0]).toBe(-20)
+    expect(r.numbers[1]).toStartWith("success holds: +20.0")
+    // A fall from step 0 (never above it) and a blow-up count as collapses of success too, told apart in the count.
+    const falls = runs(20, 40, [1, 2, 3], [0.8, 0.75, 0.6, 0.5, 0.4])
+    const blowUp = runs(20, 40, [4, 5, 6], [0.8, 0.3, 0.3, 0.2, 0.2])
+    expect(factSeesCollapseEarlier(views([...falls, ...blowUp])).n).toStartWith("6 runs whose success collapses (0 after a rise, 3 blow-ups, 3 from the start)")
+    // Only runs that hold: nothing to see, inconclusive with the reason.
+    const none = factSeesCollapseEarlier(views(holds))
+    expect(none.verdict).toMatchObject({ kind: "inconclusive", n: 0 })
+    expect(none.verdict.why).toContain("no run's success collapses")
   })
   test("retrieval falls first: not reproduced", () => {
     expect(factSeesCollapseEarlier(views(runs(40, 20))).verdict.kind).toBe("not reproduced")

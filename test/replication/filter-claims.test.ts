@@ -48,6 +48,16 @@ describe("C1: top-p raises average success (Table 4)", () => {
     expect(r.verdict.n).toBe(16)
   })
 
+  test("open in every setting but the pooled difference against the claim: not supported, never inconclusive", () => {
+    // Six seeds per setting cannot pass Holm over 2 (2/2^6 > 0.05/2), but the 12 pooled pairs, all against top-p, give 2/2^12.
+    const r = c1TopPRaisesSuccess(views(c1Runs(-0.1, [1, 2, 3, 4, 5, 6])))
+    expect(r.verdict.kind).toBe("not supported")
+    expect(r.verdict.why).toContain("pooled over the settings lies below 0, against the claim")
+    expect(r.numbers[0]).toStartWith("Δ area −0.08")
+    // The same pooled difference in the claim's direction stays inconclusive: reproduced needs every setting.
+    expect(c1TopPRaisesSuccess(views(c1Runs(0.1, [1, 2, 3, 4, 5, 6]))).verdict.kind).toBe("inconclusive")
+  })
+
   test("two seed pairs: inconclusive at n = 2 even though both favour top-p", () => {
     const r = c1TopPRaisesSuccess(views(c1Runs(0.2, [1, 2], ENVS.slice(0, 1))))
     expect(r.verdict).toMatchObject({ kind: "inconclusive", n: 2 })
@@ -146,10 +156,12 @@ describe("C6: top-p's advantage shrinks as slip rises (Fig. 9)", () => {
         }
       ])
     )
-  test("Δ = 0.1 − 0.1·slip: reproduced, slope about −0.1", () => {
+  test("Δ = 0.1 − 0.1·slip: reproduced on the area, slope about −0.085 (the area of rising(peak) is 0.85·peak); the peak's slope beside it", () => {
     const r = c6AdvantageShrinksWithSlip(views(runs(0.1, -0.1)))
     expect(r.verdict.kind).toBe("reproduced")
-    expect(r.numbers[0]).toMatch(/slip −0\.(09|10|11)\d/)
+    expect(r.verdict.why).toContain("the slope of the area difference")
+    expect(r.numbers[0]).toMatch(/^slope of Δ area per unit slip −0\.0[789]\d/)
+    expect(r.numbers[3]).toMatch(/^slope of Δ peak \(paper's\) per unit slip −0\.(09|10|11)\d/)
     expect(r.n).toBe("15 seed pairs over 5 slips (1 family)")
   })
   test("an advantage that grows with slip: not reproduced", () => {

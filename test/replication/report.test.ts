@@ -75,7 +75,8 @@ describe("the replication report", () => {
     const v = verdicts(fromRuns)
     expect(v.get("C1")).toBe("reproduced")
     expect(v.get("C3")).toBe("reproduced")
-    expect(v.get("F1")).toBe("reproduced")
+    // none's success rises on every seed: there is no collapse for fact accuracy to see first (F1 reads the runs whose success collapses).
+    expect(v.get("F1")).toBe("inconclusive at n = 0")
     expect(v.get("C4")).toBe("not run")
     // C1 uses all 12 runs: 12 × 300 s / 2 workers = 30 min.
     expect(fromRuns).toMatch(/\| C1 \|.*\| reproduced \| 30 min \|/)

@@ -12,6 +12,7 @@ import { estimateGridSeconds, estimateSweepSeconds } from "../../core/sweep/esti
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
 import { ALPHA } from "../../plugins/leaderboard/build.ts"
+import { matchedControls } from "../../plugins/leaderboard/controls.ts"
 import { signFlipMinP } from "../../plugins/leaderboard/statistics/paired-tests.ts"
 import { PAIRED_TEST, pairsToReject } from "../../plugins/leaderboard/statistics/verdicts.ts"
 import quick from "../../plugins/sweep/presets/quick.ts"
@@ -38,8 +39,11 @@ test("quick holds none, both top-p rules, the random control and the positive co
 test("quick's seeds let the positive control pass the page's first Holm threshold, even with one flipped sign", async () => {
   const { spec } = await load()
   const n = spec.axes.seeds.length
-  // The page's family: each filter other than none against none (the noise floor is tested alone).
-  const m = spec.axes.filter.length - 1
+  // The page's family: each filter other than none against none (the noise floor is tested alone),
+  // and each filter against its matched random control (selection, plugins/leaderboard/controls.ts).
+  const cells = spec.axes.filter.map((f, i) => (typeof f === "string" ? { name: `${i}`, id: f, options: {}, stream: 0 } : { name: `${i}`, id: f.id, options: f.options ?? {}, stream: 0 }))
+  const m = spec.axes.filter.length - 1 + matchedControls(cells).size
+  expect(m).toBe(5)
   expect(n).toBeGreaterThanOrEqual(pairsToReject(PAIRED_TEST, ALPHA / m))
   // With the smallest |delta| of the wrong sign the exact sign-flip p doubles.
   expect(2 * signFlipMinP(n)).toBeLessThanOrEqual(ALPHA / m)

@@ -7,9 +7,12 @@ import { Rng } from "../../../core/host.ts"
 import { DEFAULT_RESAMPLES, percentileInterval } from "../statistics/bootstrap.ts"
 import { spearman } from "../statistics/spearman.ts"
 import type { CurvePoint } from "../statistics/scores.ts"
+import { areaRiseOf } from "../statistics/rise.ts"
+import { collapseOf, settingCollapses, successFalls } from "../statistics/collapse.ts"
 import { combineAll, MI_METRIC } from "./filter-claims.ts"
 import { type ClaimRow, preset, table } from "./row.ts"
 import { eligible, evalCurve, groupBy, groupLabels, isNoFilter, type RunView } from "./runs.ts"
+import { SUCCESS_METRIC } from "../../../core/host.ts"
 import { decide, decideEachSetting, fmtInterval, fmtNumber, fmtOutcome, type Interval, meanInterval, notRun, type SettingTest, type Verdict, verdictOfOutcomes } from "./stats.ts"
 
 export const RETRIEVAL_METRIC = "mi/first_turn/retrieval_acc"
@@ -155,7 +158,7 @@ export const c3RetrievalFallsEntropyHolds = (all: ReadonlyArray<RunView>): Claim
     claim: "Without filtering, retrieval accuracy falls while entropy holds or rises",
     paper: "Fig. 5",
     presets: [preset("standard", "its none runs"), preset("table4", "its nofilter runs"), preset("s10", "its none runs")],
-    method: `No-filter runs (none, or Table 4's top-p-softmax 1.0 with zero-spread groups included): the change of ${RETRIEVAL_METRIC}, ${MI_METRIC} and ${ENTROPY_METRIC} from the first to the last evaluation step where retrieval accuracy and entropy are both logged, mean over runs with a 95% t interval and sign-flip p. Per setting (runs whose resolved options are equal but seed; Holm over the settings): the claim holds where retrieval falls (p ≤ α, below 0) and entropy does not fall (not separated below 0); it is contradicted where retrieval rises or entropy falls. Reproduced only when it holds in each setting; mixed when settings disagree.`
+    method: `No-filter runs (none, or Table 4's top-p-softmax 1.0 with zero-spread groups included): the change of ${RETRIEVAL_METRIC}, ${MI_METRIC} and ${ENTROPY_METRIC} from the first to the last evaluation step where retrieval accuracy and entropy are both logged, mean over runs with a 95% t interval and sign-flip p. The claim is about training that learns and then collapses, so it is tested only over settings (runs whose resolved options are equal but seed) where no filter learns (the leaderboard's rule: its area rises above step 0; not all zeros or ≥ 90% zero-spread groups) or collapses (the collapse track's gate, plugins/leaderboard/statistics/collapse.ts: on ≥ 2/3 of its runs success rises above step 0, then its last-3 ends ≥ 10 points below the peak, without a blow-up); the other settings are shown and left out. Per setting (Holm over the settings tested): the claim holds where retrieval falls (p ≤ α, below 0) and entropy does not fall (not separated below 0); it is contradicted where retrieval rises or entropy falls. Reproduced only when it holds in each setting; mixed when settings disagree. The runs at lr ≥ ${HIGH_LR} are shown apart, whichever their settings.`
   }
   const recs = all
     .filter(eligible)
@@ -170,18 +173,67 @@ export const c3RetrievalFallsEntropyHolds = (all: ReadonlyArray<RunView>): Claim
       return [{ v, r: at(r!, fl.last)! - at(r!, fl.first)!, e: at(e!, fl.last)! - at(e!, fl.first)!, mi: m0 !== undefined && m1 !== undefined ? m1 - m0 : null }]
     })
   if (recs.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no no-filter run has retrieval accuracy and entropy at two evaluation steps"), runs: [], details: [] }
-  const r = meanInterval(
-    recs.map((x) => x.r),
-    "C3 retrieval"
-  )!
-  const e = meanInterval(
-    recs.map((x) => x.e),
-    "C3 entropy"
-  )!
-  const miVals = recs.flatMap((x) => (x.mi === null ? [] : [x.mi]))
-  const mi = meanInterval(miVals, "C3 mi")
-  const labels = groupLabels(recs.map((x) => x.v))
-  const settings = [...groupBy(recs, (x) => x.v.group)].map(([g, xs]) => ({ label: labels.get(g)!, xs })).sort((a, b) => a.label.localeCompare(b.label))
+  const every = recs
+  const labelsAll = groupLabels(every.map((x) => x.v))
+  const regimeOf = new Map([...groupBy(every, (x) => x.v.group)].map(([g, xs]) => [g, noneRegime(xs.map((x) => x.v))]))
+  const leftOut = [...groupBy(every, (x) => x.v.group)].filter(([g]) => regimeOf.get(g)!.tested === false)
+  const high = every.filter((x) => x.v.run.config.config.lr >= HIGH_LR - 1e-12)
+  const tested = every.filter((x) => regimeOf.get(x.v.group)!.tested)
+  if (tested.length === 0)
+    return {
+      ...base,
+      n: `0 runs (${every.length} in settings where no filter neither learns nor collapses)`,
+      numbers: [],
+      verdict: notRun("no setting where no filter learns or collapses has retrieval accuracy and entropy at two evaluation steps"),
+      runs: [],
+      details: []
+    }
+  return c3Over(base, tested, every, regimeOf, leftOut, high, labelsAll)
+}
+
+/** Runs at or above this learning rate are shown apart in C3 (the paper's collapse regime; the lr 7e-4–1e-3 presets). */
+export const HIGH_LR = 1e-3
+
+/** Whether a setting's no-filter runs learn or collapse (C3 tests only those), in words. */
+const noneRegime = (runs: ReadonlyArray<RunView>): { tested: boolean; text: string } => {
+  const collapse = settingCollapses(runs.map((v) => evalCurve(v.run, SUCCESS_METRIC)))
+  const idle = runs.every((v) => v.allZero || (v.zeroSpread !== null && v.zeroSpread >= 0.9))
+  const rise = idle ? null : areaRiseOf(runs.filter((v) => v.stream === 0))
+  const learns = !idle && rise?.rises !== false
+  const collapses = collapse?.collapses === true
+  const of = collapse ? ` (${collapse.collapsed} of ${collapse.runs} runs collapse)` : ""
+  if (collapses) return { tested: true, text: `collapses${of}` }
+  if (learns) return { tested: true, text: rise?.rises === true ? `learns${of}` : `kept: n = ${rise?.n ?? 0} too few to tell whether it learns${of}` }
+  return { tested: false, text: `${idle ? "no advantage signal" : "does not learn"}${of}: left out` }
+}
+
+type C3Rec = { v: RunView; r: number; e: number; mi: number | null }
+
+/** A group's mean changes with their 95% t intervals: Retrieval-Acc, MI-Est, entropy. */
+const c3Changes = (xs: ReadonlyArray<C3Rec>, what: string): string[] => [
+  fmtInterval(
+    meanInterval(
+      xs.map((x) => x.r),
+      `C3 ${what} r`
+    )
+  ),
+  fmtInterval(
+    meanInterval(
+      xs.flatMap((x) => (x.mi === null ? [] : [x.mi])),
+      `C3 ${what} mi`
+    )
+  ),
+  fmtInterval(
+    meanInterval(
+      xs.map((x) => x.e),
+      `C3 ${what} e`
+    )
+  )
+]
+
+/** C3 per setting (Holm over the tested settings): retrieval must fall and entropy not fall; the verdict and its table. */
+const c3Settings = (recs: ReadonlyArray<C3Rec>, regimeOf: ReadonlyMap<string, { tested: boolean; text: string }>, labelsAll: ReadonlyMap<string, string>): { verdict: Verdict; perSetting: string } => {
+  const settings = [...groupBy(recs, (x) => x.v.group)].map(([g, xs]) => ({ label: labelsAll.get(g)!, g, xs })).sort((a, b) => a.label.localeCompare(b.label))
   const rt = decideEachSetting(
     settings.map((x) => ({ label: x.label, values: x.xs.map((y) => y.r) })),
     "below",
@@ -202,10 +254,11 @@ export const c3RetrievalFallsEntropyHolds = (all: ReadonlyArray<RunView>): Claim
   })
   const verdict: Verdict = verdictOfOutcomes(outcomes, "below", "retrieval falls while entropy does not")
   const perSetting = table(
-    ["setting", "runs", "Δ Retrieval-Acc [95% t]", "retrieval", "Δ entropy [95% t]", "entropy (claimed: does not fall)", "the claim here"],
+    ["setting", "runs", "no filter here", "Δ Retrieval-Acc [95% t]", "retrieval", "Δ entropy [95% t]", "entropy (claimed: does not fall)", "the claim here"],
     settings.map((x, i) => [
       x.label,
       String(x.xs.length),
+      regimeOf.get(x.g)!.text,
       fmtInterval(rt[i]!.iv),
       fmtOutcome(rt[i]!),
       fmtInterval(et[i]!.iv),
@@ -213,37 +266,65 @@ export const c3RetrievalFallsEntropyHolds = (all: ReadonlyArray<RunView>): Claim
       outcomes[i]!.outcome
     ])
   )
-  const byEnv = [...groupBy(recs, (x) => x.v.env)].map(([env, xs]) => [
-    env,
-    String(xs.length),
-    fmtInterval(
-      meanInterval(
-        xs.map((x) => x.r),
-        `C3 ${env} r`
-      )
-    ),
-    fmtInterval(
-      meanInterval(
-        xs.flatMap((x) => (x.mi === null ? [] : [x.mi])),
-        `C3 ${env} mi`
-      )
-    ),
-    fmtInterval(
-      meanInterval(
-        xs.map((x) => x.e),
-        `C3 ${env} e`
-      )
-    )
-  ])
+  return { verdict, perSetting }
+}
+
+const c3Over = (
+  base: Omit<ClaimRow, "n" | "numbers" | "verdict" | "runs" | "details">,
+  recs: ReadonlyArray<C3Rec>,
+  every: ReadonlyArray<C3Rec>,
+  regimeOf: ReadonlyMap<string, { tested: boolean; text: string }>,
+  leftOut: ReadonlyArray<[string, C3Rec[]]>,
+  high: ReadonlyArray<C3Rec>,
+  labelsAll: ReadonlyMap<string, string>
+): ClaimRow => {
+  const r = meanInterval(
+    recs.map((x) => x.r),
+    "C3 retrieval"
+  )!
+  const e = meanInterval(
+    recs.map((x) => x.e),
+    "C3 entropy"
+  )!
+  const miVals = recs.flatMap((x) => (x.mi === null ? [] : [x.mi]))
+  const mi = meanInterval(miVals, "C3 mi")
+  const { verdict, perSetting } = c3Settings(recs, regimeOf, labelsAll)
+  const byEnv = [...groupBy(recs, (x) => x.v.env)].map(([env, xs]) => [env, String(xs.length), ...c3Changes(xs, env)])
   return {
     ...base,
     n: `${recs.length} runs`,
-    numbers: [`Δ Retrieval-Acc ${fmtInterval(r)}`, `Δ MI-Est ${fmtInterval(mi)}`, `Δ entropy ${fmtInterval(e)}`],
+    numbers: [
+      `Δ Retrieval-Acc ${fmtInterval(r)}`,
+      `Δ MI-Est ${fmtInterval(mi)}`,
+      `Δ entropy ${fmtInterval(e)}`,
+      ...(high.length ? [`at lr ≥ ${HIGH_LR} (${high.length} runs): ${["Δ Retrieval-Acc", "Δ MI-Est", "Δ entropy"].map((w, i) => `${w} ${c3Changes(high, "high")[i]}`).join(", ")}`] : []),
+      `${every.length - recs.length} runs in ${leftOut.length} setting${leftOut.length === 1 ? "" : "s"} where no filter neither learns nor collapses left out`
+    ],
     verdict,
     runs: recs.map((x) => x.v),
     details: [
-      "Per setting (Holm over the settings):",
+      "Per setting where no filter learns or collapses (Holm over these settings):",
       perSetting,
+      ...(leftOut.length
+        ? [
+            "Left out (no filter neither learns nor collapses there; the change shown for what it is):",
+            table(
+              ["setting", "runs", "no filter here", "Δ Retrieval-Acc [95% t]", "Δ MI-Est [95% t]", "Δ entropy [95% t]"],
+              leftOut.map(([g, xs]) => [labelsAll.get(g)!, String(xs.length), regimeOf.get(g)!.text, ...c3Changes(xs, `left ${labelsAll.get(g)}`)]).sort((a, b) => a[0]!.localeCompare(b[0]!))
+            )
+          ]
+        : []),
+      ...(high.length
+        ? [
+            `Runs at lr ≥ ${HIGH_LR}, per setting (tested or not):`,
+            table(
+              ["setting", "runs", "no filter here", "Δ Retrieval-Acc [95% t]", "Δ MI-Est [95% t]", "Δ entropy [95% t]"],
+              [...groupBy(high, (x) => x.v.group)]
+                .map(([g, xs]) => [labelsAll.get(g)!, String(xs.length), regimeOf.get(g)!.text, ...c3Changes(xs, `high ${labelsAll.get(g)}`)])
+                .sort((a, b) => a[0]!.localeCompare(b[0]!))
+            )
+          ]
+        : []),
       "Per env (change from the first to the last diagnostics evaluation step):",
       table(["env", "runs", "Δ Retrieval-Acc [95% t]", "Δ MI-Est [95% t]", "Δ entropy [95% t]"], byEnv)
     ]
@@ -358,7 +439,7 @@ export const factSeesCollapseEarlier = (all: ReadonlyArray<RunView>): ClaimRow =
     claim: "(this project) Teacher-graded fact accuracy sees the collapse earlier than Retrieval-Acc",
     paper: "docs/design.md §10",
     presets: [preset("s10", "its none runs"), preset("s10-no-dual-clip", "its none runs"), preset("s10-sft3000", "its none runs"), preset("standard", "its none runs")],
-    method: `No-filter runs: fact accuracy (the first of ${FACT_METRICS.join(", ")} the run logs) and ${RETRIEVAL_METRIC}, on the evaluation steps where both are logged. Each metric's fall step is the first such step at which it is below ${1 - FALL_THRESHOLD} × its value at the first common step; a metric that never falls is censored one evaluation after the last (so a difference involving it is a bound). Per run the difference (Retrieval-Acc's fall step − fact accuracy's), > 0 = fact accuracy saw it first; runs where neither falls are left out. Mean over runs with a 95% bootstrap interval: above 0 → reproduced, below 0 → not reproduced.`
+    method: `No-filter runs: fact accuracy (the first of ${FACT_METRICS.join(", ")} the run logs) and ${RETRIEVAL_METRIC}, on the evaluation steps where both are logged. Each metric's fall step is the first such step at which it is below ${1 - FALL_THRESHOLD} × its value at the first common step; a metric that never falls is censored one evaluation after the last (so a difference involving it is a bound). Per run the difference (Retrieval-Acc's fall step − fact accuracy's), > 0 = fact accuracy saw it first; runs where neither falls are left out. The runs are split by their validation success (plugins/leaderboard/statistics/collapse.ts): runs that collapse — success ends (last-3) at least 10 points below its highest evaluation, step 0 included: a rise then a fall (the collapse track's gate), a blow-up, or a fall from the start — and runs whose success holds. The verdict is on the runs that collapse (the claim is about seeing a collapse), with the runs that hold beside it, and the runs at lr ≥ ${HIGH_LR} (the collapse regime of the s10 presets) against the rest: mean over runs with a 95% t interval and sign-flip p, above 0 → reproduced, below 0 → not reproduced.`
   }
   let neither = 0
   const recs = all
@@ -377,33 +458,69 @@ export const factSeesCollapseEarlier = (all: ReadonlyArray<RunView>): ClaimRow =
         neither++
         return []
       }
-      return [{ v, factMetric, fs, rs, d: rs.step - fs.step }]
+      const success = evalCurve(v.run, SUCCESS_METRIC)
+      const gate = collapseOf(success)?.kind
+      const falls = successFalls(success) === true
+      // In words: the gate's kind where success falls (a collapse after a rise, or a blow-up), else a fall from the start or none.
+      const kind = falls ? (gate === "collapses" || gate === "blow-up" ? gate : "falls from the start") : "holds"
+      return [{ v, factMetric, fs, rs, d: rs.step - fs.step, falls, kind }]
     })
   if (recs.length === 0) {
     const why = neither > 0 ? `in ${neither} no-filter run(s) neither metric fell by ${FALL_THRESHOLD * 100}%` : "no no-filter run has fact accuracy and Retrieval-Acc at two common evaluation steps"
     const verdict: Verdict = neither > 0 ? { kind: "inconclusive", n: 0, why } : notRun(why)
     return { ...base, n: neither > 0 ? `0 runs with a fall (${neither} without)` : "0", numbers: [], verdict, runs: [], details: [] }
   }
+  const collapsing = recs.filter((r) => r.falls)
+  const others = recs.filter((r) => !r.falls)
+  const kinds = (["collapses", "blow-up", "falls from the start"] as const)
+    .map((k) => `${collapsing.filter((r) => r.kind === k).length} ${k === "collapses" ? "after a rise" : k === "blow-up" ? "blow-ups" : "from the start"}`)
+    .join(", ")
+  const highLr = recs.filter((r) => r.v.run.config.config.lr >= HIGH_LR - 1e-12)
+  const lowLr = recs.filter((r) => r.v.run.config.config.lr < HIGH_LR - 1e-12)
   const d = meanInterval(
+    collapsing.map((r) => r.d),
+    "F1 steps collapse"
+  )
+  const dOthers = meanInterval(
+    others.map((r) => r.d),
+    "F1 steps no collapse"
+  )
+  const dAll = meanInterval(
     recs.map((r) => r.d),
     "F1 steps"
   )!
-  const earlier = recs.filter((r) => r.d > 0).length
-  const later = recs.filter((r) => r.d < 0).length
+  const order = (xs: ReadonlyArray<{ d: number }>): string => {
+    const earlier = xs.filter((r) => r.d > 0).length
+    const later = xs.filter((r) => r.d < 0).length
+    return `fact accuracy first in ${earlier}, Retrieval-Acc first in ${later}, same step in ${xs.length - earlier - later}`
+  }
+  const verdict: Verdict = collapsing.length
+    ? decide(d, "above", "the fall-step difference in the runs whose success collapses")
+    : { kind: "inconclusive", n: 0, why: `no run's success collapses (ends ≥ 10 points below its highest evaluation); ${others.length} run(s) hold` }
+  const lr = (xs: ReadonlyArray<{ d: number }>, what: string) =>
+    fmtInterval(
+      meanInterval(
+        xs.map((r) => r.d),
+        `F1 steps ${what}`
+      ),
+      { digits: 1 }
+    )
   return {
     ...base,
-    n: `${recs.length} runs; ${neither} more where neither fell`,
+    n: `${collapsing.length} runs whose success collapses (${kinds}), ${others.length} where it holds; ${neither} more where neither diagnostic fell`,
     numbers: [
-      `Retrieval-Acc fall step − fact-accuracy fall step ${fmtInterval(d, { digits: 1 })} steps`,
-      `fact accuracy first in ${earlier}, Retrieval-Acc first in ${later}, same step in ${recs.length - earlier - later}`
+      `success collapses: Retrieval-Acc fall step − fact-accuracy fall step ${fmtInterval(d, { digits: 1 })} steps (${order(collapsing)})`,
+      `success holds: ${fmtInterval(dOthers, { digits: 1 })} steps (${order(others)})`,
+      `lr ≥ ${HIGH_LR} (${highLr.length} runs): ${lr(highLr, "high")}; below (${lowLr.length}): ${lr(lowLr, "low")}`,
+      `all ${recs.length} runs: ${fmtInterval(dAll, { digits: 1 })} steps`
     ],
-    verdict: decide(d, "above", "the fall-step difference"),
+    verdict,
     runs: recs.map((r) => r.v),
     details: [
       `Per run (fall = below ${1 - FALL_THRESHOLD} × the first common evaluation's value; ≥ marks a censored step: never fell):`,
       table(
-        ["run", "fact metric", "fact falls at", "Retrieval-Acc falls at", "difference"],
-        recs.map((r) => [r.v.runId, r.factMetric, `${r.fs.seen ? "" : "≥ "}${r.fs.step}`, `${r.rs.seen ? "" : "≥ "}${r.rs.step}`, String(r.d)])
+        ["run", "success", "fact metric", "fact falls at", "Retrieval-Acc falls at", "difference"],
+        recs.map((r) => [r.v.runId, r.kind, r.factMetric, `${r.fs.seen ? "" : "≥ "}${r.fs.step}`, `${r.rs.seen ? "" : "≥ "}${r.rs.step}`, String(r.d)])
       )
     ]
   }

@@ -14,6 +14,7 @@ import { spearmanInterval } from "../statistics/spearman.ts"
 import { type ClaimRow, preset, table } from "./row.ts"
 import { eligible, evalCurve, groupBy, groupLabels, isNoFilter, isPaperTopP, isWithinGroup, lastMean, pairingConfig, quartileOf, type RunView, topPRank } from "./runs.ts"
 import {
+  againstPooled,
   decide,
   decideEachSetting,
   fmtInterval,
@@ -162,12 +163,15 @@ export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
     strata.map((s) => s.b.flatMap((v) => (v.auc === null ? [] : [v.auc]))),
     { seed: "C1 poi" }
   )
-  const { verdict, tests } = decideEachSetting(
+  const settings = decideEachSetting(
     strata.map((s) => ({ label: s.label, values: s.auc })),
     "above",
     "the area difference top-p − none",
     "C1 setting"
   )
+  const tests = settings.tests
+  const pooledAuc = pooled((s) => s.auc, "auc")
+  const verdict = againstPooled(settings.verdict, pooledAuc, "above", "the area difference top-p − none")
   const byAlgo = [...groupBy(strata, (s) => s.algo)].map(([algo, ss]) => [
     algo,
     String(ss.length),
@@ -189,7 +193,7 @@ export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
     ...base,
     n: pairsN(strata),
     numbers: [
-      `Δ area ${fmtInterval(pooled((s) => s.auc, "auc"))}`,
+      `Δ area ${fmtInterval(pooledAuc)}`,
       `Δ last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`,
       `Δ peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`,
       `IQM Δ area ${fmtInterval({ ...iqm, n: iqm.runs })}`,
@@ -222,16 +226,19 @@ export const c5PromptBeatsTrajectory = (all: ReadonlyArray<RunView>): ClaimRow =
   }
   if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting has both top-p and within-group runs"), runs: [], details: [] }
   const pooled = (pick: (s: Stratum) => number[], what: string) => stratifiedMeanInterval(strata.filter((s) => pick(s).length).map(pick), `C5 ${what}`)
-  const { verdict, tests } = decideEachSetting(
+  const settings = decideEachSetting(
     strata.map((s) => ({ label: s.label, values: s.auc })),
     "above",
     "the area difference top-p − within-group",
     "C5 setting"
   )
+  const tests = settings.tests
+  const pooledAuc = pooled((s) => s.auc, "auc")
+  const verdict = againstPooled(settings.verdict, pooledAuc, "above", "the area difference top-p − within-group")
   return {
     ...base,
     n: pairsN(strata),
-    numbers: [`Δ area ${fmtInterval(pooled((s) => s.auc, "auc"))}`, `Δ last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`, `Δ peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`],
+    numbers: [`Δ area ${fmtInterval(pooledAuc)}`, `Δ last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`, `Δ peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`],
     verdict,
     runs: runsOf(strata),
     details: ["Per setting (paired by seed):", strataTable(strata, "top-p", "within-group", "C5", tests)]
@@ -297,7 +304,8 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
     "Q1 − Q4 final MI",
     "C4 setting mi"
   )
-  const verdict = combineAll([area.verdict, miTests.verdict])
+  const pooledAuc = pooled((s) => s.auc, "auc")
+  const verdict = combineAll([againstPooled(area.verdict, pooledAuc, "above", "Q1 − Q4 area"), againstPooled(miTests.verdict, mi, "above", "Q1 − Q4 final MI")])
   const labels = groupLabels(views)
   const perQuartile = [...groupBy(views, (v) => v.group)]
     .filter(([g]) => strata.some((s) => s.a[0]?.group === g))
@@ -317,7 +325,7 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
     ...base,
     n: pairsN(strata),
     numbers: [
-      `Q1 − Q4 area ${fmtInterval(pooled((s) => s.auc, "auc"))}`,
+      `Q1 − Q4 area ${fmtInterval(pooledAuc)}`,
       `Q1 − Q4 last-3 ${fmtInterval(pooled((s) => s.last3, "last3"))}`,
       `Q1 − Q4 peak (paper's) ${fmtInterval(pooled((s) => s.peak, "peak"))}`,
       `Q1 − Q4 final MI ${fmtInterval(mi)}`
@@ -340,13 +348,15 @@ export const c4QuartilesDecline = (all: ReadonlyArray<RunView>): ClaimRow => {
   }
 }
 
-/** Every part must hold for reproduced; any part mixed is mixed; any part contradicted is not reproduced; else the smallest n decides "inconclusive". */
+/** Every part must hold for reproduced; any part mixed is mixed; any part contradicted is not reproduced; any part pooled against the claim is not supported; else the smallest n decides "inconclusive". */
 export const combineAll = (parts: ReadonlyArray<Verdict>): Verdict => {
   if (parts.some((p) => p.kind === "not run")) return parts.find((p) => p.kind === "not run")!
   const mixed = parts.find((p) => p.kind === "mixed")
   if (mixed) return mixed
   const bad = parts.find((p) => p.kind === "not reproduced")
   if (bad) return bad
+  const against = parts.find((p) => p.kind === "not supported")
+  if (against) return against
   if (parts.every((p) => p.kind === "reproduced")) return { kind: "reproduced", n: Math.min(...parts.map((p) => p.n)), why: parts.map((p) => p.why).join("; ") }
   const open = parts.filter((p) => p.kind === "inconclusive")
   const thin = open.flatMap((p) => (p.perSetting === undefined ? [] : [p.perSetting]))
@@ -369,7 +379,7 @@ export const c6AdvantageShrinksWithSlip = (all: ReadonlyArray<RunView>): ClaimRo
     paper: "Fig. 9",
     presets: [preset("fig9")],
     method:
-      "Settings that differ only in envOptions.successRate (slip = 1 − successRate) form a family. Per slip, the per-seed difference top-p (linear 0.9, else the paper's softmax 0.9) minus no filter of peak validation success. The trend is the least-squares slope of the per-seed differences on slip, averaged over families, with a bootstrap stratified by (family, slip). Reproduced when the slope's interval lies below 0 (the advantage shrinks); not reproduced when it lies above 0."
+      "Settings that differ only in envOptions.successRate (slip = 1 − successRate) form a family. Per slip, the per-seed difference top-p (linear 0.9, else the paper's softmax 0.9) minus no filter of the area under the validation curve (the report's endpoint, as for C1, C4 and C5), with the paper's peak beside it. The trend is the least-squares slope of the per-seed differences on slip, averaged over families, with a bootstrap stratified by (family, slip). Reproduced when the area slope's interval lies below 0 (the advantage shrinks); not reproduced when it lies above 0."
   }
   // Family: the pairing config without envOptions.successRate.
   const familyOf = (v: RunView): string => {
@@ -386,34 +396,45 @@ export const c6AdvantageShrinksWithSlip = (all: ReadonlyArray<RunView>): ClaimRo
   const labels = groupLabels(families.flat().flatMap((c) => [...c.stratum.a, ...c.stratum.b]))
   const used = families.flat().map((c) => ({ ...c, stratum: { ...c.stratum, label: labels.get(c.stratum.a[0]!.group)! } }))
   if (used.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no family has top-p and no-filter pairs at two or more slips"), runs: [], details: [] }
-  // Strata for the bootstrap: one per (family, slip) cell, records are (family index, slip, Δ).
-  const strata = families.flatMap((cs, fi) => cs.map((c) => c.stratum.peak.map((d) => ({ f: fi, x: c.slip, y: d }))))
+  // Strata for the bootstrap: one per (family, slip) cell, records are (family index, slip, Δ area); the peak's beside.
+  const pointsOf = (pick: (s: Stratum) => number[]) => families.flatMap((cs, fi) => cs.map((c) => pick(c.stratum).map((d) => ({ f: fi, x: c.slip, y: d }))))
+  const strata = pointsOf((s) => s.auc)
   const slopeOf = (ss: ReadonlyArray<ReadonlyArray<{ f: number; x: number; y: number }>>): number => {
     const byFamily = groupBy(ss.flat(), (p) => p.f)
     const slopes = [...byFamily.values()].map((pts) => olsSlope(pts) ?? 0)
     return slopes.reduce((a, b) => a + b, 0) / slopes.length
   }
-  const slope = stratifiedStatistic(strata, slopeOf, "C6 slope")
+  const slope = stratifiedStatistic(strata, slopeOf, "C6 slope auc")
+  const peakSlope = stratifiedStatistic(
+    pointsOf((s) => s.peak),
+    slopeOf,
+    "C6 slope"
+  )
   const lowSlip = stratifiedMeanInterval(
-    used.filter((c) => c.slip <= 0.5 + 1e-9).map((c) => c.stratum.peak),
-    "C6 low"
+    used.filter((c) => c.slip <= 0.5 + 1e-9).map((c) => c.stratum.auc),
+    "C6 low auc"
   )
   const highSlip = stratifiedMeanInterval(
-    used.filter((c) => c.slip >= 0.8 - 1e-9).map((c) => c.stratum.peak),
-    "C6 high"
+    used.filter((c) => c.slip >= 0.8 - 1e-9).map((c) => c.stratum.auc),
+    "C6 high auc"
   )
   const n = used.reduce((a, c) => a + c.stratum.peak.length, 0)
   const slips = [...new Set(used.map((c) => c.slip))].sort((a, b) => a - b)
   return {
     ...base,
     n: `${n} seed pairs over ${slips.length} slips (${families.length} famil${families.length === 1 ? "y" : "ies"})`,
-    numbers: [`slope of Δ peak per unit slip ${fmtInterval(slope)}`, `Δ peak at slip ≤ 50% ${fmtInterval(lowSlip)}`, `Δ peak at slip ≥ 80% ${fmtInterval(highSlip)}`],
-    verdict: decide(slope, "below", "the slope of top-p − none on slip"),
+    numbers: [
+      `slope of Δ area per unit slip ${fmtInterval(slope)}`,
+      `Δ area at slip ≤ 50% ${fmtInterval(lowSlip)}`,
+      `Δ area at slip ≥ 80% ${fmtInterval(highSlip)}`,
+      `slope of Δ peak (paper's) per unit slip ${fmtInterval(peakSlope)}`
+    ],
+    verdict: decide(slope, "below", "the slope of the area difference top-p − none on slip"),
     runs: runsOf(used.map((c) => c.stratum)),
     details: [
       "Per slip (paired by seed; slip = 1 − successRate):",
       table(
-        ["setting", "slip", "seeds", "n", "Δ peak [95%]", "Δ last-3 [95%]"],
+        ["setting", "slip", "seeds", "n", "Δ area [95%]", "Δ last-3 [95%]", "Δ peak (paper's) [95%]"],
         used
           .sort((a, b) => a.family.localeCompare(b.family) || a.slip - b.slip)
           .map((c, i) => [
@@ -421,8 +442,9 @@ export const c6AdvantageShrinksWithSlip = (all: ReadonlyArray<RunView>): ClaimRo
             `${Math.round(c.slip * 100)}%`,
             fmtSeeds(c.stratum.seeds),
             String(c.stratum.peak.length),
-            fmtInterval(meanInterval(c.stratum.peak, `C6 peak ${i} ${c.stratum.label}`)),
-            fmtInterval(meanInterval(c.stratum.last3, `C6 last3 ${i} ${c.stratum.label}`))
+            fmtInterval(meanInterval(c.stratum.auc, `C6 auc ${i} ${c.stratum.label}`)),
+            fmtInterval(meanInterval(c.stratum.last3, `C6 last3 ${i} ${c.stratum.label}`)),
+            fmtInterval(meanInterval(c.stratum.peak, `C6 peak ${i} ${c.stratum.label}`))
           ])
       )
     ]

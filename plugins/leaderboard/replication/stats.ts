@@ -37,7 +37,7 @@ export interface Interval {
   readonly minP?: number
 }
 
-export type VerdictKind = "reproduced" | "not reproduced" | "mixed" | "inconclusive" | "not run"
+export type VerdictKind = "reproduced" | "not reproduced" | "not supported" | "mixed" | "inconclusive" | "not run"
 
 export interface Verdict {
   readonly kind: VerdictKind
@@ -125,6 +125,24 @@ export const verdictOfOutcomes = (tests: ReadonlyArray<Pick<SettingTest, "n" | "
       perSetting: smallest
     }
   return { kind: "inconclusive", n, why: `${what} holds in ${count("holds")} ${of}; ${count("open")} not separated, ${count("cannot")} cannot separate at their n` }
+}
+
+/**
+ * A claim pooled over settings whose settings leave it open (inconclusive) while the pooled
+ * difference lies against the claim (its stratified sign-flip p ≤ α): **not supported**, never
+ * "inconclusive" — the data speak against the claim, though no single setting contradicts it
+ * after Holm. A pooled difference for the claim leaves the verdict as the settings give it (the
+ * claim is reproduced only where it holds in each setting).
+ */
+export const againstPooled = (v: Verdict, pooled: Interval | null, claimed: "above" | "below", what: string): Verdict => {
+  if (v.kind !== "inconclusive" || !pooled || pooled.p === undefined || pooled.p > ALPHA) return v
+  const side = pooled.value > 0 ? "above" : "below"
+  if (side === claimed) return v
+  return {
+    kind: "not supported",
+    n: v.n,
+    why: `${what} pooled over the settings lies ${side} 0, against the claim (stratified sign-flip p = ${pooled.p.toFixed(3)}); in the settings: ${v.why}`
+  }
 }
 
 /** A setting's outcome as a table cell. */

@@ -5,12 +5,15 @@
  *
  * 1. One comparison on simulated nulls (calibration.ts NULLS) at n = 3…12: the false-positive rate
  *    of each test at α = 0.05 and the coverage of the 95% t interval.
- * 2. Pages of 6, 12 and 24 null comparisons with Holm: the family-wise false-positive rate of the
- *    chosen procedure.
+ * 2. Pages of 6, 12, 24 and m null comparisons with Holm (m: the reference page's primary family,
+ *    the comparisons with none and of each filter with its matched random control): the
+ *    family-wise false-positive rate of the chosen procedure.
  * 3. Power: a true effect of 2, 5 or 10 points at the suite's paired sd, measured on the
  *    reference records (default plugins/leaderboard/reference/standard: the pooled sd of the per-seed
  *    differences of the area score, every comparison of a row where none learns), alone and on a
- *    page the size of the reference page's family.
+ *    page the size of the reference page's family; and per primary contrast of the reference page
+ *    (each top-p rule against none and against its control), the power for 5 points at its own
+ *    paired sd and n, alone at α and under the page's Holm.
  * 4. The reference page under the rule: how many noise-floor comparisons are separated.
  *
  * With --write, the text replaces what lies between the calibration markers of that file.
@@ -20,6 +23,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { buildLeaderboard } from "../build.ts"
 import { collectInputs } from "../collect.ts"
 import { calibrateSingle, mcse, NULLS, pageRejectionRate, powerOnPage } from "./calibration.ts"
+import { isPositiveControl } from "../labels.ts"
 import { tTwoSided } from "./student-t.ts"
 import { PAIRED_TEST } from "./verdicts.ts"
 
@@ -40,7 +44,17 @@ const reference = async (dir: string) => {
   const sds = learning.flatMap((r) => r.cells.flatMap((c) => (c.delta?.sd != null ? [c.delta.sd] : [])))
   const pooled = Math.sqrt(sds.reduce((a, s) => a + s * s, 0) / sds.length)
   const floors = lb.rows.flatMap((r) => r.cells.filter((c) => c.kind === "noise-floor" && c.delta).map((c) => ({ env: r.env, d: c.delta! })))
-  return { lb, pooled, comparisons: sds.length, floors, family: lb.rows.flatMap((r) => r.cells.filter((c) => c.kind === "filter" && c.delta)).length }
+  // The primary contrasts: each top-p rule (a filter that is neither a random control nor the positive control) against none and against its control.
+  const topP = (name: string) => !name.startsWith("random") && !isPositiveControl(name) && !name.startsWith("Q4") && !name.startsWith("quantile")
+  const contrasts = lb.rows.flatMap((r) =>
+    r.cells
+      .filter((c) => c.kind === "filter" && topP(c.filter))
+      .flatMap((c) => [
+        ...(c.delta ? [{ env: r.env, notLearning: r.notLearning !== null, what: `${c.filter} − none`, d: c.delta }] : []),
+        ...(c.selection ? [{ env: r.env, notLearning: r.notLearning !== null, what: `${c.filter} − ${c.selection.control}`, d: c.selection.delta }] : [])
+      ])
+  )
+  return { lb, pooled, comparisons: sds.length, floors, family: lb.family.primary, contrasts }
 }
 
 const tables = async (dir: string): Promise<string> => {
@@ -57,10 +71,10 @@ const tables = async (dir: string): Promise<string> => {
   }
   out.push("", `### Pages of null comparisons with Holm (${PAGE_REPS} pages per cell; Monte Carlo standard error ${pct(mcse(0.05, PAGE_REPS), 2)} points at 5%)`, "")
   out.push(`Family-wise false-positive rate (any comparison on the page separated) of the ${PAIRED_TEST} test with Holm, in %:`, "")
-  out.push(`| null | m | ${NS.map((n) => `n=${n}`).join(" | ")} |`, `|---|---|${NS.map(() => "---|").join("")}`)
-  for (const d of NULLS) for (const m of [6, 12, 24]) out.push(`| ${d.name} | ${m} | ${NS.map((n) => pct(pageRejectionRate(d, n, m, PAGE_REPS, PAIRED_TEST))).join(" | ")} |`)
   const ref = await reference(dir)
   const m = Math.max(1, ref.family)
+  out.push(`| null | m | ${NS.map((n) => `n=${n}`).join(" | ")} |`, `|---|---|${NS.map(() => "---|").join("")}`)
+  for (const d of NULLS) for (const size of [...new Set([6, 12, 24, m])]) out.push(`| ${d.name} | ${size} | ${NS.map((n) => pct(pageRejectionRate(d, n, size, PAGE_REPS, PAIRED_TEST))).join(" | ")} |`)
   out.push("", `### Power at the suite's paired sd (${POWER_REPS} pages per cell)`, "")
   out.push(
     `Paired sd of the area score on ${dir}: ${pct(ref.pooled, 2)} points (the root mean square of the per-seed differences' sd over its ${ref.comparisons} comparisons in rows where none learns). Share of pages on which a true effect is separated in its direction, in %, alone and among ${m - 1} null comparisons (the reference page's family):`,
@@ -70,6 +84,19 @@ const tables = async (dir: string): Promise<string> => {
   for (const effect of [0.02, 0.05, 0.1])
     for (const size of [1, m])
       out.push(`| ${pct(effect, 0)} points | ${size === 1 ? "alone" : `m = ${size}`} | ${NS.map((n) => pct(powerOnPage(ref.pooled, effect, n, size, POWER_REPS))).join(" | ")} |`)
+  const sel = ref.lb.family.selection ?? 0
+  out.push(
+    "",
+    `### Power of the reference page's primary contrasts (${POWER_REPS} pages each)`,
+    "",
+    `Each top-p rule against none and against its matched random control on ${dir}, for a true difference of 5 points at the comparison's own paired sd (its per-seed differences' sd) and n: alone at α = 0.05, and under the page's Holm (among ${m - 1} null comparisons: the page's family of ${m}${sel ? `, ${m - sel} with none and ${sel} with a control` : ""}), with the seeds for ±5 the page shows (80% power at the first Holm threshold α/${m}). A row marked "(none does not learn)" is out of the page's aggregates.`,
+    ""
+  )
+  out.push("| env | contrast | n | paired sd (points) | power alone (%) | power under Holm (%) | seeds for ±5 |", "|---|---|---|---|---|---|---|")
+  for (const c of ref.contrasts)
+    out.push(
+      `| ${c.env.replace(/^.*\//, "")}${c.notLearning ? " (none does not learn)" : ""} | ${c.what} | ${c.d.n} | ${c.d.sd === null ? "—" : pct(c.d.sd, 2)} | ${c.d.sd === null ? "—" : pct(powerOnPage(c.d.sd, 0.05, c.d.n, 1, POWER_REPS))} | ${c.d.sd === null ? "—" : pct(powerOnPage(c.d.sd, 0.05, c.d.n, m, POWER_REPS))} | ${c.d.seedsNeeded ?? "—"} |`
+    )
   const sep = ref.floors.filter((f) => f.d.verdict === "better" || f.d.verdict === "worse")
   // The paired t-test's p from the same mean, sd and n (what the other test would have said).
   const tP = (d: (typeof ref.floors)[number]["d"]): number | null => (d.n >= 2 && d.sd !== null && d.sd > 0 ? tTwoSided(d.mean / (d.sd / Math.sqrt(d.n)), d.n - 1) : null)

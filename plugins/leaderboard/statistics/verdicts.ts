@@ -54,7 +54,12 @@ export interface VerdictResult {
   readonly separated: boolean
   readonly inFamily: boolean
   readonly verdict: Verdict
-  /** Seeds to detect a 5-point difference at 80% power, never below what the test needs to reject at the page's first Holm threshold α/m (m: the page's comparisons with two pairs or more). */
+  /**
+   * Seeds to detect a 5-point difference at 80% power under the page's Holm: the two-sided test at
+   * the page's first Holm threshold α/m (m: the page's comparisons with two pairs or more), never
+   * below what the test needs to reject there at all. Not the unadjusted α: a comparison among m
+   * must pass α/m when the others are null. A reference (the noise floor), tested alone, at α.
+   */
   readonly seedsNeeded: number | null
   readonly note?: string
 }
@@ -160,7 +165,8 @@ export const pairedVerdicts = (comparisons: ReadonlyArray<VerdictComparison>, op
       separated,
       inFamily: h !== undefined,
       verdict,
-      seedsNeeded: seedsNeededFor(sd, test, alpha / candidates, options.power)
+      // A reference is tested alone at α: its seeds are at α; a family member's at the page's first Holm threshold.
+      seedsNeeded: reference ? seedsNeededFor(sd, test, alpha, options.power) : seedsNeededFor(sd, test, alpha / candidates, { ...options.power, alpha: options.power?.alpha ?? alpha / candidates })
     }
   })
 }
