@@ -51,7 +51,9 @@ let init = arg("--init", "")
 if (init === "") {
   const dir = mkdtempSync(join(tmpdir(), "ragen-step-sft-"))
   console.error("training the SFT start (600 steps, FrozenLake, ε = 0.5) …")
-  const sft = spawnOnRuntimeSync(join(here, "../cli.ts"), ["sft", "--env", "frozenlake", "--steps", "600", "--epsilon", "0.5", "--val-seeds", "8", "--out", dir], { stdio: ["ignore", "ignore", "inherit"] })
+  const sft = spawnOnRuntimeSync(join(here, "../cli.ts"), ["sft", "--env", "frozenlake", "--steps", "600", "--epsilon", "0.5", "--val-seeds", "8", "--out", dir], {
+    stdio: ["ignore", "ignore", "inherit"]
+  })
   if (sft.status !== 0) throw new Error(`sft exited with ${sft.status}`)
   init = join(dir, readdirSync(dir).find((f) => f.endsWith(".safetensors"))!)
 }

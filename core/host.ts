@@ -9,7 +9,7 @@
 export { derive, Rng } from "./rng.ts"
 
 // Errors a user can act on, and running a promise as an Effect
-export { attemptPromise, isUserError, UnknownIdError, UsageError, type UserError } from "./errors.ts"
+export { attemptPromise, FileFormatError, isUserError, UnknownIdError, UsageError, type UserError } from "./errors.ts"
 
 // Decoding untrusted input: schemas, bounded reads of regular files, option defaults
 export { NonNeg, PosInt, Unit, withDefault } from "./contracts/defaults.ts"
@@ -54,20 +54,20 @@ export { Executor, scorerContext } from "./services.ts"
 export { matchMetricKey } from "./metrics/keys.ts"
 export { resolveSinks, type SinkBinding, SinkChoices } from "./metrics/sinks.ts"
 export { writeFileAtomic, writeJsonAtomic } from "./results/atomic.ts"
-export { compactRun, type CompactWritten, DEFAULT_COMPACT_FOLDER_BYTES, listCompactFiles, readCompact, writeCompactFiles } from "./results/compact.ts"
+export { compactRun, type CompactWritten, DEFAULT_COMPACT_FOLDER_BYTES, encodeCompact, listCompactFiles, readCompact, writeCompactFiles } from "./results/compact.ts"
 export { readSamples, SAMPLES_FILE } from "./results/samples.ts"
-export { isComplete, listRunDirs, openRun, readMetrics, readRun, runIdOf, type RunRead, scanRunDirs } from "./results/store.ts"
+export { isComplete, listRunDirs, openRun, readMetrics, readRun, type ReadRunOptions, runIdOf, runIdProblem, type RunRead, scanRunDirs } from "./results/store.ts"
 
 // Sweeps: specs, grids, shards and cost estimates
 export { estimateGridSeconds, estimateSweepSeconds, fmtDuration, warmStartKey } from "./sweep/estimate.ts"
 export { expandGrid } from "./sweep/grid.ts"
 export { parseShard, shardRuns } from "./sweep/shard.ts"
-export { defineSweep, loadSpec, presetNames, type SweepSpecInput } from "./sweep/spec.ts"
+export { DEFAULT_MAX_RUNS, defineSweep, loadSpec, presetNames, type SweepSpecInput } from "./sweep/spec.ts"
 
 // Training: options, setup, rollout, evaluation, warm starts
 export { seedCache, splitSeeds } from "./env/instance-split.ts"
 export { actionBudgetFor, withTimeLimit } from "./env/time-limit.ts"
-export { ANSWER_CLOSE, ANSWER_OPEN, buildPrompt, THINK_CLOSE, THINK_OPEN } from "./prompt.ts"
+export { ANSWER_CLOSE, ANSWER_OPEN, buildPrompt, DEFAULT_FORMAT_PENALTY, parseReply, THINK_CLOSE, THINK_OPEN, turnPenalty, withFormatNote } from "./prompt.ts"
 export { loadTrainer, type TrainFn } from "./train/entry.ts"
 export { tempLabel, validate } from "./train/eval.ts"
 export { samplingRng } from "./train/instances.ts"
@@ -94,3 +94,4 @@ export { parsePairs } from "./cli/kv.ts"
 
 // The runtime: which one, the code version, and starting a child on it
 export { codeVersion, noteRuntime, projectRoot, runtimeArgs, runtimeInfo, spawnOnRuntime, spawnOnRuntimeSync } from "./runtime.ts"
+export { SEMANTICS_VERSION } from "./semantics.ts"

@@ -55,12 +55,17 @@ export const hostInfo = (): { cpu: string; cores: number; platform: string; arch
   arch: arch()
 })
 
+/** The package's own Bun configuration: Bun reads $cwd/bunfig.toml unless told, and the cwd is the user's. */
+export const bunConfig = join(projectRoot, "bunfig.toml")
+
 /**
  * argv that runs a .ts file on this runtime (Deno needs `run -A`). Bun's children never install a
- * package at run time (`--no-install`, as the launcher): a worker loads the user's plugins, whose
- * folder may have no node_modules. The one place a child's command line is written.
+ * package at run time (`--no-install`, as the launcher bin/ragen-bench.mjs): a worker loads the
+ * user's plugins, whose folder may have no node_modules; and, as the launcher, they read the
+ * package's bunfig.toml and no .env, not the files of the user's working directory
+ * (core/cli/working-dir.ts). The one place a child's command line is written.
  */
-export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : ["--no-install", file])
+export const runtimeArgs = (file: string): string[] => ((globalThis as any).Deno ? ["run", "-A", file] : ["--no-install", "--no-env-file", `--config=${bunConfig}`, file])
 
 /** Start a child running the .ts `file` with `args` on this runtime (sweep workers, BullMQ children, benchmarks). */
 export const spawnOnRuntime = (file: string, args: ReadonlyArray<string>, options: SpawnOptions): ChildProcess => spawn(process.execPath, [...runtimeArgs(file), ...args], options)

@@ -21,10 +21,14 @@ const registryLayerFrom = registry.registryLayerFrom ?? ((p: unknown) => registr
 const { builtinPlugins } = await import(`${root}builtins.ts`)
 const { canonicalJson } = await import(`${root}core/hash.ts`)
 
+const data = await Effect.runPromise(registry.buildRegistry(builtinPlugins))
+const names = presetNames(data) as string[]
+// An empty list would make the comparison pass while checking nothing.
+if (names.length === 0) throw new Error("no preset found: has presetNames' signature changed?")
 const lines: string[] = []
-for (const name of presetNames() as string[]) {
+for (const name of names) {
   const grid = Effect.gen(function* () {
-    return yield* expandGrid(yield* loadSpec(name))
+    return yield* expandGrid(yield* loadSpec(name, data))
   }).pipe(Effect.provide(registryLayerFrom(builtinPlugins)))
   const runs = (await Effect.runPromise(grid as Effect.Effect<any[]>)) as Array<{ runId: string; label: string; config: unknown }>
   for (const r of runs) lines.push(`${name} ${r.runId} ${r.label} ${canonicalJson(r.config)}`)

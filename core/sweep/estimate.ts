@@ -48,9 +48,9 @@ export const BY_WARM_START: Readonly<Record<string, { readonly step: number; rea
   "webshop-v2-tiny-headroom": WEBSHOP_V2,
   "webshop-v2": WEBSHOP_V2,
   // v2's column-by-column traces run to 100 tokens, v1's to 64: medians of 80 runs of its
-  // first-stage starts at 8 × 16 (docs/results/specs/v2-half-*, v2-first-stage-rl).
+  // first-stage starts at 8 × 16 (experiments/arithmetic-sft/specs/v2-half-*, v2-first-stage-rl).
   "metamathqa-v2": { step: 0.182, valEpisode: 0.001 },
-  // 32 runs at 8 × 16 (docs/results/specs/countdown-*).
+  // 32 runs at 8 × 16 (experiments/arithmetic-sft/specs/countdown-*).
   "countdown-tiny-4000": { step: 0.276, valEpisode: 0.0014 }
 }
 const FALLBACK = 0.3

@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { LossAggOption } from "../contracts/algorithm.ts"
 import { CollapseThresholds } from "../diagnostics/collapse.ts"
 import { withDefault as dflt } from "../contracts/defaults.ts"
+import { DEFAULT_FORMAT_PENALTY } from "../prompt.ts"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -29,7 +30,7 @@ export const TrainOptions = Schema.Struct({
   topP: dflt(Schema.Finite, 1),
   minP: dflt(NonNeg, 0),
   /** Format penalty once per turn whose response does not parse (paper: −0.1). */
-  formatPenalty: dflt(Schema.Finite, -0.1),
+  formatPenalty: dflt(Schema.Finite, DEFAULT_FORMAT_PENALTY),
   /** First training seed (paper: 10000); step s uses seeds trainSeedStart + (s−1)·P … under trainInstances "shared". */
   trainSeedStart: dflt(Schema.Int, 10000),
   /** per-seed: the run seed chooses the training instances (seeds replicate over instances); shared: every run seed trains on the same ones (core/train/instances.ts). */

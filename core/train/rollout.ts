@@ -15,11 +15,11 @@
 import type { Completion, Env, EnvSpec, Policy, ReasoningGrade } from "../contracts/index.ts"
 import { type InstancePart, splitSeeds } from "../env/instance-split.ts"
 import { actionBudgetFor, withTimeLimit } from "../env/time-limit.ts"
-import { buildPrompt, formatCompletion, parseResponse, THINK_OPEN } from "../prompt.ts"
+import { buildPrompt, formatCompletion, parseResponse, THINK_OPEN, turnPenalty, withFormatNote } from "../prompt.ts"
 import type { Rng } from "../rng.ts"
 
-/** Prepended to the observation after a response that did not parse. */
-export const FORMAT_NOTE = "invalid format: reply as <think> ... </think> <answer> ... </answer>"
+/** Prepended to the observation after a response that did not parse (core/prompt.ts; the env server uses the same). */
+export { FORMAT_NOTE } from "../prompt.ts"
 
 export interface RolloutSettings {
   readonly spec: EnvSpec
@@ -144,14 +144,14 @@ export const rollout = async (policy: Policy, s: RolloutSettings, slotSeeds: Rea
         const r = env.stepAsync ? await env.stepAsync(parsed.action) : env.step(parsed.action)
         grade = env.gradeReasoning(before, parsed.reasoning, parsed.action)
         actionValid = r.info.valid
-        reward = r.reward + (actionValid ? 0 : s.formatPenalty)
+        reward = r.reward + turnPenalty(true, actionValid, s.formatPenalty)
         obs[i] = r.observation
         if (r.info.success) tr.success = true
         tr.terminated = r.terminated
         tr.truncated = r.truncated
       } else {
-        reward = s.formatPenalty
-        obs[i] = shownObs.startsWith(FORMAT_NOTE) ? shownObs : `${FORMAT_NOTE}\n${shownObs}`
+        reward = turnPenalty(false, false, s.formatPenalty)
+        obs[i] = withFormatNote(shownObs)
       }
       tr.turns.push({
         prompt: prompts[j]!,

@@ -48,28 +48,31 @@ export interface TrainSetup {
 /** The encoded (JSON) form of a decoded value: decoding it again gives the same value. */
 const encoded = (schema: Schema.Codec<any, any>, value: unknown): any => JSON.parse(JSON.stringify(Schema.encodeUnknownSync(schema as any)(value)))
 
-export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError | UnknownIdError, Registry> =>
-  Effect.gen(function* () {
-    const config = yield* decodeInput(RunConfig, raw, "config")
-    const decoded = yield* decodeInput(TrainOptions, config.train, "train")
-    const registry = yield* Registry
-    const env = yield* registry.resolve("envs", config.env)
-    const spec = env.value
-    const envOptions = yield* decodeInput(spec.options, config.envOptions, "envOptions")
-    const maxTurns = decoded.maxTurns ?? spec.maxTurns
-    const opts: ResolvedTrainOptions = { ...decoded, maxTurns, maxTokens: decoded.maxTokens ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS }
-    if ([opts.minibatches, opts.minibatchSize].filter((x) => x !== undefined).length > 1) {
-      return yield* new UsageError({
+/** Settings that exclude each other or need another: a UsageError naming the field. */
+const checkTrainRules = (opts: ResolvedTrainOptions): Effect.Effect<void, UsageError> => {
+  if ([opts.minibatches, opts.minibatchSize].filter((x) => x !== undefined).length > 1) {
+    return Effect.fail(
+      new UsageError({
         field: "train.minibatches",
         message: "train.minibatches and train.minibatchSize are two rules for the same thing; set one of them (or neither: minibatches of minibatchTrajectories whole trajectories)"
       })
-    }
-    if (opts.sftInstanceShare !== undefined && !opts.instanceSplit) {
-      return yield* new UsageError({
+    )
+  }
+  if (opts.sftInstanceShare !== undefined && !opts.instanceSplit) {
+    return Effect.fail(
+      new UsageError({
         field: "train.sftInstanceShare",
         message: "train.sftInstanceShare keeps a share of the training instances from SFT, which needs the instance split; set train.instanceSplit=true or leave sftInstanceShare out"
       })
-    }
+    )
+  }
+  return Effect.void
+}
+
+/** The algorithm, filter, policy and scorer entries with their decoded options, each checked against the config. */
+const resolveParts = (config: RunConfig, opts: ResolvedTrainOptions) =>
+  Effect.gen(function* () {
+    const registry = yield* Registry
     const algoE = yield* registry.resolve("algorithms", config.algo)
     const algo = algoE.value
     // The generation cap is the length DAPO's overlong shaping measures against.
@@ -95,22 +98,41 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       })
     }
     const scorerOptions = scorerEntry ? yield* decodeInput(scorerEntry.value.options, config.scorerOptions ?? {}, "scorerOptions") : undefined
-    const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context
-    const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov") ? spec.instructions(envOptions) : undefined
-    const rollout: RolloutSettings = {
-      spec,
-      envOptions,
-      maxTurns,
-      context,
-      historyTurns: opts.historyTurns,
-      instructions,
-      maxTokens: opts.maxTokens,
-      temperature: opts.temperature,
-      topP: opts.topP,
-      minP: opts.minP,
-      formatPenalty: opts.formatPenalty,
-      ...(opts.instanceSplit ? { instanceSplit: seedCache() } : {})
-    }
+    return { algoE, algo, algoOptions, filterE, filterOptions, policyE, policyOptions, scorerEntry, scorerOptions }
+  })
+
+/** How rollouts run: the env, its turns and context, the sampling settings. */
+const rolloutSettings = (spec: EnvSpec, envOptions: unknown, opts: ResolvedTrainOptions, maxTurns: number): RolloutSettings => {
+  const context = opts.context === "auto" ? (spec.markov ? "markov" : "full") : opts.context
+  const instructions = opts.instructions === "always" || (opts.instructions === "auto" && context !== "markov") ? spec.instructions(envOptions) : undefined
+  return {
+    spec,
+    envOptions,
+    maxTurns,
+    context,
+    historyTurns: opts.historyTurns,
+    instructions,
+    maxTokens: opts.maxTokens,
+    temperature: opts.temperature,
+    topP: opts.topP,
+    minP: opts.minP,
+    formatPenalty: opts.formatPenalty,
+    ...(opts.instanceSplit ? { instanceSplit: seedCache() } : {})
+  }
+}
+
+export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError | UnknownIdError, Registry> =>
+  Effect.gen(function* () {
+    const config = yield* decodeInput(RunConfig, raw, "config")
+    const decoded = yield* decodeInput(TrainOptions, config.train, "train")
+    const registry = yield* Registry
+    const env = yield* registry.resolve("envs", config.env)
+    const spec = env.value
+    const envOptions = yield* decodeInput(spec.options, config.envOptions, "envOptions")
+    const maxTurns = decoded.maxTurns ?? spec.maxTurns
+    const opts: ResolvedTrainOptions = { ...decoded, maxTurns, maxTokens: decoded.maxTokens ?? spec.maxTokens ?? DEFAULT_MAX_TOKENS }
+    yield* checkTrainRules(opts)
+    const { algoE, algo, algoOptions, filterE, filterOptions, policyE, policyOptions, scorerEntry, scorerOptions } = yield* resolveParts(config, opts)
     const train = { ...encoded(TrainOptions, decoded), maxTurns, maxTokens: opts.maxTokens, ...(scorerEntry ? { scorer: scorerEntry.fullId } : {}) }
     const warmStarts = registry.list("warmstarts")
     const query = {
@@ -121,7 +143,6 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       train
     }
     const ws = yield* resolveWarmStart(warmStarts, query)
-    const warmStartNotice = autoMissNotice(warmStarts, query, ws)
     const wsPlugin = ws ? warmStarts.find((e) => e.value === ws)?.plugin : undefined
     const resolved: RunConfig = {
       ...config,
@@ -153,9 +174,9 @@ export const resolveSetup = (raw: unknown): Effect.Effect<TrainSetup, UsageError
       policyOptions,
       scorerSpec: scorerEntry?.value,
       scorerOptions,
-      rollout,
+      rollout: rolloutSettings(spec, envOptions, opts, maxTurns),
       plugins,
       warmStart: ws,
-      warmStartNotice
+      warmStartNotice: autoMissNotice(warmStarts, query, ws)
     }
   })

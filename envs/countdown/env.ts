@@ -148,7 +148,7 @@ export const countdownSpec: EnvSpec<CountdownOptions> = {
   actionBudget: ACTION_BUDGET,
   // single turn: the observation is the whole state, so the prompt is it alone (no instructions),
   // as in the sft command; the scratchpad traces run to a median of 64 and a p90 of 97 tokens
-  // (docs/results/countdown-sft.md), so the trainer's cap is what the tiny context leaves
+  // (experiments/arithmetic-sft/countdown-sft.md), so the trainer's cap is what the tiny context leaves
   markov: true,
   maxTokens: 108,
   make: (options) => new CountdownEnv(options),

@@ -9,7 +9,7 @@
  *   "rev . . 9 5 0 + 7 9 0 = 6 5 1 + 3 3 0 = 9 8 1 + 8 6 0 = 7 5 2 - 5 5 0 = 2 ' 0 ' 2 / 2 = 1 0 1
  *    + 5 5 0 = 6 5 1 neg 3 3 , 6 8"   →   action "5 9 + 9 7 - 3 3 - 6 8"
  * (S − T's digits carry borrow marks: withBorrows).
- * (the earlier formats and their figures: docs/results/countdown-sft.md).
+ * (the earlier formats and their figures: experiments/arithmetic-sft/countdown-sft.md).
  * Reasoning noise sums the numbers in a shuffled order and varies the connectives
  * ("," / "then" / "so") between equations that are not chained.
  *
@@ -221,7 +221,7 @@ const renderEquations = (eqs: ReadonlyArray<Equation>, fallbackAt: number, sep: 
  * each equation at the same positions. The tiny model has learned absolute position embeddings
  * only: with the equations at fixed positions, "the digit 8 tokens back" is a fixed position
  * rather than a relative offset it would have to learn at every position (chained sums were near
- * chance without it: docs/results/countdown-sft.md).
+ * chance without it: experiments/arithmetic-sft/countdown-sft.md).
  */
 export const ALIGN = 20
 /** Tokens of a chained sum "+ d d d = e e e". */

@@ -1,6 +1,6 @@
 /**
- * Why does a Countdown SFT checkpoint fail? (docs/results/countdown-sft.md)
- *   bun tools/countdown-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [show=0] [maxTokens=110]
+ * Why does a Countdown SFT checkpoint fail? (experiments/arithmetic-sft/countdown-sft.md)
+ *   bun experiments/arithmetic-sft/countdown-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [show=0] [maxTokens=110]
  * 1. Samples one completion per validation seed (123.., T = 0.5) and counts, over the equations
  *    "a op b = c" the reasoning writes (read as the grader reads them: a "rev" scratchpad's
  *    numbers least significant digit first): arithmetic false, last result = target, the grader's
@@ -11,17 +11,17 @@
  *    separators, "neg", fillers), the "neg" list, the action; then the result digits by number count, equation (index and
  *    operator) and digit (d0 = the first written).
  */
-import { buildPrompt, formatCompletion, parseResponse } from "../core/prompt.ts"
-import { derive } from "../core/rng.ts"
-import { decodeSync } from "../core/schema/decode.ts"
-import { countdownSpec, scoreAnswer } from "../envs/countdown/env.ts"
-import { apply, eq, ofInt } from "../envs/countdown/rational.ts"
-import { gradeCountdown, readReasoning, type CountdownState } from "../envs/countdown/teacher.ts"
-import { settingsOf, TinyLMOptions } from "../plugins/tinylm/spec.ts"
-import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
+import { buildPrompt, formatCompletion, parseResponse } from "../../core/prompt.ts"
+import { derive } from "../../core/rng.ts"
+import { decodeSync } from "../../core/schema/decode.ts"
+import { countdownSpec, scoreAnswer } from "../../envs/countdown/env.ts"
+import { apply, eq, ofInt } from "../../envs/countdown/rational.ts"
+import { gradeCountdown, readReasoning, type CountdownState } from "../../envs/countdown/teacher.ts"
+import { settingsOf, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
+import { policyFromCheckpoint } from "../../plugins/tinylm/policy.ts"
 
 const [ckpt, nArg, showArg, capArg] = process.argv.slice(2)
-if (!ckpt) throw new Error("usage: bun tools/countdown-sft-diagnose.ts <checkpoint> [seeds] [show] [maxTokens]")
+if (!ckpt) throw new Error("usage: bun experiments/arithmetic-sft/countdown-sft-diagnose.ts <checkpoint> [seeds] [show] [maxTokens]")
 const N = Number(nArg ?? 256)
 const show = Number(showArg ?? 0)
 const cap = Number(capArg ?? 110)

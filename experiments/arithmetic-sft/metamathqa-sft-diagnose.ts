@@ -4,23 +4,23 @@
  * the teacher's worked steps: the first place it leaves them — the quantities list, an operand
  * (copying), the operator, a result (the arithmetic, by operator), the answer — or format.
  *
- *   bun tools/metamathqa-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [env=metamathqa-v1]
+ *   bun experiments/arithmetic-sft/metamathqa-sft-diagnose.ts <checkpoint.safetensors> [seeds=256] [env=metamathqa-v1]
  */
 import { Effect } from "effect"
-import { builtinPlugins } from "../builtins.ts"
-import { buildPrompt, parseResponse } from "../core/prompt.ts"
-import { derive } from "../core/rng.ts"
-import { registryLayerFrom } from "../core/registry.ts"
-import { splitSeeds } from "../core/env/instance-split.ts"
-import { resolveSetup } from "../core/train/setup.ts"
-import type { MetaMathState } from "../envs/metamathqa/teacher.ts"
-import { generateProblem } from "../envs/metamathqa/problems.ts"
-import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
-import { settingsOf } from "../plugins/tinylm/spec.ts"
-import { VAL_SEED_START } from "../plugins/tinylm/validate.ts"
+import { builtinPlugins } from "../../builtins.ts"
+import { buildPrompt, parseResponse } from "../../core/prompt.ts"
+import { derive } from "../../core/rng.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
+import { splitSeeds } from "../../core/env/instance-split.ts"
+import { resolveSetup } from "../../core/train/setup.ts"
+import type { MetaMathState } from "../../envs/metamathqa/teacher.ts"
+import { generateProblem } from "../../envs/metamathqa/problems.ts"
+import { policyFromCheckpoint } from "../../plugins/tinylm/policy.ts"
+import { settingsOf } from "../../plugins/tinylm/spec.ts"
+import { VAL_SEED_START } from "../../plugins/tinylm/validate.ts"
 
 const [ckpt, nArg, envArg] = process.argv.slice(2)
-if (!ckpt) throw new Error("usage: bun tools/metamathqa-sft-diagnose.ts <checkpoint> [seeds]")
+if (!ckpt) throw new Error("usage: bun experiments/arithmetic-sft/metamathqa-sft-diagnose.ts <checkpoint> [seeds]")
 const N = Number(nArg ?? 256)
 const s = await Effect.runPromise(resolveSetup({ env: envArg ?? "metamathqa-v1", train: { diagEvery: 0 } }).pipe(Effect.provide(registryLayerFrom(builtinPlugins))))
 const policy = await policyFromCheckpoint(ckpt, settingsOf(s.policyOptions as never, 0, 0))

@@ -4,7 +4,7 @@
  * recipe's turn count); RL's are the training draws of run seeds 1..N over the steps (the
  * trainer's trainSlotSeeds and instance split). Both come from the "train" part, so where the
  * env's instance space is small RL trains largely on instances the start has memorised, and a
- * rise there need not carry over to validation's unseen ones (docs/results/arithmetic-sft.md).
+ * rise there need not carry over to validation's unseen ones (experiments/arithmetic-sft/README.md).
  * With --sample N, the shipped start answers N training instances the SFT saw, N it did not, and
  * N validation instances (one sample each at T = 0.5, the env's instructions in the prompt, the
  * first turn graded: meant for the one-turn envs, Countdown and MetaMathQA): memorisation shows as
@@ -13,25 +13,25 @@
  * whose answers disagree, so an instance answered wrong every time (a confident error) or right
  * every time gives it nothing (per template, for MetaMathQA).
  *
- *   bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N [--groups G]]
+ *   bun experiments/arithmetic-sft/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N [--groups G]]
  */
 import { Effect } from "effect"
-import { builtinPlugins } from "../builtins.ts"
-import { instanceOf, splitSeeds } from "../core/env/instance-split.ts"
-import { buildPrompt, parseResponse } from "../core/prompt.ts"
-import { registryLayerFrom } from "../core/registry.ts"
-import { derive } from "../core/rng.ts"
-import { trainSlotSeeds } from "../core/train/instances.ts"
-import { resolveSetup } from "../core/train/setup.ts"
-import { collectTeacherTurns } from "../core/train/teacher-turns.ts"
-import { teacherTurnOptions } from "../core/train/warm-start.ts"
-import { generateProblem } from "../envs/metamathqa/problems.ts"
-import { policyFromCheckpoint } from "../plugins/tinylm/policy.ts"
-import { settingsOf } from "../plugins/tinylm/spec.ts"
-import { VAL_SEED_START } from "../plugins/tinylm/validate.ts"
-import { recipeConfig } from "../plugins/tinylm/warmstart-command.ts"
-import { readManifest, toWarmStart } from "../plugins/tinylm/warm-starts.ts"
-import { RECIPES } from "../plugins/tinylm/warmstarts/recipes.ts"
+import { builtinPlugins } from "../../builtins.ts"
+import { instanceOf, splitSeeds } from "../../core/env/instance-split.ts"
+import { buildPrompt, parseResponse } from "../../core/prompt.ts"
+import { registryLayerFrom } from "../../core/registry.ts"
+import { derive } from "../../core/rng.ts"
+import { trainSlotSeeds } from "../../core/train/instances.ts"
+import { resolveSetup } from "../../core/train/setup.ts"
+import { collectTeacherTurns } from "../../core/train/teacher-turns.ts"
+import { teacherTurnOptions } from "../../core/train/warm-start.ts"
+import { generateProblem } from "../../envs/metamathqa/problems.ts"
+import { policyFromCheckpoint } from "../../plugins/tinylm/policy.ts"
+import { settingsOf } from "../../plugins/tinylm/spec.ts"
+import { VAL_SEED_START } from "../../plugins/tinylm/validate.ts"
+import { recipeConfig } from "../../plugins/tinylm/warmstart-command.ts"
+import { readManifest, toWarmStart } from "../../plugins/tinylm/warm-starts.ts"
+import { RECIPES } from "../../plugins/tinylm/warmstarts/recipes.ts"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): number => {
@@ -43,7 +43,7 @@ const [idArg, seedsArg, stepsArg] = argv.filter((a, i) => !a.startsWith("--") &&
 const recipe = RECIPES.find((r) => r.id === idArg)
 const count = (n: number) => n >= 0 && Number.isInteger(n)
 if (!recipe || !count(sampleN) || !count(groupG) || (groupG > 0 && sampleN === 0)) {
-  console.error(`usage: bun tools/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N [--groups G]]; ids: ${RECIPES.map((r) => r.id).join(", ")}`)
+  console.error(`usage: bun experiments/arithmetic-sft/sft-instance-overlap.ts <warm-start id> [runSeeds=8] [steps=40] [--sample N [--groups G]]; ids: ${RECIPES.map((r) => r.id).join(", ")}`)
   process.exit(2)
 }
 const [runSeeds, steps] = [Number(seedsArg ?? 8), Number(stepsArg ?? 40)]

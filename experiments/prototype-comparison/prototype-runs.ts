@@ -7,11 +7,11 @@
  * minibatches and the mean group spread (unbiased std of returns).
  * Then, where runs of a filter and of none share seeds, the paired difference filter − none at
  * that step with a percentile bootstrap 95% interval over the seeds, as plugins/leaderboard/analysis/paired.ts.
- *   bun tools/prototype-runs.ts <run.jsonl>... [--step 40]
+ *   bun experiments/prototype-comparison/prototype-runs.ts <run.jsonl>... [--step 40]
  */
 import { readFileSync } from "node:fs"
 import { basename } from "node:path"
-import { derive } from "../core/rng.ts"
+import { derive } from "../../core/rng.ts"
 
 const argv = process.argv.slice(2)
 let step = 40
@@ -21,7 +21,7 @@ for (let i = 0; i < argv.length; i++) {
   else files.push(argv[i]!)
 }
 if (files.length === 0 || !Number.isInteger(step)) {
-  console.error("usage: bun tools/prototype-runs.ts <run.jsonl>... [--step 40]")
+  console.error("usage: bun experiments/prototype-comparison/prototype-runs.ts <run.jsonl>... [--step 40]")
   process.exit(2)
 }
 

@@ -6,6 +6,7 @@
  */
 export { LEADERBOARD_KEYS, maxBytesFlag } from "./compact-command.ts"
 export { esc } from "./escape.ts"
+export { type FilterLabel, specLabels } from "./labels.ts"
 export { writeSite } from "./site.ts"
 export { lineChart } from "./svg.ts"
 export { collectWithReference, REFERENCE_FLAG, referenceDir } from "./join.ts"

@@ -2,6 +2,7 @@ import { Console, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import {
+  DEFAULT_MAX_RUNS,
   decodeInput,
   defineCommand,
   estimateGridSeconds,
@@ -23,7 +24,7 @@ import {
 } from "../../core/host.ts"
 import { presetTable, withPresetTable } from "./presets-doc.ts"
 import { collectWithReference, REFERENCE_FLAG, referenceDir } from "../leaderboard/index.ts"
-import { maxBytesFlag, writeSite } from "../leaderboard/index.ts"
+import { maxBytesFlag, specLabels, writeSite } from "../leaderboard/index.ts"
 import { type Compactor, makeCompactor } from "./compact-to.ts"
 import { createProgress } from "./progress.ts"
 import { defaultWorkers } from "./runner.ts"
@@ -54,6 +55,7 @@ export default defineCommand({
     { flags: "--workers <n>", description: "Worker processes (default: number of cores)" },
     { flags: "--out <dir>", description: "Results folder", default: "results" },
     { flags: "--dry-run", description: "List the runs and the estimated time; run nothing" },
+    { flags: "--max-runs <n>", description: "Refuse a grid of more runs than this (a spec's own maxRuns may lower it, never raise it)", default: DEFAULT_MAX_RUNS },
     { flags: "--leaderboard <dir>", description: "Where to write the leaderboard site", default: "site" },
     REFERENCE_FLAG,
     {
@@ -102,14 +104,15 @@ export default defineCommand({
       // Checked before any run: a bad --reference must not wait for the sweep's end.
       const refDir = yield* referenceDir(opts.reference, [outDir], spec.name)
       const workers = yield* numberFlagOr(opts.workers, "--workers", defaultWorkers(), { integer: true, min: 1 })
-      const grid = yield* expandGrid(spec)
+      const maxRuns = yield* numberFlagOr(opts.maxRuns, "--max-runs", DEFAULT_MAX_RUNS, { integer: true, min: 1 })
+      const grid = yield* expandGrid(spec, { maxRuns })
       const shard = opts.shard !== undefined ? yield* parseShard(opts.shard) : undefined
       const runs = shard ? shardRuns(grid, shard) : grid
       const shardNote = shard ? ` (shard ${shard.index}/${shard.count}: ${runs.length} of ${grid.length} runs)` : ""
       // Runs that start from scratch because no shipped warm start fits: said before anything runs.
       const notices = new Map<string, number>()
       for (const r of runs) if (r.notice) notices.set(r.notice, (notices.get(r.notice) ?? 0) + 1)
-      for (const [notice, n] of notices) yield* Console.error(`${n} run(s): ${notice}`)
+      for (const [notice, n] of notices) yield* Console.error(terminalSafe(`${n} run(s): ${notice}`))
       if (opts.compactTo === true || opts.compactTo === "") return yield* new UsageError({ field: "--compact-to", message: "--compact-to needs a folder: --compact-to compact/" })
       const maxBytes = yield* maxBytesFlag(opts.maxMb)
       const compactor: Compactor | undefined = opts.compactTo !== undefined ? makeCompactor(outDir, String(opts.compactTo), maxBytes) : undefined
@@ -121,7 +124,8 @@ export default defineCommand({
         const lines = [`sweep ${spec.name}${shardNote}: ${runs.length} runs${spec.description ? ` — ${spec.description}` : ""}`]
         runs.forEach((r, i) => lines.push(`  ${r.runId}  ${r.label}  ${r.config.steps} steps  ~${fmtDuration(perRun[i]!)}`))
         lines.push(`estimated time: ${fmtDuration(estimateSweepSeconds(perRun, workers))} with ${workers} worker(s) (${fmtDuration(perRun.reduce((a, b) => a + b, 0))} of run time)`)
-        return yield* Console.log(lines.join("\n"))
+        // The spec's name, description and labels are the spec author's text: no escape sequence reaches the terminal.
+        return yield* Console.log(terminalSafe(lines.join("\n")))
       }
       // The executor is a service: the code below is the same for the local pool and the queue.
       return yield* Effect.gen(function* () {
@@ -144,7 +148,7 @@ export default defineCommand({
           tty: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
           write: (s) => void process.stderr.write(s)
         })
-        process.stderr.write(`sweep ${spec.name}${shardNote}: ${runs.length} runs, ${onQueue ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}\n`)
+        process.stderr.write(terminalSafe(`sweep ${spec.name}${shardNote}: ${runs.length} runs, ${onQueue ? "on the queue" : `${workers} worker(s)`}, results in ${outDir}`) + "\n")
         const compactWarn = (id: string): void => {
           const w = compactor?.add(id)
           if (w !== undefined) process.stderr.write(`warning: ${terminalSafe(w)}\n`)
@@ -160,28 +164,43 @@ export default defineCommand({
         process.off("SIGINT", onSigint)
         if (onQueue && opts.detach) {
           return yield* Console.log(
-            `sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`
+            terminalSafe(
+              `sweep ${spec.name}: ${outcome.unfinished} run(s) on the queue, ${outcome.skipped} already complete, ${outcome.done} finished earlier and collected now; follow with ragen-bench sweep status --queue <url>, gather with ragen-bench sweep collect --queue <url> --out ${outDir}`
+            )
           )
         }
         // Runs complete before this sweep (skipped) or collected from a queue: compacted now.
         if (compactor) for (const r of runs) compactWarn(r.runId)
         const compacted = compactor ? { compacted: compactor.compacted(), compactBytes: compactor.folderBytes() } : {}
-        const site = yield* writeSite([outDir], siteDir, collectWithReference([outDir], siteDir, refDir))
+        // The page names the filters as the spec labels them (its published reference set's, for the rest).
+        const labels = specLabels(spec.axes.filter)
+        const site = yield* writeSite([outDir], siteDir, collectWithReference([outDir], siteDir, refDir).pipe(Effect.map((input) => ({ ...input, labels }))))
         for (const p of site.leaderboard.problems) process.stderr.write(`warning: ${terminalSafe(p.path)}: ${terminalSafe(p.message)}\n`)
         if (opts.json)
           yield* Console.log(
             JSON.stringify(
-              { sweep: spec.name, ...(shard ? { shard } : {}), ...outcome, ...compacted, files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) } },
+              {
+                sweep: spec.name,
+                ...(shard ? { shard } : {}),
+                ...outcome,
+                ...compacted,
+                verdict: site.leaderboard.verdict.sentence,
+                files: { html: resolve(site.files.html), md: resolve(site.files.md), json: resolve(site.files.json) }
+              },
               null,
               2
             )
           )
         else
           yield* Console.log(
-            `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
+            terminalSafe(
+              `sweep ${spec.name}: ${outcome.done} done, ${outcome.skipped} already complete, ${outcome.failed} failed, ${outcome.unfinished} unfinished of ${outcome.total} in ${fmtDuration(outcome.wallSeconds)}`
+            )
           )
         if (!opts.json) yield* Console.log(`leaderboard: ${resolve(site.files.html)} (also ${site.files.md}, ${site.files.json})`)
         if (!opts.json && compactor) yield* Console.log(`compact: ${compactor.compacted()} run(s) in ${String(opts.compactTo)} (${compactor.folderBytes()} bytes)`)
+        // The page's verdict in one sentence, last (docs/decisions.md#issue-42).
+        if (!opts.json) yield* Console.log(terminalSafe(site.leaderboard.verdict.sentence))
         if (outcome.fatal !== undefined) {
           process.stderr.write(`error: the sweep could not run: ${outcome.fatal}\n`)
           process.exitCode = 1

@@ -19,13 +19,13 @@ export interface ModelConfig {
 
 export type PresetName = "tiny" | "small"
 
-/** docs/decisions.md#issue-4 / docs/design.md §10: tiny ≈ 107k parameters on FrozenLake's vocabulary. */
+/** tiny: 115,521 parameters on FrozenLake's vocabulary (`parameterCount`, docs/tinylm.md); the docs/design.md §10 prototype's GPT of the same shape has about 107k (its own vocabulary). */
 export const PRESETS: Record<PresetName, Omit<ModelConfig, "vocab">> = {
   tiny: { ctx: 128, d: 64, layers: 2, heads: 4 },
   small: { ctx: 256, d: 128, layers: 4, heads: 4 }
 }
 
-/** Largest vocabulary a preset accepts (docs/decisions.md#issue-4: tiny vocab ≤ 512). */
+/** Largest vocabulary a preset accepts: 4096 words (the text envs' vocabularies; docs/decisions.md#issue-4 first capped it at 512). */
 export const MAX_VOCAB = 4096
 
 export const paddedVocab = (v: number): number => Math.ceil(v / 16) * 16

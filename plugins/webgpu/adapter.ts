@@ -47,6 +47,6 @@ export const navigatorGpu = (): GPU | undefined => (globalThis as { navigator?: 
 
 /**
  * CPU-emulated adapters (Mesa llvmpipe/lavapipe, SwiftShader, WARP): real WebGPU, right
- * numbers, but slower than the CPU scorer (benchmarks/RESULTS.md), so `scorer: auto` passes them.
+ * numbers, but slower than the CPU scorer (benchmarks/results/webgpu.md), so `scorer: auto` passes them.
  */
 export const isSoftwareAdapter = (name: string): boolean => /llvmpipe|lavapipe|swiftshader|software|microsoft basic render|warp/i.test(name)

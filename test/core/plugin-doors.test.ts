@@ -1,6 +1,6 @@
 /**
- * No back doors between plugins (docs/decisions.md#issue-24): a file under plugins/X imports from another plugin Y
- * only Y's public entry (plugins/Y/plugin.ts, or the index.ts Y defines for other plugins), and
+ * No back doors between plugins (docs/decisions.md#issue-24): a file under plugins/<X> imports from another plugin Y
+ * only Y's public entry (plugins/<Y>/plugin.ts, or the index.ts Y defines for other plugins), and
  * nothing in the product (core/, plugins/, envs/, algorithms/) imports the composition root's
  * builtins.ts: a sweep worker is told its path, as it is told the user plugins' paths.
  */

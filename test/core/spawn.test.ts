@@ -13,8 +13,9 @@ import { tsFiles } from "../helpers/import-scan.ts"
 const ownSpawn = (text: string): boolean => /\b(spawn|spawnSync|execFileSync|execFile)\(\s*process\.execPath\b/.test(text) || /\bconst \w+ = process\.execPath\b/.test(text)
 
 describe("starting a child on this runtime", () => {
-  test("Bun children never install at run time; the argv names the file", () => {
-    expect(runtimeArgs("/x/worker.ts")).toEqual(["--no-install", "/x/worker.ts"])
+  test("Bun children never install at run time, read the package's bunfig.toml; the argv names the file", () => {
+    // and read the package's bunfig.toml and no .env, not the files of the user's working directory
+    expect(runtimeArgs("/x/worker.ts")).toEqual(["--no-install", "--no-env-file", `--config=${join(root, "bunfig.toml")}`, "/x/worker.ts"])
   })
 
   test("the helper runs a child and returns its output", () => {

@@ -40,9 +40,9 @@ test("each of the six envs starts from a shipped start at ≥ 0.5 of its teacher
   expect(signFlipMinP(seeds)).toBeLessThanOrEqual(0.05)
 })
 
-test("the sweep specs behind docs/results/arithmetic-sft.md expand, start from a shipped start of their env, and their published records are exactly their runs", async () => {
+test("the sweep specs behind experiments/arithmetic-sft/README.md expand, start from a shipped start of their env, and their published records are exactly their runs", async () => {
   const manifest = readManifest()
-  const dir = "docs/results/specs"
+  const dir = "experiments/arithmetic-sft/specs"
   const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"))
   expect(files.length).toBeGreaterThanOrEqual(6)
   for (const f of files) {

@@ -40,7 +40,7 @@ describe("shipped warm starts: files", () => {
       total += bytes.length
     }
     // Tiny-preset files of about 0.47 MB each (10 MiB: room for the arithmetic envs' second-stage and
-    // half-SFT starts, docs/results/arithmetic-sft.md).
+    // half-SFT starts, experiments/arithmetic-sft/README.md).
     expect(total).toBeLessThan(10 * 1024 * 1024)
   })
 

@@ -1,5 +1,5 @@
 /**
- * Learning curves from run folders, as the markdown tables of benchmarks/RESULTS.md: for each
+ * Learning curves from run folders, as the markdown tables of benchmarks/results/train.md: for each
  * (env, algo, filter, lr, and any trainer option that differs between the runs) group, the mean over its seeds of each metric at every step where all
  * of them logged it, with the seed count; a figure is never typed in by hand.
  *   bun plugins/leaderboard/analysis/curves.ts <results dir>... [--metric val/success@0.5]... [--every N] [--window W]

@@ -14,7 +14,7 @@ export const LR = { stable: 1e-4, noisy: 1e-3 } as const
  * collapses). Nine seeds so that the control can pass Holm's first threshold α/4 with the exact
  * sign-flip test even with one small wrong-signed delta (smallest p at 9 pairs 2/2⁹ = 0.0039;
  * one flipped sign of the smallest delta 4/2⁹ = 0.0078 < 0.05/4). ≤ 15 min on 2 cores, install
- * included: benchmarks/RESULTS.md.
+ * included: benchmarks/results/quick.md.
  */
 export const QUICK = { steps: 40, evalEvery: 10, valSeeds: 128, P: 8, G: 16, lr: 4e-4, seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9] } as const
 

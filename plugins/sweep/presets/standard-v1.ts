@@ -4,7 +4,7 @@
  * softmax, 0.9, include zero), random at top-p's kept count} × PPO, 5 seeds, plus the noise floor
  * (`none` on another sampling stream). Every run starts from its env's shipped warm start (one per
  * env, shared by the seeds) and the run seed chooses the training instances, so runs that share a
- * seed are paired. The RL recipe and why: docs/standard-suite.md; wall time: benchmarks/RESULTS.md.
+ * seed are paired. The RL recipe and why: docs/standard-suite.md; wall time: benchmarks/results/standard.md.
  *
  * PPO runs with the reference's dual clip (c = 3), as the paper's code. Whether the dual clip hides
  * §10's top-p advantage at this scale is unsettled (docs/decisions.md#issue-14 found so under semantics 2; under

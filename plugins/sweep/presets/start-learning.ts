@@ -14,7 +14,7 @@ export const START_LEARNING_ENVS = [
   fromStart(FROZENLAKE, "frozenlake-tiny", 2e-4),
   fromStart("countdown", "countdown-tiny-stage2", 1e-4),
   // v2 (column by column) on half of the training instances: from no v1 start at ≥ 0.5 does RL
-  // rise (docs/results/arithmetic-sft.md), so this row is the env's current version, not the suite's v1.
+  // rise (experiments/arithmetic-sft/README.md), so this row is the env's current version, not the suite's v1.
   fromStart("metamathqa-v2", "metamathqa-v2-tiny-half-2500", 1e-4),
   fromStart("searchqa", "searchqa-tiny", 1e-4),
   fromStart("webshop", "webshop-v2-tiny", 1e-4)

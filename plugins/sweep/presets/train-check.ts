@@ -4,7 +4,7 @@
  * GRPO raise validation success on deterministic FrozenLake? lr 1e-4, no filter, 3 seeds.
  * Sokoban, which needs a stronger SFT start, has its own preset (train-check-sokoban.ts). Sized
  * for the 2-core machine (P = 8, G = 8, 60 steps, 64 validation seeds); the figures are in
- * benchmarks/RESULTS.md. `--dry-run` gives the estimate.
+ * benchmarks/results/train.md. `--dry-run` gives the estimate.
  */
 import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, LR, NONE } from "./_common.ts"

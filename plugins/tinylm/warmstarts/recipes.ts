@@ -41,8 +41,8 @@ const headroom = (env: string, what: string, sftSteps: number, teacherEpsilon: n
 
 /**
  * The env's recipe continued by a second SFT stage at a lower lr with a cooldown
- * (docs/results/arithmetic-sft.md: the first stage leaves a few result digits near chance; a second
- * stage at a decaying lr learns them, as it did for Countdown's small preset in docs/results/countdown-sft.md).
+ * (experiments/arithmetic-sft/README.md: the first stage leaves a few result digits near chance; a second
+ * stage at a decaying lr learns them, as it did for Countdown's small preset in experiments/arithmetic-sft/countdown-sft.md).
  */
 const stage2 = (base: WarmStartRecipe, steps: number, lr: number, cooldown: number): WarmStartRecipe => ({
   ...base,
@@ -83,7 +83,7 @@ const METAMATHQA_V2: WarmStartRecipe = {
 /**
  * v2 with the SFT on half of the training instances (sftInstanceShare): the small templates
  * (rate, percent, work) have so few instances that a full SFT sees nearly every one RL draws, and
- * RL then never fails on them (docs/results/arithmetic-sft.md); the other half are training
+ * RL then never fails on them (experiments/arithmetic-sft/README.md); the other half are training
  * instances only RL meets.
  */
 const METAMATHQA_V2_HALF: WarmStartRecipe = {
@@ -98,7 +98,7 @@ const METAMATHQA_V2_HALF: WarmStartRecipe = {
  * start of the same recipe: `<id>-<sftSteps>`. For MetaMathQA v2 on half of the instances, 2,500
  * steps (0.570) is the start at ≥ 0.5 of the teacher from which no-filter RL rises at the suite's
  * recipe; at 3,000 (0.652) it no longer does, nor from any second-stage start, whose cooldown leaves
- * the errors confident (docs/results/arithmetic-sft.md).
+ * the errors confident (experiments/arithmetic-sft/README.md).
  */
 const longer = (base: WarmStartRecipe, sftSteps: number): WarmStartRecipe => {
   const steps = (n: number) => `${n.toLocaleString("en")} SFT steps`
@@ -174,6 +174,6 @@ export const RECIPES: ReadonlyArray<WarmStartRecipe> = [
   longer(METAMATHQA_V2_HALF, 2500),
   longer(METAMATHQA_V2_HALF, 3000),
   // A Countdown start at ≥ 0.5 from one stage (3,000 steps gave 0.215: at a constant lr the
-  // last minibatches decide where the weights land; docs/results/arithmetic-sft.md).
+  // last minibatches decide where the weights land; experiments/arithmetic-sft/README.md).
   longer(COUNTDOWN, 4000)
 ]
