@@ -51,7 +51,7 @@ export { buildRegistry, descriptionOf, type Kind, lookupEntry, Registry, type Re
 export { Executor, scorerContext } from "./services.ts"
 
 // Results: reading and writing run folders and compact records
-export { matchMetricKey } from "./metrics/keys.ts"
+export { isTimingMetric, matchMetricKey } from "./metrics/keys.ts"
 export { resolveSinks, type SinkBinding, SinkChoices } from "./metrics/sinks.ts"
 export { writeFileAtomic, writeJsonAtomic } from "./results/atomic.ts"
 export { compactRun, type CompactWritten, DEFAULT_COMPACT_FOLDER_BYTES, encodeCompact, listCompactFiles, readCompact, writeCompactFiles } from "./results/compact.ts"

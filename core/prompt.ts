@@ -5,10 +5,9 @@
  * "<think>", so the completion is "z </think> <answer> a </answer>".
  */
 
-export const THINK_OPEN = "<think>"
-export const THINK_CLOSE = "</think>"
-export const ANSWER_OPEN = "<answer>"
-export const ANSWER_CLOSE = "</answer>"
+import { ANSWER_CLOSE, ANSWER_OPEN, THINK_CLOSE, THINK_OPEN } from "./contracts/tags.ts"
+
+export { ANSWER_CLOSE, ANSWER_OPEN, THINK_CLOSE, THINK_OPEN }
 
 export interface PromptParts {
   /** Task description (env instructions); omitted when undefined (short-context policies). */

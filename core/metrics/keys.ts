@@ -245,3 +245,6 @@ export const matchMetricKey = (key: string): MetricKeyDef | undefined => exact.g
 
 /** Keys of a metrics line (or several) that the vocabulary does not know. */
 export const unknownMetricKeys = (keys: Iterable<string>): string[] => [...new Set(keys)].filter((k) => !matchMetricKey(k)).sort()
+
+/** Timing keys (`perf/*`, and `time/`, `timing/` a plugin may write): they differ between two runs of one config, so comparisons of results leave them aside. */
+export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)

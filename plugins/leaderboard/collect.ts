@@ -15,7 +15,7 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
-import { canonicalJson, compactRun, type CompactRun, listCompactFiles, readCompact, runIdProblem, type RunRead } from "../../core/host.ts"
+import { canonicalJson, compactRun, type CompactRun, isTimingMetric, listCompactFiles, readCompact, runIdProblem, type RunRead } from "../../core/host.ts"
 import { collectRuns, type RunInput } from "./build.ts"
 import { LEADERBOARD_KEYS } from "./compact-command.ts"
 import { runRangeProblem } from "./ranges.ts"
@@ -44,13 +44,25 @@ const MAX_NAMED_PATHS = 5
 const runContent = (run: RunRead): CompactRun => compactRun(run, LEADERBOARD_KEYS)
 
 /**
- * Whether two copies of a run say the same: config.json, summary.json and the evaluation steps
- * equal, and every curve and budget sum that both hold equal. A record compacted with fewer keys
- * (an older version) agrees with its run folder; a copy with any value changed does not — the
- * success curve, what the page scores, is in every copy.
+ * Whether two copies of a run say the same: the resolved config, summary.json and the evaluation
+ * steps equal, and every curve and budget sum that both hold equal — timing aside (wall seconds,
+ * `perf/*`) and where and when it ran aside (host, runtime, code version, date): two runs of one
+ * config that give the same results are one run, however long each took. A record compacted
+ * with fewer keys (an older version) agrees with its run folder; a copy with any result changed
+ * does not — the success curve, what the page scores, is in every copy.
  */
 export const sameContent = (a: CompactRun, b: CompactRun): boolean => {
-  const head = (r: CompactRun) => canonicalJson({ run: r.run, summary: r.summary ?? null, steps: r.steps })
+  const results = (s: unknown): unknown => {
+    if (s === null || typeof s !== "object") return s ?? null
+    const { wallSeconds: _w, final, ...rest } = s as Record<string, unknown>
+    const kept = final && typeof final === "object" ? Object.fromEntries(Object.entries(final).filter(([k]) => !isTimingMetric(k))) : final
+    return { ...rest, final: kept ?? null }
+  }
+  const what = (r: CompactRun) => {
+    const { codeVersion: _c, createdAt: _d, host: _h, runtime: _r, ...rest } = r.run as Record<string, unknown>
+    return rest
+  }
+  const head = (r: CompactRun) => canonicalJson({ run: what(r), summary: results(r.summary), steps: r.steps })
   if (head(a) !== head(b)) return false
   const common = (x: Readonly<Record<string, unknown>>, y: Readonly<Record<string, unknown>>): boolean =>
     Object.keys(x).every((k) => !Object.hasOwn(y, k) || canonicalJson(x[k]) === canonicalJson(y[k]))

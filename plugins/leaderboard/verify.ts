@@ -23,6 +23,7 @@ import {
   compactRun,
   externalInputs,
   isComplete,
+  isTimingMetric,
   type Kind,
   listCompactFiles,
   lookupEntry,
@@ -44,8 +45,6 @@ import { DEFAULT_RERUN_BUDGET, overBudget, type RerunBudget } from "./rerun-budg
 import { type Mark, runContentHash, writeMarks } from "./verify-marks.ts"
 
 export { externalInputs }
-
-export const isTimingMetric = (name: string): boolean => /^(perf|time|timing)\//.test(name)
 
 const comparable = (l: MetricsLine): string => canonicalJson(Object.fromEntries(Object.entries(l).filter(([k]) => !isTimingMetric(k))))
 

@@ -11,7 +11,7 @@
  * Envs write plain text for any LLM; this is where it is shaped for the tiny model.
  * Order is fixed: specials, tags, newline, digits, continuation digits, then the sorted words.
  */
-import { ANSWER_CLOSE, ANSWER_OPEN, THINK_CLOSE, THINK_OPEN } from "../../core/host.ts"
+import { ANSWER_CLOSE, ANSWER_OPEN, THINK_CLOSE, THINK_OPEN } from "../../core/contracts/index.ts"
 
 export const PAD = "<pad>"
 export const UNK = "<unk>"

@@ -256,6 +256,18 @@ describe("one run id, one content", () => {
     const once = collect([one, two], site)
     expect(once.runs.map((r) => r.run.config.runId)).toEqual([basename(c1!)])
     expect(once.problems).toEqual([])
+    // Two runs of one config that differ only in timing, date, code version and machine (a re-run): one run, no problem.
+    const rerun = fresh("same-rerun")
+    writeRecord(rerun, c1!, (rec) => {
+      rec.run.createdAt = "2030-01-01T00:00:00.000Z"
+      rec.run.codeVersion = "9.9.9+abc"
+      rec.run.host = { ...rec.run.host, cpu: "another CPU" }
+      rec.summary.wallSeconds = (rec.summary.wallSeconds ?? 1) * 3
+      rec.summary.final = { ...rec.summary.final, "perf/step_seconds": 123 }
+    })
+    const timed = collect([one, rerun], site)
+    expect(timed.runs.map((r) => r.run.config.runId)).toEqual([basename(c1!)])
+    expect(timed.problems).toEqual([])
     // The run folders and the compact records made of them: two runs, no problem.
     const records = fresh("same-records")
     for (const d of [c1!, c2!]) writeRecord(records, d)

@@ -55,7 +55,12 @@ describe("leaderboard CLI and verify", () => {
 describe("verify re-runs on the recorded kernels", () => {
   test("kernelsMismatch names the difference, and nothing when the backend and instruction set agree", () => {
     expect(kernelsMismatch({ kernels: "tinylm:native", kernelsIsa: "avx512" }, { kernels: "tinylm:native", kernelsIsa: "avx512" })).toBe("")
-    expect(kernelsMismatch({ kernels: "tinylm:native", kernelsIsa: "avx512" }, { kernels: "tinylm:native", kernelsIsa: "avx2" })).toBe("recorded tinylm:native avx512, here tinylm:native avx2")
+    // An old AVX-512 record (before numeric families: avx512-v0) against today's AVX2 build (fma8-v1).
+    expect(kernelsMismatch({ kernels: "tinylm:native", kernelsIsa: "avx512" }, { kernels: "tinylm:native", kernelsIsa: "avx2" })).toBe(
+      "recorded numeric family avx512-v0 (tinylm:native avx512), here fma8-v1 (tinylm:native avx2)"
+    )
+    // A published AVX2 record re-run on today's AVX-512 build: one family, the same bits.
+    expect(kernelsMismatch({ kernels: "tinylm:native", kernelsIsa: "avx2" }, { kernels: "tinylm:native", kernelsIsa: "avx512", numericFamily: "fma8-v1" })).toBe("")
     expect(kernelsMismatch(undefined, { kernels: "tinylm:wasm" })).toBe("")
   })
 })

@@ -80,6 +80,9 @@ export const RANDOM_LIKE_LINEAR_TOP_P = { ...RANDOM_LIKE_TOP_P, label: "random (
  */
 export const POSITIVE_CONTROL_Q4 = { id: "quantile", options: { lo: 0.75, hi: 1 }, label: "Q4 (lowest-spread quarter, positive control)" } as const
 
+/** The control at Q4's kept count (a quarter of the groups), to tell Q4's selection from its smaller update (issue 39). */
+export const RANDOM_LIKE_Q4 = { id: "random", options: { like: "quantile", lo: 0.75, hi: 1 }, label: "random (Q4's count)" } as const
+
 /** The paper's top-p (Table 4, the reference script): softmax over group reward spreads, p = 0.9, zero-spread groups included. */
 export const PAPER_TOP_P = { id: "top-p-softmax", options: { p: 0.9, includeZero: true }, label: "top-p 0.9 (softmax, include zero)" } as const
 /** The control at the paper top-p's kept count on each batch. */

@@ -4,6 +4,7 @@
  * are the specs' own `name`; a test checks each file here is listed and each name matches its file.
  */
 import type { SweepSpecInput } from "../../../core/host.ts"
+import collapse from "./collapse.ts"
 import entropy from "./entropy.ts"
 import fig3 from "./fig3.ts"
 import fig6 from "./fig6.ts"
@@ -29,6 +30,7 @@ import trainCheck from "./train-check.ts"
 import trainCheckSokoban from "./train-check-sokoban.ts"
 
 export const presets: ReadonlyArray<SweepSpecInput> = [
+  collapse,
   entropy,
   fig3,
   fig6,
