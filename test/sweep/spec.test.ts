@@ -66,7 +66,7 @@ describe("sweep spec", () => {
     const e1 = await Effect.runPromiseExit(loadSpec(join(dir, "d.yaml")))
     expect(Exit.isFailure(e1) && JSON.stringify(e1.cause)).toContain("does not parse")
     const e2 = await Effect.runPromiseExit(loadSpec("no-such-preset", builtins))
-    expect(Exit.isFailure(e2) && JSON.stringify(e2.cause)).toContain("presets: entropy, fig3")
+    expect(Exit.isFailure(e2) && JSON.stringify(e2.cause)).toContain("presets: collapse, entropy, fig3")
     const e3 = await Effect.runPromiseExit(loadSpec("quikc", builtins))
     expect(Exit.isFailure(e3) && JSON.stringify(e3.cause)).toContain("did you mean quick?")
   })

@@ -13,8 +13,7 @@
  * replication report splits runs and settings on the success curve alone and shows the diagnostics
  * beside it.) Needs a step-0 evaluation and at least 3 more: with fewer, nothing is decided.
  *
- * The same rule as experiments/collapse-calibration/rule.ts seedGate; test/statistics/collapse.test.ts
- * checks that the two agree.
+ * The one copy of the rule: experiments/collapse-calibration/rule.ts reads the track's gate through it.
  */
 import type { CurvePoint } from "./scores.ts"
 
