@@ -5,8 +5,12 @@
  */
 import { expect, test } from "bun:test"
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { basename, join } from "node:path"
 import { builtinPlugins } from "../../builtins.ts"
+import { canonicalJson } from "../../core/hash.ts"
 import { registryLayerFrom } from "../../core/registry.ts"
+import { listCompactFiles } from "../../core/results/compact.ts"
 import { estimateGridSeconds, estimateSweepSeconds } from "../../core/sweep/estimate.ts"
 import { expandGrid } from "../../core/sweep/grid.ts"
 import { decodeSpec } from "../../core/sweep/spec.ts"
@@ -47,4 +51,18 @@ test("collapse fits 90 minutes on 2 workers by the dry-run estimator", async () 
     2
   )
   expect(seconds).toBeLessThanOrEqual(90 * 60)
+})
+
+test("the published collapse records (plugins/leaderboard/reference/collapse, shards committed as they finish) are runs of the preset, each once, with the preset's config", async () => {
+  const { runs } = await load()
+  const byId = new Map(runs.map((r) => [r.runId, r]))
+  const files = listCompactFiles(join(import.meta.dir, "..", "..", "plugins", "leaderboard", "reference", "collapse"))
+  expect(files.length).toBeGreaterThan(0)
+  for (const f of files) {
+    const rec = JSON.parse(readFileSync(f, "utf8"))
+    const run = byId.get(rec.run.runId)
+    expect(run === undefined ? `${f}: not a run of the collapse preset` : "").toBe("")
+    expect(canonicalJson(rec.run.config)).toBe(canonicalJson(run!.config))
+  }
+  expect(new Set(files.map((f) => basename(f))).size).toBe(files.length)
 })
