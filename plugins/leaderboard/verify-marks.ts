@@ -68,7 +68,10 @@ export const readMarks = (marksDir: string): Effect.Effect<Record<string, Mark>,
 
 /** The mark of `run`: the one recorded for its content hash and its run id, else undefined (never verified). */
 export const markOf = (marks: Readonly<Record<string, Mark>>, run: RunRead): Mark | undefined => {
-  const m = Object.hasOwn(marks, runContentHash(run)) ? marks[runContentHash(run)] : undefined
+  // No marks (the usual build): no run's content needs hashing.
+  if (Object.keys(marks).length === 0) return undefined
+  const hash = runContentHash(run)
+  const m = Object.hasOwn(marks, hash) ? marks[hash] : undefined
   return m && m.runId === run.config.runId ? m : undefined
 }
 

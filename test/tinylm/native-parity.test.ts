@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { isTimingMetric } from "../../core/metrics/keys.ts"
 import { Rng } from "../../core/rng.ts"
 import { type Kernels, NUMERIC_FAMILIES, numericFamily, wasmKernels } from "../../plugins/tinylm/kernels/dispatch.ts"
 import { type NativeIsa, NATIVE_ISAS, nativeStatus } from "../../plugins/tinylm/kernels/native/ffi.ts"
@@ -187,7 +188,7 @@ const trainRun = (env: Record<string, string>): { lines: string[]; notes: Record
     const lines = readFileSync(join(out, dir, "metrics.jsonl"), "utf8")
       .trim()
       .split("\n")
-      .map((l) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(l) as Record<string, unknown>).filter(([k]) => !/^(perf|time|timing)\//.test(k)))))
+      .map((l) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(l) as Record<string, unknown>).filter(([k]) => !isTimingMetric(k)))))
     const notes = (JSON.parse(readFileSync(join(out, dir, "config.json"), "utf8")) as { runtime: { notes: Record<string, string> } }).runtime.notes
     trained.set(key, { lines, notes })
     return { lines, notes }
