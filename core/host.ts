@@ -54,9 +54,9 @@ export { Executor, scorerContext } from "./services.ts"
 export { isTimingMetric, matchMetricKey } from "./metrics/keys.ts"
 export { resolveSinks, type SinkBinding, SinkChoices } from "./metrics/sinks.ts"
 export { writeFileAtomic, writeJsonAtomic } from "./results/atomic.ts"
-export { compactRun, type CompactWritten, DEFAULT_COMPACT_FOLDER_BYTES, encodeCompact, listCompactFiles, readCompact, writeCompactFiles } from "./results/compact.ts"
+export { compactRun, type CompactWritten, DEFAULT_COMPACT_FOLDER_BYTES, listCompactFiles, readCompact, writeCompactFiles } from "./results/compact.ts"
 export { readSamples, SAMPLES_FILE } from "./results/samples.ts"
-export { isComplete, listRunDirs, openRun, readMetrics, readRun, type ReadRunOptions, runIdOf, runIdProblem, type RunRead, scanRunDirs } from "./results/store.ts"
+export { isComplete, listRunDirs, openRun, readMetrics, readRun, runIdOf, runIdProblem, type RunRead, scanRunDirs } from "./results/store.ts"
 
 // Sweeps: specs, grids, shards and cost estimates
 export { estimateGridSeconds, estimateSweepSeconds, fmtDuration, warmStartKey } from "./sweep/estimate.ts"
@@ -93,5 +93,5 @@ export { listFlag, numberFlag, numberFlagOr } from "./cli/flags.ts"
 export { parsePairs } from "./cli/kv.ts"
 
 // The runtime: which one, the code version, and starting a child on it
-export { codeVersion, noteRuntime, projectRoot, runtimeArgs, runtimeInfo, spawnOnRuntime, spawnOnRuntimeSync } from "./runtime.ts"
+export { codeVersion, noteRuntime, projectRoot, runtimeInfo, spawnOnRuntime } from "./runtime.ts"
 export { SEMANTICS_VERSION } from "./semantics.ts"
