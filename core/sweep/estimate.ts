@@ -51,7 +51,13 @@ export const BY_WARM_START: Readonly<Record<string, { readonly step: number; rea
   // first-stage starts at 8 × 16 (experiments/arithmetic-sft/specs/v2-half-*, v2-first-stage-rl).
   "metamathqa-v2": { step: 0.182, valEpisode: 0.001 },
   // 32 runs at 8 × 16 (experiments/arithmetic-sft/specs/countdown-*).
-  "countdown-tiny-4000": { step: 0.276, valEpisode: 0.0014 }
+  "countdown-tiny-4000": { step: 0.276, valEpisode: 0.0014 },
+  // The collapse track's regimes (plugins/sweep/presets/collapse.ts): at its rates FrozenLake's
+  // headroom policy soon succeeds in a few turns or collapses to short episodes, so its steps cost
+  // well under the standard suite's (0.272); medians of the track's first shard, run on a quiet
+  // machine (44 runs, `bun tools/calibrate-estimate.ts <shard-1 runs>`). Keyed warm start @ lr.
+  "frozenlake-tiny-headroom@lr=0.001": { step: 0.116, valEpisode: 0.0013 },
+  "sokoban-tiny@lr=0.00055": { step: 0.206, valEpisode: 0.0024 }
 }
 const FALLBACK = 0.3
 export const SECONDS_PER_VAL_EPISODE = 0.003
@@ -62,9 +68,11 @@ export const SFT_STEP_PER_STEP = 0.48
 export const RUN_OVERHEAD_SECONDS = 0.3
 
 const envKey = (env: string): string => env.replace(/^.*\//, "").replace(/-v\d+$/, "")
-/** The BY_WARM_START entry of a run: its named warm start's, else its env version's. */
+/** The BY_WARM_START entry of a run: its warm start at its lr, else its warm start's, else its env version's. */
 export const costKey = (config: RunConfig): string | undefined => {
   const ws = String(((config.train ?? {}) as Record<string, unknown>).warmStart ?? "").replace(/@.*$/, "")
+  const regime = `${ws}@lr=${config.lr}`
+  if (ws !== "" && regime in BY_WARM_START) return regime
   if (ws in BY_WARM_START) return ws
   const env = config.env.replace(/^.*\//, "")
   return env in BY_WARM_START ? env : undefined

@@ -107,6 +107,10 @@ describe("grid expansion", () => {
     expect(estimateRunSeconds(headroom)).toBeGreaterThan(estimateRunSeconds(base) + 10 * (BY_WARM_START["sokoban-tiny-headroom"]!.step - BASE_SECONDS_PER_STEP.sokoban!) - 1e-9)
     expect(costKey({ ...base, env: "envs/webshop-v2" })).toBe("webshop-v2")
     expect(costKey({ ...base, env: "envs/webshop-v1" })).toBeUndefined()
+    // A regime of its own (the collapse track's rate) only at that lr; another lr keeps the start's figure.
+    const fl = { ...base, env: "envs/frozenlake-v1", train: { warmStart: "frozenlake-tiny-headroom@9f" } }
+    expect(costKey({ ...fl, lr: 1e-3 })).toBe("frozenlake-tiny-headroom@lr=0.001")
+    expect(costKey({ ...fl, lr: 2e-4 })).toBe("frozenlake-tiny-headroom")
   })
 })
 

@@ -5,7 +5,8 @@
  * setting and pooled over settings (stats.ts). The endpoint is the area under the validation
  * curve (runs.ts `auc`); the peak is shown as the paper's score.
  */
-import { canonicalJson } from "../../../core/host.ts"
+import { canonicalJson, SUCCESS_METRIC } from "../../../core/host.ts"
+import { settingCollapses } from "../statistics/collapse.ts"
 import { iqmInterval } from "../statistics/iqm.ts"
 import { probabilityOfImprovementInterval } from "../statistics/improvement.ts"
 import { areaRiseOf } from "../statistics/rise.ts"
@@ -125,6 +126,10 @@ const learns = (s: Stratum): boolean => {
   return areaRiseOf(s.b.filter((v) => v.stream === 0))?.rises !== false
 }
 
+/** C1 is about the paper's regime too: a setting whose no-filter runs collapse by the collapse track's gate is tested as well. */
+const learnsOrCollapses = (s: Stratum): boolean =>
+  learns(s) || settingCollapses(s.b.filter((v) => v.stream === 0).map((v) => evalCurve(v.run, SUCCESS_METRIC)))?.collapses === true
+
 const mean = (xs: ReadonlyArray<number | null>): number | null => {
   const v = xs.filter((x): x is number => x !== null)
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null
@@ -142,17 +147,17 @@ const runsOf = (strata: ReadonlyArray<Stratum>): RunView[] => strata.flatMap((s)
 export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
   const views = all.filter(eligible)
   const every = strataOf(views, (vs) => vs.filter(isPaperTopP), noFilterArm)
-  const strata = every.filter(learns)
-  const idle = every.filter((s) => !learns(s))
+  const strata = every.filter(learnsOrCollapses)
+  const idle = every.filter((s) => !learnsOrCollapses(s))
   const base = {
     id: "C1",
     claim: "Top-p filtering raises average success across environments and algorithms",
     paper: "Table 4",
-    presets: [preset("standard", "PPO"), preset("standard-extended", "adds GRPO"), preset("table4", "the reference script's rows")],
+    presets: [preset("standard", "PPO"), preset("standard-extended", "adds GRPO"), preset("table4", "the reference script's rows"), preset("collapse", "where no filter rises then decays")],
     method:
-      "Per setting (env, algorithm and every other resolved option equal; Table 4's top-p-softmax 1.0 with zero-spread groups included counts as no filter), the per-seed difference of the paper's top-p (softmax, p = 0.9, include zero) minus no filter of the area under the validation curve (val/success@0.5, mean over the evaluations after step 0), with last-3 and the peak (the paper's score) beside it. Settings where no filter does not learn (success 0 at every evaluation, ≥ 90% zero-spread groups, or an area that does not rise above step 0 at a testable n: the leaderboard's rule) are shown but left out. Verdict: the area difference tested in each setting (sign-flip, Holm over the settings); across settings the mean of the settings' means (Welch t interval, stratified sign-flip p), the IQM of the differences and P(top-p > none) (plugins/leaderboard/statistics)."
+      "Per setting (env, algorithm and every other resolved option equal; Table 4's top-p-softmax 1.0 with zero-spread groups included counts as no filter), the per-seed difference of the paper's top-p (softmax, p = 0.9, include zero) minus no filter of the area under the validation curve (val/success@0.5, mean over the evaluations after step 0), with last-3 and the peak (the paper's score) beside it. Settings where no filter neither learns (the leaderboard's rule: not success 0 at every evaluation, not ≥ 90% zero-spread groups, an area that rises above step 0 at a testable n) nor collapses (the collapse track's gate, plugins/leaderboard/statistics/collapse.ts: on ≥ 2/3 of its runs success rises above step 0, then its last-3 ends ≥ 10 points below the peak, without a blow-up) are shown but left out. Verdict: the area difference tested in each setting (sign-flip, Holm over the settings); across settings the mean of the settings' means (Welch t interval, stratified sign-flip p), the IQM of the differences and P(top-p > none) (plugins/leaderboard/statistics)."
   }
-  if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting where no filter learns has both the paper's top-p and no filter"), runs: [], details: [] }
+  if (strata.length === 0) return { ...base, n: "0", numbers: [], verdict: notRun("no setting where no filter learns or collapses has both the paper's top-p and no filter"), runs: [], details: [] }
   const pooled = (pick: (s: Stratum) => number[], what: string) => stratifiedMeanInterval(strata.filter((s) => pick(s).length).map(pick), `C1 ${what}`)
   const iqm = iqmInterval(
     strata.map((s) => s.auc),
@@ -206,7 +211,7 @@ export const c1TopPRaisesSuccess = (all: ReadonlyArray<RunView>): ClaimRow => {
       table(["algorithm", "settings", "pairs", "Δ area [95% t]", "Δ last-3 [95% t]"], byAlgo),
       "Per setting (paired by seed):",
       strataTable(strata, "top-p", "none", "C1", tests),
-      ...(idle.length ? [`Left out (no filter does not learn): ${idle.map((s) => s.label).join("; ")}.`] : [])
+      ...(idle.length ? [`Left out (no filter neither learns nor collapses): ${idle.map((s) => s.label).join("; ")}.`] : [])
     ]
   }
 }
