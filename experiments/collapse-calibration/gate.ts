@@ -6,9 +6,11 @@
  * 10 or more points below step 0), the seed means of step 0, peak and last-3, and MI-Est on the
  * fixed validation probe (first vs last diagnostic; fact accuracy step 0 vs last where MI-Est is
  * saturated). `--through N` cuts every curve at step N (the trainer's lr is constant, so the first
- * N steps of a longer run are those of an N-step run). `--runs` adds one line per seed.
+ * N steps of a longer run are those of an N-step run). `--every K` reads only the evaluations at
+ * multiples of K steps (the evaluation-spacing lever: a run evaluated every 10 steps read as one
+ * evaluated every K). `--runs` adds one line per seed.
  *
- *   node_modules/.bin/bun experiments/collapse-calibration/gate.ts <dirs...> [--through N] [--runs] [--md]
+ *   node_modules/.bin/bun experiments/collapse-calibration/gate.ts <dirs...> [--through N] [--every K] [--runs] [--md]
  */
 import { Effect } from "effect"
 import { SUCCESS_METRIC } from "../../core/host.ts"
@@ -20,11 +22,14 @@ import { SATURATED, SHARE, seedGate } from "./rule.ts"
 const args = process.argv.slice(2)
 const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const through = flag("--through") === undefined ? undefined : Number(flag("--through"))
+const every = flag("--every") === undefined ? undefined : Number(flag("--every"))
+/** The evaluation steps read: up to --through, at multiples of --every. */
+const kept = (step: number): boolean => (through === undefined || step <= through) && (every === undefined || step % every === 0)
 const perRun = args.includes("--runs")
 const md = args.includes("--md")
-const dirs = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--through")
-if (dirs.length === 0) {
-  console.error("usage: bun experiments/collapse-calibration/gate.ts <results-or-compact-dir...> [--through N] [--runs] [--md]")
+const dirs = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--through" && args[i - 1] !== "--every")
+if (dirs.length === 0 || (every !== undefined && !(every > 0))) {
+  console.error("usage: bun experiments/collapse-calibration/gate.ts <results-or-compact-dir...> [--through N] [--every K] [--runs] [--md]")
   process.exit(2)
 }
 
@@ -52,7 +57,7 @@ const settingOf = (v: RunView): string => {
     `lr=${c.lr}`,
     `start=${t.warmStart && t.warmStart !== "none" ? String(t.warmStart).replace(/@.*$/, "") : `sft${t.sftSteps}`}`,
     `${c.P}x${c.G}`,
-    `steps=${through !== undefined ? Math.min(through, c.steps) : c.steps}/eval${t.evalEvery}`,
+    `steps=${through !== undefined ? Math.min(through, c.steps) : c.steps}/eval${every ?? t.evalEvery}`,
     ...extra,
     `filter=${c.filter.replace(/^filters\//, "")}${Object.keys(c.filterOptions).length ? `(${opts(c.filterOptions as Record<string, unknown>)})` : ""}`,
     v.stream !== 0 ? `stream=${v.stream}` : ""
@@ -65,7 +70,7 @@ const pct = (x: number): string => (100 * x).toFixed(1)
 const mean = (xs: ReadonlyArray<number>): number => xs.reduce((s, x) => s + x, 0) / xs.length
 /** A metric's first and last values at the evaluation steps (compact records keep only those; run folders also log the diagnostics of step 1). */
 const firstLast = (lines: ReadonlyArray<Readonly<Record<string, number | null | undefined>>>, metric: string, steps: ReadonlySet<number>): { first: number; last: number } | null => {
-  const c = curveOf(lines, metric).filter((p) => steps.has(p.step) && (through === undefined || p.step <= through))
+  const c = curveOf(lines, metric).filter((p) => steps.has(p.step) && kept(p.step))
   if (c.length < 2) return null
   return { first: c[0]!.value, last: c[c.length - 1]!.value }
 }
@@ -86,7 +91,7 @@ for (const [setting, vs] of [...bySetting.entries()].sort((a, b) => a[0].localeC
     .sort((a, b) => a.seed - b.seed)
     .map((v) => {
       const lines = v.run.metrics.lines
-      const curve = curveOf(lines, SUCCESS_METRIC).filter((p) => through === undefined || p.step <= through)
+      const curve = curveOf(lines, SUCCESS_METRIC).filter((p) => kept(p.step))
       const steps = new Set(curve.map((p) => p.step))
       return { v, g: seedGate(v.seed, curve), mi: firstLast(lines, MI, steps), bound: firstLast(lines, MI_BOUND, steps), fact: firstLast(lines, FACT, steps) }
     })

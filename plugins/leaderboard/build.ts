@@ -21,6 +21,7 @@ import { join, relative, resolve } from "node:path"
 import { readRun, runIdProblem, type RunRead, scanRunDirs, SUCCESS_METRIC } from "../../core/host.ts"
 import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
 import { areaRiseOf, riseText } from "./statistics/rise.ts"
+import { SHARE } from "./statistics/collapse.ts"
 import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
 import { pairBySeed, type SeedScore } from "./statistics/paired.ts"
 import { type FilterLabel, SUITE_LABELS } from "./labels.ts"
@@ -416,10 +417,25 @@ const settle = (families: ReadonlyArray<ReadonlyArray<Pending>>): Family => {
   return { primary: sizes[0]!, last3: sizes[1]!, peak: sizes[2]!, factAuc: sizes[3]!, selection, alpha: ALPHA, test: PAIRED_TEST }
 }
 
+/** The gate's smallest number of seeds (a calibration probe's 3). */
+const MIN_COLLAPSE_SEEDS = 3
+
+/**
+ * Step 4: whether none rises then collapses in a row (the collapse track's gate on at least two
+ * thirds of at least 3 decided seeds, statistics/collapse.ts), in words; null when it does not.
+ */
+const collapsesOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string | null => {
+  const decided = (byName?.get(BASELINE_FILTER)?.runs ?? []).filter((r) => r.collapse !== null)
+  const collapsed = decided.filter((r) => r.collapse === "collapses").length
+  if (decided.length < MIN_COLLAPSE_SEEDS || collapsed < SHARE * decided.length - 1e-9) return null
+  return `none rises then collapses on ${collapsed} of ${decided.length} seeds (success rises above step 0, then its last-3 ends at least 10 points below its peak, without a blow-up: the collapse track's gate)`
+}
+
 /**
  * Step 4: why none does not learn in a row (null when it does): nothing but zeros, no advantage
  * signal, or an area that does not rise above the step-0 success at a number of seeds that could
- * have shown it (statistics/rise.ts).
+ * have shown it (statistics/rise.ts) — unless none rises then collapses there (collapsesOf): that
+ * is the paper's regime, where filters are to be judged, so the row stays in the aggregates.
  */
 const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string | null => {
   const base = byName?.get(BASELINE_FILTER)
@@ -429,7 +445,7 @@ const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string
   if (base.runs.every((r) => r.allZero)) reasons.push("validation success is 0 at every evaluation")
   if (zero !== null && zero >= NOT_LEARNING_ZERO_SPREAD) reasons.push(`${(100 * zero).toFixed(0)}% of none's groups have zero reward spread (no advantage signal)`)
   const rise = areaRiseOf(base.runs, ALPHA)
-  if (reasons.length === 0 && rise?.rises === false) reasons.push(`its area does not rise above its step-0 success (${riseText(rise)})`)
+  if (reasons.length === 0 && rise?.rises === false && collapsesOf(byName) === null) reasons.push(`its area does not rise above its step-0 success (${riseText(rise)})`)
   return reasons.length ? `none does not learn: ${reasons.join("; ")}` : null
 }
 
@@ -593,6 +609,7 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
       semantics: (c as typeof c & { semantics: number }).semantics,
       baseline,
       notLearning: notLearningOf(g.cellRuns.get(key)),
+      ...(collapsesOf(g.cellRuns.get(key)) ? { collapses: collapsesOf(g.cellRuns.get(key))! } : {}),
       cells
     }
   })

@@ -126,7 +126,7 @@ const resultsTable = (lb: Leaderboard, others: ReadonlyArray<string>, ctx: PageC
   for (const r of lb.rows) {
     const page = ctx.rowPages.get(r.key)
     const stuck = notLearningOf(r)
-    const env = `${page ? `<a href="${esc(safeHref(page))}">${esc(shortId(r.env))}</a>` : esc(shortId(r.env))}${stuck ? ` <span class="note" title="${esc(stuck)}">(none does not learn: out of the aggregates)</span>` : ""}`
+    const env = `${page ? `<a href="${esc(safeHref(page))}">${esc(shortId(r.env))}</a>` : esc(shortId(r.env))}${stuck ? ` <span class="note" title="${esc(stuck)}">(none does not learn: out of the aggregates)</span>` : ""}${r.collapses ? ` <span class="note" title="${esc(r.collapses)}">(none collapses)</span>` : ""}`
     h.push(`<tr data-row="${esc(r.key)}" data-search="${esc(rowSearch(r))}"><td>${env}</td><td>${esc(shortId(r.algo))}</td><td>${esc(r.setting) || "–"}</td>`)
     for (const f of ["none", ...others]) {
       const c = r.cells.find((x) => x.filter === f)

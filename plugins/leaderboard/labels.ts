@@ -20,7 +20,7 @@ export interface FilterLabel {
 
 /**
  * The suite presets' labelled filters (plugins/sweep/presets/_common.ts PAPER_TOP_P, LINEAR_TOP_P,
- * RANDOM_LIKE_PAPER_TOP_P, RANDOM_LIKE_LINEAR_TOP_P, POSITIVE_CONTROL_Q4; standard-extended's two),
+ * RANDOM_LIKE_PAPER_TOP_P, RANDOM_LIKE_LINEAR_TOP_P, POSITIVE_CONTROL_Q4, RANDOM_LIKE_Q4; standard-extended's two),
  * each with its options as a run resolves them (every default filled in), so that a label names
  * exactly that configuration on any page, the published reference sets' included, and no other
  * (a top-p with another eps stays "top-p(eps=…)"). test/leaderboard/labels.test.ts checks each
@@ -31,6 +31,7 @@ export const SUITE_LABELS: ReadonlyArray<FilterLabel> = [
   { id: "top-p", options: { p: 0.9, eps: 0.01, metric: "std", includeZero: false }, label: "top-p 0.9 (linear, drop zero)" },
   { id: "random", options: { like: "top-p-softmax", p: 0.9, includeZero: true }, label: "random (top-p's count)" },
   { id: "random", options: { like: "top-p", p: 0.9 }, label: "random (linear top-p's count)" },
+  { id: "random", options: { like: "quantile", lo: 0.75, hi: 1 }, label: "random (Q4's count)" },
   { id: "quantile", options: { lo: 0.75, hi: 1, metric: "std", includeZero: true }, label: "Q4 (lowest-spread quarter, positive control)" },
   { id: "top-p", options: { p: 1, eps: 0.01, metric: "std", includeZero: false }, label: "top-p 1.0 (linear, zero dropped)" },
   { id: "top-k", options: { k: 0.25, metric: "std", includeZero: false }, label: "top-k 0.25" }

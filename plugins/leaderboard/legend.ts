@@ -39,7 +39,11 @@ export const legendItems = (lb: Leaderboard): LegendItem[] => {
     },
     {
       term: "none does not learn",
-      text: "A row where none's validation success is 0 at every evaluation or ≥ 90% of its groups have zero reward spread (no advantage signal): shown, with the reason, but left out of the ranking, IQM and P(> none)."
+      text: "A row where none's validation success is 0 at every evaluation, ≥ 90% of its groups have zero reward spread (no advantage signal), or its area does not rise above its step-0 success at a number of seeds that could show it (and none does not collapse there): shown, with the reason, but left out of the ranking, IQM and P(> none)."
+    },
+    {
+      term: "none collapses",
+      text: "A row where none rises then collapses on at least two thirds of its seeds (at least 3): success rises above step 0, then its last-3 ends at least 10 points below its peak, without a blow-up (the collapse track's gate, docs/results/calibration.md §5). The paper's regime: the row stays in the ranking, IQM and P(> none) even where its area ends below step 0."
     },
     {
       term: "seeds for ±5",
@@ -55,11 +59,11 @@ export const legendItems = (lb: Leaderboard): LegendItem[] => {
       : []),
     {
       term: "IQM",
-      text: `Across the rows of one algorithm where none learns (each row a task, normally an env): the interquartile mean of every (run, row) normalized score, the mean of the middle 50% (Agarwal et al. 2021, rliable), with a 95% stratified-bootstrap interval (${DEFAULT_RESAMPLES} runs resampled within each row). Normalized = success / the teacher's success, 1.0 on every built-in env${assumed.length ? `; assumed 1.0 for ${assumed.join(", ")}` : ""}.`
+      text: `Across the rows of one algorithm where none learns or collapses (each row a task, normally an env): the interquartile mean of every (run, row) normalized score, the mean of the middle 50% (Agarwal et al. 2021, rliable), with a 95% stratified-bootstrap interval (${DEFAULT_RESAMPLES} runs resampled within each row). Normalized = success / the teacher's success, 1.0 on every built-in env${assumed.length ? `; assumed 1.0 for ${assumed.join(", ")}` : ""}.`
     },
     {
       term: "P(> none)",
-      text: "Probability of improvement (rliable): per row, the chance that a run of the filter scores above a run of none, ties counting ½, averaged over the rows both have where none learns; 95% stratified-bootstrap interval. 0.5 = no difference."
+      text: "Probability of improvement (rliable): per row, the chance that a run of the filter scores above a run of none, ties counting ½, averaged over the rows both have where none learns or collapses; 95% stratified-bootstrap interval. 0.5 = no difference."
     },
     {
       term: "budget",

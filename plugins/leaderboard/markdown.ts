@@ -117,12 +117,17 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   out.push(`|---|---|---|---|${others.map(() => "---|").join("")}`)
   for (const r of lb.rows)
     out.push(
-      `| ${md(shortId(r.env))} | ${md(shortId(r.algo))} | ${md(r.setting) || "–"}${r.notLearning ? " (none does not learn)" : ""} | ${resultCell(r, "none")} | ${others.map((f) => resultCell(r, f)).join(" | ")} |`
+      `| ${md(shortId(r.env))} | ${md(shortId(r.algo))} | ${md(r.setting) || "–"}${r.notLearning ? " (none does not learn)" : ""}${r.collapses ? " (none collapses)" : ""} | ${resultCell(r, "none")} | ${others.map((f) => resultCell(r, f)).join(" | ")} |`
     )
   const idle = lb.rows.filter((r) => r.notLearning !== null)
   if (idle.length) {
     out.push("", "Rows left out of the ranking, IQM and P(> none) because none does not learn there:", "")
     for (const r of idle) out.push(`- ${md(shortId(r.env))}${r.setting ? ` (${md(r.setting)})` : ""}: ${md(r.notLearning!)}`)
+  }
+  const collapsing = lb.rows.filter((r) => r.collapses)
+  if (collapsing.length) {
+    out.push("", "Rows where none rises then collapses (the paper's regime; they stay in the ranking):", "")
+    for (const r of collapsing) out.push(`- ${md(shortId(r.env))}${r.setting ? ` (${md(r.setting)})` : ""}: ${md(r.collapses!)}`)
   }
   out.push("", "## Cells", "")
   out.push(
@@ -132,7 +137,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
   for (const r of lb.rows) for (const c of r.cells) out.push(cellLine(r, c))
   out.push(...selectionSection(lb))
   if ((lb.across ?? []).length) {
-    out.push("", "## Across envs (per algorithm, envs where none learns)", "")
+    out.push("", "## Across envs (per algorithm, envs where none learns or collapses)", "")
     out.push("| algo | filter | envs | IQM area | IQM last-3 | P(> none) area | P(> none) last-3 |", `|${"---|".repeat(7)}`)
     for (const a of lb.across) {
       out.push(
@@ -140,7 +145,7 @@ export const renderMarkdown = (lb: Leaderboard): string => {
       )
     }
   }
-  out.push("", "## Filter ranking (area, envs where none learns)", "")
+  out.push("", "## Filter ranking (area, envs where none learns or collapses)", "")
   out.push("| filter | mean rank | mean Δ area | rows | best |", "|---|---|---|---|---|")
   for (const e of lb.ranking) out.push(`| ${md(e.filter)} | ${e.meanRank.toFixed(2)} | ${e.meanDelta === null ? "–" : signedPct(e.meanDelta)} | ${e.rows} | ${e.wins} |`)
   for (const e of lb.notRanked ?? []) out.push(`| ${md(e.filter)} | ${md(notRankedText(e))} | | | |`)

@@ -70,6 +70,7 @@ export const renderRowPage = (lb: Leaderboard, row: Row, ctx: PageContext, domai
   h.push(`<title>${esc(rowTitle(row))} · ragen-bench leaderboard</title><style>${CSS}</style></head><body>`)
   h.push('<p><a href="../index.html">leaderboard</a> · <a href="../episodes/index.html">episodes</a></p>')
   h.push(`<h1>${esc(rowTitle(row))}</h1>`)
+  if (row.collapses) h.push(`<p><b>none collapses here</b>: ${esc(row.collapses)}.</p>`)
   if (notLearningOf(row)) h.push(`<p><b>none does not learn here</b>: ${esc(notLearningOf(row))}. The row stays on the page, out of IQM, P(improvement) and the ranking.</p>`)
   h.push(
     `<details><summary>The row's config</summary><p class="note">The resolved config all its runs share (seed, filter and sampling stream aside) and the results-semantics version.</p><pre>${esc(pretty(row.key))}</pre></details>`

@@ -4,6 +4,7 @@
  * filter kept (filter/* metrics, docs/metrics.md), and its budget sums.
  */
 import { type RunRead, SUCCESS_METRIC } from "../../core/host.ts"
+import { type CollapseKind, collapseOf } from "./statistics/collapse.ts"
 import { areaScore, curveOf, lastMeanScore, startScore } from "./statistics/scores.ts"
 import type { Budget } from "./schema.ts"
 
@@ -125,6 +126,8 @@ export interface RunScore {
   readonly factAuc: number | null
   /** The curve is 0 at every evaluation: nothing was learnt (nor was there anything at the start). */
   readonly allZero: boolean
+  /** The collapse track's gate on the success curve (statistics/collapse.ts); null with fewer than 4 evaluations. */
+  readonly collapse: CollapseKind | null
   readonly kept: KeptFractions
   readonly budget: Budget
 }
@@ -139,6 +142,7 @@ export const scoreRun = (run: RunRead, seed: number, peak: number): RunScore => 
     start: startScore(curve),
     factAuc: areaOf(run, FACT_METRIC),
     allZero: curve.every((p) => p.value === 0),
+    collapse: collapseOf(curve)?.kind ?? null,
     kept: keptOf(run),
     budget: budgetOf(run)
   }

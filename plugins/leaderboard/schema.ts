@@ -119,6 +119,8 @@ export const Row = Schema.Struct({
   baseline: Schema.NullOr(Estimate),
   /** Why none does not learn here (the row stays on the page, out of IQM, P(improvement) and the ranking); null when it learns. */
   notLearning: Schema.NullOr(Schema.String),
+  /** Present where none rises then collapses (the collapse track's gate on ≥ 2/3 of its seeds): the paper's regime, in words. */
+  collapses: Schema.optional(Schema.String),
   cells: Schema.Array(Cell)
 })
 export type Row = typeof Row.Type

@@ -2,6 +2,8 @@
  * Issue 39's changed verdicts, pinned on the published records (plugins/leaderboard/reference):
  * C1 reads "not supported" (its pooled area difference lies against the claim), C6 is tested on
  * the area, and the standard page compares the paper's top-p with its random control on Sokoban.
+ * The collapse track's page: where none rises then decays, the paper's top-p rises above none on
+ * Sokoban and its selection contrast does not separate; C1 with the track's settings.
  */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
@@ -46,5 +48,34 @@ describe("issue 39's verdicts on the published records", () => {
     const c6 = c6AdvantageShrinksWithSlip(f.runs.map((r) => viewOf(r.run)))
     expect(c6.verdict.kind).toBe("inconclusive")
     expect(c6.numbers[0]).toBe("slope of Δ area per unit slip −0.021 [−0.041, +0.001]")
+  }, 120_000)
+
+  test("the collapse page: none collapses on both rows and stays ranked; top-p − none +21.5 ▲ on Sokoban, its selection contrast +13.4 not separated; Holm over 18", async () => {
+    const c = await collect([`${REF}/collapse`])
+    const lb = buildLeaderboard({ ...c, siteDir: "." })
+    expect(lb.family).toMatchObject({ primary: 18, selection: 6 })
+    for (const r of lb.rows) {
+      expect(r.notLearning).toBeNull()
+      expect(r.collapses).toMatch(/^none rises then collapses on (9|8) of 11 seeds/)
+    }
+    const sokoban = lb.rows.find((r) => r.env.endsWith("sokoban-v1"))!
+    const paper = sokoban.cells.find((x) => x.filter === "top-p 0.9 (softmax, include zero)")!
+    expect(paper.delta!.verdict).toBe("better")
+    expect(100 * paper.delta!.mean).toBeCloseTo(21.5, 1)
+    expect(paper.selection!.control).toBe("random (top-p's count)")
+    expect(100 * paper.selection!.delta.mean).toBeCloseTo(13.4, 1)
+    expect(paper.selection!.delta.verdict).toBe("not-separated")
+    const frozen = lb.rows.find((r) => r.env.endsWith("frozenlake-v1"))!
+    expect(frozen.cells.find((x) => x.filter.startsWith("Q4"))!.delta!.verdict).toBe("worse")
+    expect(frozen.cells.find((x) => x.filter === "top-p 0.9 (softmax, include zero)")!.delta!.verdict).toBe("not-separated")
+    expect(lb.verdict.sentence).toContain("top-p 0.9 (softmax, include zero) above none on sokoban-v1 by +21.5 points (n = 11)")
+  }, 120_000)
+
+  test("C1 with the collapse track: holds in its Sokoban setting alone (Holm over 12 settings), pooled +1.7 points, inconclusive", async () => {
+    const c = await collect([`${REF}/standard`, `${REF}/standard-v1`, `${REF}/collapse`])
+    const c1 = c1TopPRaisesSuccess(c.runs.map((r) => viewOf(r.run)))
+    expect(c1.verdict.kind).toBe("inconclusive")
+    expect(c1.numbers[0]).toBe("Δ area +0.017 [−0.001, +0.035] p 0.090")
+    expect(c1.verdict.why).toContain("holds in 1 of 12 settings")
   }, 120_000)
 })

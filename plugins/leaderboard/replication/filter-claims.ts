@@ -127,8 +127,7 @@ const learns = (s: Stratum): boolean => {
 }
 
 /** C1 is about the paper's regime too: a setting whose no-filter runs collapse by the collapse track's gate is tested as well. */
-const learnsOrCollapses = (s: Stratum): boolean =>
-  learns(s) || settingCollapses(s.b.filter((v) => v.stream === 0).map((v) => evalCurve(v.run, SUCCESS_METRIC)))?.collapses === true
+const learnsOrCollapses = (s: Stratum): boolean => learns(s) || settingCollapses(s.b.filter((v) => v.stream === 0).map((v) => evalCurve(v.run, SUCCESS_METRIC)))?.collapses === true
 
 const mean = (xs: ReadonlyArray<number | null>): number | null => {
   const v = xs.filter((x): x is number => x !== null)

@@ -2,6 +2,7 @@
  * The calibration and power tables of docs/leaderboard.md, computed (never typed in):
  *
  *   node_modules/.bin/bun plugins/leaderboard/statistics/calibration-table.ts [reference-dir] [--write docs/leaderboard.md]
+ *   node_modules/.bin/bun plugins/leaderboard/statistics/calibration-table.ts <reference-dir> --power   # 3 and 4 only, printed
  *
  * 1. One comparison on simulated nulls (calibration.ts NULLS) at n = 3…12: the false-positive rate
  *    of each test at α = 0.05 and the coverage of the 95% t interval.
@@ -75,9 +76,19 @@ const tables = async (dir: string): Promise<string> => {
   const m = Math.max(1, ref.family)
   out.push(`| null | m | ${NS.map((n) => `n=${n}`).join(" | ")} |`, `|---|---|${NS.map(() => "---|").join("")}`)
   for (const d of NULLS) for (const size of [...new Set([6, 12, 24, m])]) out.push(`| ${d.name} | ${size} | ${NS.map((n) => pct(pageRejectionRate(d, n, size, PAGE_REPS, PAIRED_TEST))).join(" | ")} |`)
-  out.push("", `### Power at the suite's paired sd (${POWER_REPS} pages per cell)`, "")
+  out.push("", powerOf(dir, ref))
+  return out.join("\n")
+}
+
+/** Sections 3 and 4 alone: the power tables and the noise floor of one reference page (no simulated nulls). */
+const powerTables = async (dir: string): Promise<string> => powerOf(dir, await reference(dir))
+
+const powerOf = (dir: string, ref: Awaited<ReturnType<typeof reference>>): string => {
+  const out: string[] = []
+  const m = Math.max(1, ref.family)
+  out.push(`### Power at the suite's paired sd (${POWER_REPS} pages per cell)`, "")
   out.push(
-    `Paired sd of the area score on ${dir}: ${pct(ref.pooled, 2)} points (the root mean square of the per-seed differences' sd over its ${ref.comparisons} comparisons in rows where none learns). Share of pages on which a true effect is separated in its direction, in %, alone and among ${m - 1} null comparisons (the reference page's family):`,
+    `Paired sd of the area score on ${dir}: ${pct(ref.pooled, 2)} points (the root mean square of the per-seed differences' sd over its ${ref.comparisons} comparisons in rows where none learns or collapses). Share of pages on which a true effect is separated in its direction, in %, alone and among ${m - 1} null comparisons (the reference page's family):`,
     ""
   )
   out.push(`| effect | page | ${NS.map((n) => `n=${n}`).join(" | ")} |`, `|---|---|${NS.map(() => "---|").join("")}`)
@@ -116,8 +127,8 @@ if (import.meta.main) {
     console.error("calibration-table: --write needs a file: --write docs/leaderboard.md")
     process.exit(2)
   }
-  const dir = args.find((a, i) => !a.startsWith("--") && i !== w + 1) ?? "plugins/leaderboard/reference/standard"
-  const text = await tables(dir)
+  const dir = args.find((a, i) => !a.startsWith("--") && (w < 0 || i !== w + 1)) ?? "plugins/leaderboard/reference/standard"
+  const text = args.includes("--power") ? await powerTables(dir) : await tables(dir)
   if (!target) console.log(text)
   else {
     const doc = readFileSync(target, "utf8")

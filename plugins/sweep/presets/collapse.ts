@@ -19,9 +19,11 @@
  * floor. P × G = 8 × 16, validation every 10 steps on 128 instances at T = 0.5, MI diagnostics every
  * 10 steps, 11 seeds: the page's family is 2 envs × (6 arms against none + 3 filter-against-control
  * contrasts) = 18, and at 11 pairs the exact sign-flip test passes Holm's first threshold 0.05/18
- * even with the smallest difference of the wrong sign (4/2¹¹ = 0.00195). The power for a 5-point
- * difference is to be measured from the first shard's paired sd. Within 90 minutes on 2 workers
- * by `--dry-run`; run it in shards (`--shard i/4`) with `--compact-to plugins/leaderboard/reference/collapse`.
+ * even with the smallest difference of the wrong sign (4/2¹¹ = 0.00195). Measured on the published
+ * track, the paired sd of the area is 12–34 points (the collapse starts at a different step on each
+ * seed), so 11 seeds see differences of about 20 points (Sokoban) and not 5 (calibration.md §5).
+ * 50 min 38 s on 2 workers by `--dry-run`; run it in shards (`--shard i/4`) with
+ * `--compact-to plugins/leaderboard/reference/collapse`.
  */
 import { defineSweep } from "../../../core/host.ts"
 import { FROZENLAKE, fromStart, LINEAR_TOP_P, NONE, PAPER_TOP_P, POSITIVE_CONTROL_Q4, RANDOM_LIKE_LINEAR_TOP_P, RANDOM_LIKE_PAPER_TOP_P, RANDOM_LIKE_Q4, STANDARD } from "./_common.ts"
