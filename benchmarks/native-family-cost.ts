@@ -81,7 +81,7 @@ const cases: Array<[string, number, (k: K) => void]> = [
   ["attention fwd", 2, (k) => k.attention_forward(base, y, att, qkv, lens, B, T, C, NH)],
   ["attention bwd", 2, (k) => k.attention_backward(base, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)],
   ["gelu fwd", 2, (k) => k.gelu_forward(base, out, inp, N * 4 * C)],
-  ["gelu bwd", 2, (k) => k.gelu_backward(base, dinp, inp, dout, N * 4 * C)],
+  ["gelu bwd", 2, (k) => k.gelu_backward(base, dinp, inp, dout, N * 4 * C, 0)],
   ["layernorm fwd", 5, (k) => k.layernorm_forward(base, y, mean, rstd, inp, w, bias, N, C)],
   ["layernorm bwd", 5, (k) => k.layernorm_backward(base, dinp, dw, db, dout, inp, w, mean, rstd, N, C)],
   ["head fwd", 1, (k) => k.head_forward(base, probs, lp, en, z, targets, M, V, Vp)],

@@ -61,6 +61,8 @@ export class GPT {
   readonly posOff: Int32Array
   readonly gather: Int32Array
   readonly targets: Int32Array
+  /** Per decode row: [KV-cache slot, position] (sampler.ts; kernels.attentionDecodeRows). */
+  readonly decodeRows: Int32Array
   // outputs at gathered positions (M)
   readonly logits: Float32Array
   readonly probs: Float32Array
@@ -83,6 +85,8 @@ export class GPT {
   /** KV cache (maxB, ctx, C) per layer, for the sampler. */
   readonly kcache: Float32Array[] = []
   readonly vcache: Float32Array[] = []
+  /** The whole arena as floats: copies between its views by copyWithin allocate nothing (the sampler copies ~10^4 K/V rows per chunk). */
+  readonly all: Float32Array
 
   constructor(config: ModelConfig, maxB: number, trainable: boolean) {
     this.config = config
@@ -113,6 +117,7 @@ export class GPT {
       { name: "posOff", size: N, kind: "i32" }, // per row: absolute position of its first position
       { name: "gather", size: N, kind: "i32" },
       { name: "targets", size: N, kind: "i32" },
+      { name: "decodeRows", size: 2 * maxB, kind: "i32" }, // the sampler's decode step: per row [cache slot, position]
       { name: "encoded", size: N * C }, // (B,T,C)
       { name: "lnf", size: N * C },
       { name: "lnfMean", size: N },
@@ -126,7 +131,8 @@ export class GPT {
       { name: "dlogprob", size: N },
       { name: "dentropy", size: N },
       { name: "dvalues", size: N },
-      { name: "scratch", size: 4 * T }, // attention backward: ≤ 2T floats (prefix + row) per kernel thread
+      // attention backward: ≤ 2T floats (prefix + row) per kernel thread; the sampler's decode step: 4T
+      { name: "scratch", size: 4 * T },
       // transposed copies of the matmul weights for the wasm forward (kernels/wasm/matmul.c matmul_forward_t):
       // rewritten by every model forward, reused by the sampler's decode steps
       { name: "wt", size: L * 12 * C * C + Vp * C }
@@ -168,6 +174,7 @@ export class GPT {
     }
     const arena = (this.arena = carveArena(req))
     prepareArena(arena.memory)
+    this.all = new Float32Array(arena.memory.buffer)
     this.params = arena.f32.params!
     this.grads = arena.f32.grads!
     this.m = arena.f32.m!
@@ -179,6 +186,7 @@ export class GPT {
     this.posOff = arena.i32.posOff!
     this.gather = arena.i32.gather!
     this.targets = arena.i32.targets!
+    this.decodeRows = arena.i32.decodeRows!
     this.logits = arena.f32.logits!
     this.probs = arena.f32.probs!
     this.logprob = arena.f32.logprob!
@@ -298,11 +306,13 @@ export class GPT {
       res = al.res3![l]!
     }
     kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)
-    const hsel = a.hsel!,
-      lnf = a.lnf!
+    const all = this.all,
+      hsel = a.hsel!,
+      h0 = a.hsel!.byteOffset >> 2,
+      f0 = a.lnf!.byteOffset >> 2
     for (let m = 0; m < M; m++) {
-      const src = (Np + this.gather[m]!) * C
-      hsel.set(lnf.subarray(src, src + C), m * C)
+      const src = f0 + (Np + this.gather[m]!) * C
+      all.copyWithin(h0 + m * C, src, src + C)
     }
     mm(this.logits, hsel, p.wte!, null, M, C, this.Vp, wt.wte)
     kernels.headForward(this.probs, this.logprob, this.entropy, this.logits, this.targets, M, V, this.Vp)
@@ -332,9 +342,9 @@ export class GPT {
       dfch = a.dfch!,
       dfchGelu = a.dfchGelu!
     dlogits.fill(0, 0, M * this.Vp)
-    dhsel.fill(0, 0, M * C)
     kernels.headBackward(dlogits, this.probs, this.logits, this.logprob, this.entropy, this.targets, this.dlogprob, this.dentropy, M, V, this.Vp)
-    mb(dhsel, g.wte!, null, dlogits, a.hsel!, p.wte!, M, C, this.Vp)
+    // fresh (the last argument): the kernel writes dinp rather than adding to it, the bits of adding to zeros without zeroing first
+    mb(dhsel, g.wte!, null, dlogits, a.hsel!, p.wte!, M, C, this.Vp, true)
     // detached: the trunk's share goes to dres, which is zeroed below before it is used
     valueBackward(this.valueTrunkGrad ? dhsel : dres, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
     dlnf.fill(0, 0, N * C)
@@ -349,16 +359,12 @@ export class GPT {
     for (let l = L - 1; l >= 0; l--) {
       const resIn = l === 0 ? a.encoded! : al.res3![l - 1]!
       // MLP: res3 = res2 + fcproj(gelu(fc(ln2(res2))))
-      dfchGelu.fill(0, 0, N * 4 * C)
-      mb(dfchGelu, gl.fcprojw[l]!, gl.fcprojb[l]!, dres, al.fchGelu![l]!, pl.fcprojw[l]!, N, 4 * C, C)
-      dfch.fill(0, 0, N * 4 * C)
-      kernels.geluBackward(dfch, al.fch![l]!, dfchGelu, N * 4 * C)
-      dln.fill(0, 0, N * C)
-      mb(dln, gl.fcw[l]!, gl.fcb[l]!, dfch, al.ln2![l]!, pl.fcw[l]!, N, C, 4 * C)
+      mb(dfchGelu, gl.fcprojw[l]!, gl.fcprojb[l]!, dres, al.fchGelu![l]!, pl.fcprojw[l]!, N, 4 * C, C, true)
+      kernels.geluBackward(dfch, al.fch![l]!, dfchGelu, N * 4 * C, true)
+      mb(dln, gl.fcw[l]!, gl.fcb[l]!, dfch, al.ln2![l]!, pl.fcw[l]!, N, C, 4 * C, true)
       kernels.layernormBackward(dres, gl.ln2w[l]!, gl.ln2b[l]!, dln, al.res2![l]!, pl.ln2w[l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, N, C)
       // attention: res2 = resIn + attproj(attn(qkv(ln1(resIn))))
-      datty.fill(0, 0, N * C)
-      mb(datty, gl.attprojw[l]!, gl.attprojb[l]!, dres, al.atty![l]!, pl.attprojw[l]!, N, C, C)
+      mb(datty, gl.attprojw[l]!, gl.attprojb[l]!, dres, al.atty![l]!, pl.attprojw[l]!, N, C, C, true)
       dqkv.fill(0, 0, N * 3 * C)
       if (Bp === 0) kernels.attentionBackward(dqkv, a.scratch!, datty, al.qkv![l]!, al.att![l]!, this.lens, B, Tb, C, NH)
       else {
@@ -385,8 +391,7 @@ export class GPT {
         )
         kernels.attentionBackward(dpqkv, a.scratch!, datty, pqkv, att, this.plens, Bp, Tp, C, NH)
       }
-      dln.fill(0, 0, N * C)
-      mb(dln, gl.qkvw[l]!, gl.qkvb[l]!, dqkv, al.ln1![l]!, pl.qkvw[l]!, N, C, 3 * C)
+      mb(dln, gl.qkvw[l]!, gl.qkvb[l]!, dqkv, al.ln1![l]!, pl.qkvw[l]!, N, C, 3 * C, true)
       kernels.layernormBackward(dres, gl.ln1w[l]!, gl.ln1b[l]!, dln, resIn, pl.ln1w[l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, N, C)
     }
     if (Bp > 0) {

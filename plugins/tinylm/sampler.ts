@@ -41,17 +41,21 @@ export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOpti
       arg = i
     }
   }
+  // the untempered exps go to p: at temperature 1 they are the tempered ones ((z − max) / 1 = z − max)
+  const p = s.p
   let sumRaw = 0
-  for (let i = 0; i < V; i++) sumRaw += Math.exp(z[off + i]! - max)
+  for (let i = 0; i < V; i++) sumRaw += p[i] = Math.exp(z[off + i]! - max)
   const lseRaw = max + Math.log(sumRaw)
   if (!(o.temperature > 1e-6)) {
     out[0] = 0
     out[1] = z[off + arg]! - lseRaw
     return arg
   }
-  const p = s.p
-  let sum = 0
-  for (let i = 0; i < V; i++) sum += p[i] = Math.exp((z[off + i]! - max) / o.temperature)
+  let sum = sumRaw
+  if (o.temperature !== 1) {
+    sum = 0
+    for (let i = 0; i < V; i++) sum += p[i] = Math.exp((z[off + i]! - max) / o.temperature)
+  }
   for (let i = 0; i < V; i++) p[i] = p[i]! / sum
   // min-p relative to the top token (p of argmax = max after normalisation)
   if (o.minP > 0) {
@@ -88,6 +92,24 @@ export const drawToken = (z: Float32Array, off: number, V: number, o: SampleOpti
   return tok
 }
 
+/**
+ * Layer l's K and V of n positions into the KV cache: position i's from qkv at float src(i) (its
+ * q, k, v row) to the caches at float dst(i). copyWithin on the whole arena: no view per copy.
+ */
+const copyKv = (model: GPT, l: number, n: number, dst: (i: number) => number, src: (i: number) => number): void => {
+  const C = model.config.d,
+    all = model.all
+  const q0 = model.al.qkv![l]!.byteOffset >> 2,
+    k0 = model.kcache[l]!.byteOffset >> 2,
+    v0 = model.vcache[l]!.byteOffset >> 2
+  for (let i = 0; i < n; i++) {
+    const s = q0 + src(i) + C,
+      d = dst(i)
+    all.copyWithin(k0 + d, s, s + C)
+    all.copyWithin(v0 + d, s + C, s + 2 * C)
+  }
+}
+
 /** One decode step for N live rows: token toks[j] at position pos[j] in cache slot slot[j]; logits land in model.logits (N,Vp). */
 const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, slot: Int32Array): void => {
   const { d: C, layers: L, heads: NH, ctx: T } = model.config
@@ -107,22 +129,20 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
       q = pos[j]! * C
     for (let i = 0; i < C; i++) x[o + i] = wte[w + i]! + wpe[q + i]!
   }
-  const att = a.scratch!
+  const att = a.scratch!,
+    rows = model.decodeRows
+  for (let j = 0; j < N; j++) {
+    rows[2 * j] = slot[j]!
+    rows[2 * j + 1] = pos[j]!
+  }
   let res = x
   for (let l = 0; l < L; l++) {
     const qkv = al.qkv![l]!,
-      atty = al.atty![l]!,
-      kc = model.kcache[l]!,
-      vc = model.vcache[l]!
+      atty = al.atty![l]!
     kernels.layernormForward(al.ln1![l]!, al.ln1Mean![l]!, al.ln1Rstd![l]!, res, pl.ln1w[l]!, pl.ln1b[l]!, N, C)
     mm(qkv, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!, true)
-    for (let j = 0; j < N; j++) {
-      const c = (slot[j]! * T + pos[j]!) * C
-      kc.set(qkv.subarray(j * 3 * C + C, j * 3 * C + 2 * C), c)
-      vc.set(qkv.subarray(j * 3 * C + 2 * C, j * 3 * C + 3 * C), c)
-    }
-    // same arithmetic order as attentionForward so that scores match teacher forcing
-    for (let j = 0; j < N; j++) kernels.attentionDecode(atty, j * C, att, qkv, j * 3 * C, kc, vc, slot[j]! * T * C, pos[j]!, C, NH)
+    // the rows' k and v into the cache, then the same arithmetic as attentionForward (scores match teacher forcing)
+    kernels.attentionDecodeRows(atty, att, qkv, model.kcache[l]!, model.vcache[l]!, rows, N, T, C, NH)
     mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!, true)
     residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
     kernels.layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
@@ -157,20 +177,11 @@ export const sampleChunk = (model: GPT, prompts: ReadonlyArray<Int32Array>, o: S
   // the prefill's K and V rows become the cache (slot b, positions 0..len−1): the prefix's
   // positions from its prefix row, the rest from the row's own block
   const Np = Bp * Tp
-  for (let l = 0; l < L; l++) {
-    const qkv = model.al.qkv![l]!,
-      kc = model.kcache[l]!,
-      vc = model.vcache[l]!
-    for (let b = 0; b < B; b++) {
-      const P = prefixLen(b),
-        pi = chunk.prefixOf[b]!
-      for (let t = 0; t < prompts[b]!.length; t++) {
-        const src = (t < P ? pi * Tp + t : Np + b * Tb + t - P) * 3 * C
-        const dst = (b * T + t) * C
-        kc.set(qkv.subarray(src + C, src + 2 * C), dst)
-        vc.set(qkv.subarray(src + 2 * C, src + 3 * C), dst)
-      }
-    }
+  for (let b = 0; b < B; b++) {
+    const P = prefixLen(b),
+      pi = chunk.prefixOf[b]!
+    const src = (t: number) => (t < P ? pi * Tp + t : Np + b * Tb + t - P) * 3 * C
+    for (let l = 0; l < L; l++) copyKv(model, l, prompts[b]!.length, (t) => (b * T + t) * C, src)
   }
   const toks: number[][] = prompts.map(() => [])
   const lps: number[][] = prompts.map(() => [])

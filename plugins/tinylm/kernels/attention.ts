@@ -81,6 +81,21 @@ export function attentionDecode(
 }
 
 /**
+ * The sampler's decode step for N rows at once: row j's q, k, v at qkv[j·3C ..]; rows[2j], rows[2j+1]
+ * = its cache slot and position. Its k and v go into kc / vc (maxB, T, C) at that slot and position,
+ * then it attends over positions 0..pos of its slot (attentionDecode); out (N, C). att (≥ 4T floats:
+ * the fast kernels run four rows at a time) is scratch.
+ */
+export function attentionDecodeRows(out: Float32Array, att: Float32Array, qkv: Float32Array, kc: Float32Array, vc: Float32Array, rows: Int32Array, N: number, T: number, C: number, NH: number): void {
+  for (let j = 0; j < N; j++) {
+    const at = (rows[2 * j]! * T + rows[2 * j + 1]!) * C
+    kc.set(qkv.subarray(j * 3 * C + C, j * 3 * C + 2 * C), at)
+    vc.set(qkv.subarray(j * 3 * C + 2 * C, j * 3 * C + 3 * C), at)
+  }
+  for (let j = 0; j < N; j++) attentionDecode(out, j * C, att, qkv, j * 3 * C, kc, vc, rows[2 * j]! * T * C, rows[2 * j + 1]!, C, NH)
+}
+
+/**
  * Attention of rows that continue a shared prefix (the prompt, computed once for every row that
  * shares it: policy.ts groups rows by prompt). Row b's keys are the pref[2b+1] positions of its
  * prefix, which start at position pref[2b] of pqkv (the prefix rows' qkv, same layout as qkv),

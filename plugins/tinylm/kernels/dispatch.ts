@@ -10,7 +10,7 @@
  * run's runtime notes (kernels, kernelsIsa, numericFamily).
  */
 import { noteRuntime, UsageError } from "../../../core/host.ts"
-import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "./attention.ts"
+import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionDecodeRows, attentionForward, attentionForwardPrefixed } from "./attention.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
@@ -30,6 +30,7 @@ export interface Kernels {
   attentionForwardPrefixed: typeof attentionForwardPrefixed
   attentionBackwardPrefixed: typeof attentionBackwardPrefixed
   attentionDecode: typeof attentionDecode
+  attentionDecodeRows: typeof attentionDecodeRows
   geluForward: typeof geluForward
   geluBackward: typeof geluBackward
   layernormForward: typeof layernormForward
@@ -53,6 +54,7 @@ export const plainKernels: Kernels = {
   attentionForwardPrefixed,
   attentionBackwardPrefixed,
   attentionDecode,
+  attentionDecodeRows,
   geluForward,
   geluBackward,
   layernormForward,
@@ -69,6 +71,54 @@ export const useKernels = (k: Kernels): void => {
   Object.assign(kernels, k)
 }
 
+/** A self-check's memory: deterministic input views, int views, and the fast-against-JS comparison. */
+interface CheckArena {
+  readonly view: (n: number, fill?: boolean) => Float32Array
+  readonly ints: (values: number[]) => Int32Array
+  readonly compare: (run: (k: Kernels, out: Float32Array[]) => void, sizes: number[]) => void
+}
+
+/** The attention kernels' part of the self-check (forward, backward, decode rows, prefixed). */
+const checkAttention = ({ view, ints, compare }: CheckArena): void => {
+  const B = 2,
+    T = 3,
+    AC = 8,
+    NH = 2
+  const lens = ints([3, 2])
+  const qkv = view(B * T * 3 * AC),
+    ay = view(B * T * AC)
+  const att = view(B * NH * T * T, false),
+    scratch = view(T, false)
+  compare((k, [o]) => k.attentionForward(o!, att, qkv, lens, B, T, AC, NH), [B * T * AC])
+  compare(
+    (k, [d]) => {
+      k.attentionForward(view(B * T * AC, false), att, qkv, lens, B, T, AC, NH)
+      k.attentionBackward(d!, scratch, ay, qkv, att, lens, B, T, AC, NH)
+    },
+    [B * T * 3 * AC]
+  )
+  // a decode step of both rows: slot 1 at position 2, slot 0 at position 0 (their k, v written into the caches first)
+  const rows = ints([1, 2, 0, 0])
+  const kc = view(B * T * AC),
+    vc = view(B * T * AC),
+    datt = view(4 * T, false)
+  compare((k, [o]) => k.attentionDecodeRows(o!, datt, qkv, kc, vc, rows, B, T, AC, NH), [B * AC])
+  // rows continuing prefixes: row 0 after 2 positions of prefix row 1, row 1 with no prefix
+  const pref = ints([T + 1, 2, 0, 0])
+  const Tk = T + 2,
+    patt = view(B * NH * T * Tk, false),
+    pscratch = view(2 * Tk, false),
+    pqkv = view(B * T * 3 * AC)
+  compare((k, [o]) => k.attentionForwardPrefixed(o!, patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk), [B * T * AC])
+  compare(
+    (k, [d, dp]) => {
+      k.attentionForwardPrefixed(view(B * T * AC, false), patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk)
+      k.attentionBackwardPrefixed(d!, dp!, pscratch, ay, qkv, patt, lens, B, T, AC, NH, pqkv, pref, Tk)
+    },
+    [B * T * 3 * AC, B * T * 3 * AC]
+  )
+}
+
 /**
  * Max |fast − js| / (1 + |js|) over small ragged calls of every kernel of a fast set against its
  * JS reference (forward and backward); Infinity when the backend does not load (`attach` throws).
@@ -82,6 +132,12 @@ const selfCheck = (fast: Kernels, attach: (m: WebAssembly.Memory) => void, label
       const v = new Float32Array(memory.buffer, off, n)
       off += Math.ceil(n / 4) * 16
       if (fill) for (let i = 0; i < n; i++) v[i] = (((i * 2654435761 + n * 97) >>> 0) % 1000) / 500 - 1
+      return v
+    }
+    const ints = (values: number[]) => {
+      const v = new Int32Array(memory.buffer, off, values.length)
+      off += Math.ceil(values.length / 4) * 16
+      v.set(values)
       return v
     }
     attach(memory)
@@ -121,9 +177,7 @@ const selfCheck = (fast: Kernels, attach: (m: WebAssembly.Memory) => void, label
     const HM = 3,
       HV = 7,
       HVp = 8
-    const targets = new Int32Array(memory.buffer, off, HM)
-    off += 16
-    targets.set([0, 6, 3])
+    const targets = ints([0, 6, 3])
     const z = view(HM * HVp),
       hlp = view(HM, false),
       hen = view(HM, false),
@@ -138,41 +192,7 @@ const selfCheck = (fast: Kernels, attach: (m: WebAssembly.Memory) => void, label
       },
       [HM * HVp]
     )
-    const B = 2,
-      T = 3,
-      AC = 8,
-      NH = 2
-    const lens = new Int32Array(memory.buffer, off, B)
-    off += 16
-    lens.set([3, 2])
-    const qkv = view(B * T * 3 * AC),
-      ay = view(B * T * AC)
-    const att = view(B * NH * T * T, false),
-      scratch = view(T, false)
-    compare((k, [o]) => k.attentionForward(o!, att, qkv, lens, B, T, AC, NH), [B * T * AC])
-    compare(
-      (k, [d]) => {
-        k.attentionForward(view(B * T * AC, false), att, qkv, lens, B, T, AC, NH)
-        k.attentionBackward(d!, scratch, ay, qkv, att, lens, B, T, AC, NH)
-      },
-      [B * T * 3 * AC]
-    )
-    // rows continuing prefixes: row 0 after 2 positions of prefix row 1, row 1 with no prefix
-    const pref = new Int32Array(memory.buffer, off, 2 * B)
-    off += 16
-    pref.set([T + 1, 2, 0, 0])
-    const Tk = T + 2,
-      patt = view(B * NH * T * Tk, false),
-      pscratch = view(2 * Tk, false),
-      pqkv = view(B * T * 3 * AC)
-    compare((k, [o]) => k.attentionForwardPrefixed(o!, patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk), [B * T * AC])
-    compare(
-      (k, [d, dp]) => {
-        k.attentionForwardPrefixed(view(B * T * AC, false), patt, qkv, lens, B, T, AC, NH, pqkv, pref, Tk)
-        k.attentionBackwardPrefixed(d!, dp!, pscratch, ay, qkv, patt, lens, B, T, AC, NH, pqkv, pref, Tk)
-      },
-      [B * T * 3 * AC, B * T * 3 * AC]
-    )
+    checkAttention({ view, ints, compare })
     return Number.isFinite(worst) ? worst : Infinity
   } catch (e) {
     if (process.env.RAGEN_VERBOSE === "1") console.error(`tinylm ${label} self-check: ${(e as Error).message}`)

@@ -8,7 +8,7 @@
  * and for the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 12
  * rows), so every output is computed exactly as in the one-thread call.
  */
-import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionForward, attentionForwardPrefixed } from "./attention.ts"
+import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionDecodeRows, attentionForward, attentionForwardPrefixed } from "./attention.ts"
 import type { Kernels } from "./dispatch.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"
@@ -24,7 +24,8 @@ export interface WasmExports {
     dinp: number,
     dweight: number,
     dbias: number,
-    hasBias: number,
+    /** 1: there is a bias; 2: dinp is fresh (written, not added to) */
+    flags: number,
     dout: number,
     inp: number,
     weight: number,
@@ -56,8 +57,9 @@ export interface WasmExports {
     Tk: number
   ): void
   attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
+  attention_decode_rows(out: number, att: number, qkv: number, kc: number, vc: number, rows: number, N: number, T: number, C: number, NH: number): void
   gelu_forward(out: number, inp: number, N: number): void
-  gelu_backward(dinp: number, inp: number, dout: number, N: number): void
+  gelu_backward(dinp: number, inp: number, dout: number, N: number, fresh: number): void
   layernorm_forward(out: number, mean: number, rstd: number, inp: number, weight: number, bias: number, N: number, C: number): void
   layernorm_backward(dinp: number, dweight: number, dbias: number, dout: number, inp: number, weight: number, mean: number, rstd: number, N: number, C: number): void
   head_forward(probs: number, logprob: number, entropy: number, logits: number, targets: number, M: number, V: number, Vp: number): void
@@ -154,25 +156,27 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     weight: Float32Array,
     BT: number,
     C: number,
-    OC: number
+    OC: number,
+    fresh = false
   ): void {
     const at = owner(dinp, dweight, dbias, dout, inp, weight)
-    if (at === undefined) return matmulBackward(dinp, dweight, dbias, dout, inp, weight, BT, C, OC)
+    if (at === undefined) return matmulBackward(dinp, dweight, dbias, dout, inp, weight, BT, C, OC, fresh)
     const ex = at.ex
     const di = dinp.byteOffset,
       dw = dweight.byteOffset,
       db = dbias === null ? 0 : dbias.byteOffset,
-      hasBias = dbias === null ? 0 : 1
+      f = fresh ? 2 : 0,
+      flags = (dbias === null ? 0 : 1) | f
     const g = dout.byteOffset,
       x = inp.byteOffset,
       w = weight.byteOffset
     const pool = BT >= 6 && OC >= 6 ? splitter(BT * C * OC, backend.splitMatmul) : undefined
-    if (pool === undefined) return ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, BT, 0, OC)
+    if (pool === undefined) return ex.matmul_backward_part(di, dw, db, flags, g, x, w, BT, C, OC, 0, BT, 0, OC)
     // worker: dinp rows [h, BT) and dweight rows [oh, OC); caller: the rest and the bias
     const h = half(BT, TILE_ROWS),
       oh = half(OC, TILE_ROWS)
-    pool.start(at.memory, "matmul_backward_part", [di, dw, 0, 0, g, x, w, BT, C, OC, h, BT, oh, OC])
-    ex.matmul_backward_part(di, dw, db, hasBias, g, x, w, BT, C, OC, 0, h, 0, oh)
+    pool.start(at.memory, "matmul_backward_part", [di, dw, 0, f, g, x, w, BT, C, OC, h, BT, oh, OC])
+    ex.matmul_backward_part(di, dw, db, flags, g, x, w, BT, C, OC, 0, h, 0, oh)
     pool.join()
   }
 
@@ -330,6 +334,16 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     at.ex.attention_decode(out.byteOffset + 4 * outOff, att.byteOffset, q.byteOffset + 4 * qOff, kc.byteOffset + 4 * kvOff, vc.byteOffset + 4 * kvOff, t, C, NH)
   }
 
+  /**
+   * One call for all of a decode step's rows (the cache writes included); att needs 4T floats. On one
+   * thread, as the decode matmuls: split in two, the step's rollout ran 1.7× slower on a loaded machine.
+   */
+  function fastAttentionDecodeRows(out: Float32Array, att: Float32Array, qkv: Float32Array, kc: Float32Array, vc: Float32Array, rows: Int32Array, N: number, T: number, C: number, NH: number): void {
+    const at = att.length >= 4 * T ? owner(out, att, qkv, kc, vc, rows) : undefined
+    if (at === undefined) return attentionDecodeRows(out, att, qkv, kc, vc, rows, N, T, C, NH)
+    at.ex.attention_decode_rows(out.byteOffset, att.byteOffset, qkv.byteOffset, kc.byteOffset, vc.byteOffset, rows.byteOffset, N, T, C, NH)
+  }
+
   function fastGeluForward(out: Float32Array, inp: Float32Array, N: number): void {
     const at = owner(out, inp)
     if (at === undefined) return geluForward(out, inp, N)
@@ -343,17 +357,18 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     pool.join()
   }
 
-  function fastGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number): void {
+  function fastGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number, fresh = false): void {
     const at = owner(dinp, inp, dout)
-    if (at === undefined) return geluBackward(dinp, inp, dout, N)
+    if (at === undefined) return geluBackward(dinp, inp, dout, N, fresh)
     const d = dinp.byteOffset,
       x = inp.byteOffset,
-      g = dout.byteOffset
+      g = dout.byteOffset,
+      f = fresh ? 1 : 0
     const pool = splitter(N, backend.splitPointwise)
-    if (pool === undefined) return at.ex.gelu_backward(d, x, g, N)
+    if (pool === undefined) return at.ex.gelu_backward(d, x, g, N, f)
     const h = half(N, 4)
-    pool.start(at.memory, "gelu_backward", [d + 4 * h, x + 4 * h, g + 4 * h, N - h])
-    at.ex.gelu_backward(d, x, g, h)
+    pool.start(at.memory, "gelu_backward", [d + 4 * h, x + 4 * h, g + 4 * h, N - h, f])
+    at.ex.gelu_backward(d, x, g, h, f)
     pool.join()
   }
 
@@ -450,6 +465,7 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     attentionForwardPrefixed: fastAttentionForwardPrefixed,
     attentionBackwardPrefixed: fastAttentionBackwardPrefixed,
     attentionDecode: fastAttentionDecode,
+    attentionDecodeRows: fastAttentionDecodeRows,
     geluForward: fastGeluForward,
     geluBackward: fastGeluBackward,
     layernormForward: fastLayernormForward,

@@ -9,8 +9,9 @@ export function geluForward(out: Float32Array, inp: Float32Array, N: number): vo
   }
 }
 
-// dinp (N) += gelu'(inp) · dout
-export function geluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number): void {
+// dinp (N) += gelu'(inp) · dout; fresh: dinp holds nothing yet (it is zeroed first, the fast kernels write it)
+export function geluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number, fresh = false): void {
+  if (fresh) dinp.fill(0, 0, N)
   for (let i = 0; i < N; i++) {
     const d = dout[i]!
     if (d === 0) continue

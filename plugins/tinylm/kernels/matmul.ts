@@ -143,8 +143,10 @@ export function matmulBackward(
   weight: Float32Array,
   BT: number,
   C: number,
-  OC: number
+  OC: number,
+  fresh = false
 ): void {
+  if (fresh) dinp.fill(0, 0, BT * C)
   const BT4 = BT - (BT % 4)
   const OC4 = OC - (OC % 4)
   // blocks of 4 rows × 4 output channels share every load; all-zero blocks (padding) are skipped

@@ -24,9 +24,9 @@ PUB void NAME(matmul_forward)(char *base, int out, int inp, int weight, int bias
 PUB void NAME(matmul_forward_t)(char *base, int out, int inp, int weight, int bias, int hasBias, int BT, int C, int OC, int wt, int wtReady) {
   matmul_forward_t(F(out), F(inp), F(weight), F(bias), hasBias, BT, C, OC, F(wt), wtReady);
 }
-PUB void NAME(matmul_backward_part)(char *base, int dinp, int dweight, int dbias, int hasBias, int dout, int inp, int weight,
+PUB void NAME(matmul_backward_part)(char *base, int dinp, int dweight, int dbias, int flags, int dout, int inp, int weight,
                                     int BT, int C, int OC, int r0, int r1, int o0, int o1) {
-  matmul_backward_part(F(dinp), F(dweight), F(dbias), hasBias, F(dout), F(inp), F(weight), BT, C, OC, r0, r1, o0, o1);
+  matmul_backward_part(F(dinp), F(dweight), F(dbias), flags, F(dout), F(inp), F(weight), BT, C, OC, r0, r1, o0, o1);
 }
 PUB void NAME(attention_forward)(char *base, int out, int att, int qkv, int lens, int B, int T, int C, int NH) {
   attention_forward(F(out), F(att), F(qkv), I(lens), B, T, C, NH);
@@ -44,8 +44,11 @@ PUB void NAME(attention_backward_prefixed)(char *base, int dqkv, int dpqkv, int 
 PUB void NAME(attention_decode)(char *base, int out, int att, int q, int kc, int vc, int t, int C, int NH) {
   attention_decode(F(out), F(att), F(q), F(kc), F(vc), t, C, NH);
 }
+PUB void NAME(attention_decode_rows)(char *base, int out, int att, int qkv, int kc, int vc, int rows, int N, int T, int C, int NH) {
+  attention_decode_rows(F(out), F(att), F(qkv), F(kc), F(vc), I(rows), N, T, C, NH);
+}
 PUB void NAME(gelu_forward)(char *base, int out, int inp, int N) { gelu_forward(F(out), F(inp), N); }
-PUB void NAME(gelu_backward)(char *base, int dinp, int inp, int dout, int N) { gelu_backward(F(dinp), F(inp), F(dout), N); }
+PUB void NAME(gelu_backward)(char *base, int dinp, int inp, int dout, int N, int fresh) { gelu_backward(F(dinp), F(inp), F(dout), N, fresh); }
 PUB void NAME(layernorm_forward)(char *base, int out, int mean, int rstd, int inp, int weight, int bias, int N, int C) {
   layernorm_forward(F(out), F(mean), F(rstd), F(inp), F(weight), F(bias), N, C);
 }

@@ -15,28 +15,96 @@ static inline float dot(const float *a, const float *b, int n4, int n) {
   return s;
 }
 
+/* queries per block of the forward's weighted sum of values (each query's sums keep their key order) */
+#ifndef AQ
+#define AQ 4
+#endif
+#if AQ > 4
+#error "softmax_rows names at most four rows"
+#endif
+
+/* the four dot(q, k_l), hs a multiple of VL: each product sum added in hsum's order (hsum4x) */
+static inline vf4 dot4(const float *q, const float *k0, const float *k1, const float *k2, const float *k3, int hs) {
+  vf a0 = SPLAT(0.0f), a1 = a0, a2 = a0, a3 = a0;
+  for (int i = 0; i < hs; i += VL) {
+    const vf x = LD(q + i);
+    MADD(a0, x, LD(k0 + i));
+    MADD(a1, x, LD(k1 + i));
+    MADD(a2, x, LD(k2 + i));
+    MADD(a3, x, LD(k3 + i));
+  }
+  return hsum4x(a0, a1, a2, a3);
+}
+
 /*
- * out[0..hs) = softmax_j(q·k[j]·scale) · v[j] over n1 + t + 1 keys: the first n1 from one place
- * (a shared prefix, rows of stride s1), then t + 1 from another (stride s2); att[0..n1+t] gets the
- * weights. With n1 = 0 it is plain causal attention over one row; either way the arithmetic runs
- * in key order over one contiguous att row, so a row split into prefix + own positions gives the
- * same bits as the concatenated row.
+ * out[j] = dot(q, k + j*st) for j < n, with dot's bits: four keys at a time when hs is a multiple of
+ * VL (the last block ends at key n − 1 and recomputes a few keys, to the same values; below four
+ * keys, key 0 stands in for the missing ones), else one at a time.
  */
-static inline void attend2(float *out, float *att, const float *q, const float *k1, const float *v1, int s1, int n1,
-                           const float *k2, const float *v2, int s2, int t, int hs, float scale) {
-  const int hs4 = hs & ~(VL - 1), n = n1 + t + 1;
+static inline void dots(float *out, const float *q, const float *k, int st, int n, int hs) {
+  const int hs4 = hs & ~(VL - 1);
+  if (hs4 != hs) {
+    for (int j = 0; j < n; j++) out[j] = dot(q, k + j * st, hs4, hs);
+    return;
+  }
+  if (n < 4) {
+    if (n == 0) return;
+    const vf4 d = dot4(q, k, n > 1 ? k + st : k, n > 2 ? k + 2 * st : k, k, hs);
+    out[0] = LANE4(d, 0);
+    if (n > 1) out[1] = LANE4(d, 1);
+    if (n > 2) out[2] = LANE4(d, 2);
+    return;
+  }
+  for (int j = 0;; j += 4) {
+    if (j > n - 4) j = n - 4;
+    const float *k0 = k + j * st;
+    ST4(out + j, dot4(q, k0, k0 + st, k0 + 2 * st, k0 + 3 * st, hs));
+    if (j == n - 4) return;
+  }
+}
+
+/*
+ * The softmax of one attention row of n raw dot products, in three steps (softmax_rows runs each step
+ * for all the rows of a block before the next, so that the rows' dependency chains overlap):
+ * scale_max: att[j] *= scale, returns the max; exp_sum: att[j] = exp(att[j] − max), returns their
+ * sum; normalize: att[j] /= sum (times 1/sum). In rows of at least VL keys the last VL keys are also
+ * one vector `last` (taken before the loop rewrites them): the loop and that vector compute the keys
+ * they share to the same values, and the tail is added in key order, so every key gets the bits of
+ * the one-key-at-a-time loop of rows below VL (sexp is one lane of vexp).
+ */
+static inline __attribute__((always_inline)) float scale_max(float *att, int n, float scale, vf *last) {
   float max = -3.4e38f;
-  for (int j = 0; j < n1; j++) {
-    const float s = dot(q, k1 + j * s1, hs4, hs) * scale;
-    att[j] = s;
-    if (s > max) max = s;
+  if (n < VL) {
+    for (int j = 0; j < n; j++) {
+      const float s = att[j] * scale;
+      att[j] = s;
+      if (s > max) max = s;
+    }
+    return max;
   }
-  for (int t2 = 0; t2 <= t; t2++) {
-    const float s = dot(q, k2 + t2 * s2, hs4, hs) * scale;
-    att[n1 + t2] = s;
-    if (s > max) max = s;
+  const vf vs = SPLAT(scale);
+  *last = VMUL(LD(att + n - VL), vs);
+  /* the max in lanes: only which of two equal maxima (+0, −0) wins can change, and both subtract to the same exp */
+  vf vm = VMAXGT(*last, SPLAT(max));
+  for (int j = 0; j + VL <= n; j += VL) {
+    const vf s = VMUL(LD(att + j), vs);
+    ST(att + j, s);
+    vm = VMAXGT(s, vm);
   }
-  const vf vmax = SPLAT(max);
+  return hmax(vm);
+}
+
+static inline __attribute__((always_inline)) float exp_sum(float *att, int n, float max, vf last) {
+  float sum = 0.0f;
+  if (n < VL) {
+    for (int j = 0; j < n; j++) {
+      const float e = sexp(att[j] - max);
+      att[j] = e;
+      sum += e;
+    }
+    return sum;
+  }
+  const vf vmax = SPLAT(max), elast = vexp(VSUB(last, vmax));
   vf vsum = SPLAT(0.0f);
   int j = 0;
   for (; j + VL <= n; j += VL) {
@@ -44,32 +112,98 @@ static inline void attend2(float *out, float *att, const float *q, const float *
     ST(att + j, e);
     vsum = VADD(vsum, e);
   }
-  float sum = hsum(vsum);
-  for (; j < n; j++) {
-    const float e = sexp(att[j] - max);
-    att[j] = e;
-    sum += e;
-  }
+  ST(att + n - VL, elast);
+  sum = hsum(vsum);
+  for (; j < n; j++) sum += att[j];
+  return sum;
+}
+
+static inline void normalize(float *att, int n, float sum) {
   const float inv = 1.0f / sum;
-  for (j = 0; j < n; j++) att[j] *= inv;
-  const float *a2 = att + n1;
-  int i = 0;
-  for (; i < hs4; i += VL) {
-    vf acc = SPLAT(0.0f);
-    for (j = 0; j < n1; j++) MADD(acc, SPLAT(att[j]), LD(v1 + j * s1 + i));
-    for (int t2 = 0; t2 <= t; t2++) MADD(acc, SPLAT(a2[t2]), LD(v2 + t2 * s2 + i));
-    ST(out + i, acc);
+  for (int j = 0; j < n; j++) att[j] *= inv;
+}
+
+/*
+ * The attention weights of the Q queries t0 + a (q rows qs apart, att rows Tk apart) over n1 + t0 + a + 1
+ * keys each (the first n1 at stride s1, then t0 + a + 1 at stride s2), each in one contiguous att row.
+ */
+static inline __attribute__((always_inline)) void softmax_rows(float *att, int Tk, const float *q, int qs, const float *k1, int s1, int n1,
+                                                               const float *k2, int s2, int t0, int hs, float scale, const int Q) {
+  /* named per row rather than arrays: wasm has no stack for an array that stays in memory (AQ ≤ 4) */
+  vf l0 = SPLAT(0.0f), l1 = l0, l2 = l0, l3 = l0;
+  float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
+  for (int a = 0; a < Q; a++) {
+    dots(att + a * Tk, q + a * qs, k1, s1, n1, hs);
+    dots(att + a * Tk + n1, q + a * qs, k2, s2, t0 + a + 1, hs);
   }
-  for (; i < hs; i++) {
+#define ROW(a) att + (a) * Tk, n1 + t0 + (a) + 1
+  m0 = scale_max(ROW(0), scale, &l0);
+  if (Q > 1) m1 = scale_max(ROW(1), scale, &l1);
+  if (Q > 2) m2 = scale_max(ROW(2), scale, &l2);
+  if (Q > 3) m3 = scale_max(ROW(3), scale, &l3);
+  m0 = exp_sum(ROW(0), m0, l0);
+  if (Q > 1) m1 = exp_sum(ROW(1), m1, l1);
+  if (Q > 2) m2 = exp_sum(ROW(2), m2, l2);
+  if (Q > 3) m3 = exp_sum(ROW(3), m3, l3);
+  normalize(ROW(0), m0);
+  if (Q > 1) normalize(ROW(1), m1);
+  if (Q > 2) normalize(ROW(2), m2);
+  if (Q > 3) normalize(ROW(3), m3);
+#undef ROW
+}
+
+/*
+ * out_a[i .. i + NV·VL) = sum over keys in order of att_a[j] · v_j for the Q queries t0 + a (att rows
+ * Tk apart, outputs os apart): query a's keys are the n1 prefix keys, then own keys 0..t0 + a. The
+ * keys all share go first for every query, then each query's last a keys: every sum keeps its order,
+ * and the Q·NV chains run side by side.
+ */
+static inline __attribute__((always_inline)) void weighted_sum(float *out, int os, const float *att, int Tk, const float *v1, int s1, int n1,
+                                                               const float *v2, int s2, int t0, int i, const int Q, const int NV) {
+  vf acc[AQ][2];
+  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) acc[a][v] = SPLAT(0.0f);
+  for (int j = 0; j < n1 + t0 + 1; j++) {
+    const float *vr = j < n1 ? v1 + j * s1 + i : v2 + (j - n1) * s2 + i;
+    vf x[2];
+    for (int v = 0; v < NV; v++) x[v] = LD(vr + v * VL);
+    for (int a = 0; a < Q; a++) {
+      const vf w = SPLAT(att[a * Tk + j]);
+      for (int v = 0; v < NV; v++) MADD(acc[a][v], w, x[v]);
+    }
+  }
+  for (int a = 1; a < Q; a++) for (int t2 = t0 + 1; t2 <= t0 + a; t2++) {
+    const vf w = SPLAT(att[a * Tk + n1 + t2]);
+    for (int v = 0; v < NV; v++) MADD(acc[a][v], w, LD(v2 + t2 * s2 + i + v * VL));
+  }
+  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) ST(out + a * os + i + v * VL, acc[a][v]);
+}
+
+/*
+ * out_a[0..hs) = softmax_j(q_a·k[j]·scale) · v[j] for the Q queries t0 + a (q rows qs apart, att rows
+ * Tk apart, outputs os apart) over n1 + t0 + a + 1 keys: the first n1 from one place (a shared prefix,
+ * rows of stride s1), then t0 + a + 1 from another (stride s2). With n1 = 0 it is plain causal
+ * attention. Either way each query's arithmetic runs in key order over one contiguous att row, so a row
+ * split into prefix + own positions gives the same bits as the concatenated row, and a query's result
+ * does not depend on the block it is computed in (Q = 1 for the sampler's decode).
+ */
+static inline __attribute__((always_inline)) void attend_q(float *out, int os, float *att, int Tk, const float *q, int qs, const float *k1, const float *v1, int s1, int n1,
+                                                           const float *k2, const float *v2, int s2, int t0, int hs, float scale, const int Q) {
+  const int hs4 = hs & ~(VL - 1);
+  softmax_rows(att, Tk, q, qs, k1, s1, n1, k2, s2, t0, hs, scale, Q);
+  int i = 0;
+  for (; i + 2 * VL <= hs4; i += 2 * VL) weighted_sum(out, os, att, Tk, v1, s1, n1, v2, s2, t0, i, Q, 2);
+  for (; i < hs4; i += VL) weighted_sum(out, os, att, Tk, v1, s1, n1, v2, s2, t0, i, Q, 1);
+  for (; i < hs; i++) for (int a = 0; a < Q; a++) {
+    const float *w = att + a * Tk, *a2 = w + n1;
     float acc = 0.0f;
-    for (j = 0; j < n1; j++) acc += att[j] * v1[j * s1 + i];
-    for (int t2 = 0; t2 <= t; t2++) acc += a2[t2] * v2[t2 * s2 + i];
-    out[i] = acc;
+    for (int j = 0; j < n1; j++) acc += w[j] * v1[j * s1 + i];
+    for (int t2 = 0; t2 <= t0 + a; t2++) acc += a2[t2] * v2[t2 * s2 + i];
+    out[a * os + i] = acc;
   }
 }
 
 static inline void attend(float *out, float *att, const float *q, const float *k, const float *v, int stride, int t, int hs, float scale) {
-  attend2(out, att, q, k, v, stride, 0, k, v, stride, t, hs, scale);
+  attend_q(out, 0, att, 0, q, 0, k, v, stride, 0, k, v, stride, t, hs, scale, 1);
 }
 
 /*
@@ -83,16 +217,19 @@ static void forward_rows(float *out, float *att, const float *qkv, const int *le
   for (int b = 0; b < B; b++) {
     const int len = lens[b] < T ? lens[b] : T, P = hasPref ? pref[2 * b + 1] : 0;
     const float *base = qkv + b * T * C3, *pbase = hasPref ? pqkv + pref[2 * b] * C3 : base;
-    for (int t = 0; t < T; t++) {
-      float *o = out + (b * T + t) * C;
-      if (t >= len) {
-        for (int i = 0; i < C; i++) o[i] = 0.0f;
-        continue;
-      }
-      for (int h = 0; h < NH; h++) {
-        attend2(o + h * hs, att + ((b * NH + h) * T + t) * Tk, base + t * C3 + h * hs,
-                pbase + C + h * hs, pbase + 2 * C + h * hs, C3, P, base + C + h * hs, base + 2 * C + h * hs, C3, t, hs, scale);
-      }
+    for (int t = len; t < T; t++) for (int i = 0; i < C; i++) out[(b * T + t) * C + i] = 0.0f;
+    for (int h = 0; h < NH; h++) {
+      /* queries in blocks of AQ (one head's att rows are consecutive) */
+      float *o = out + b * T * C + h * hs, *a = att + (b * NH + h) * T * Tk;
+      const float *q = base + h * hs, *k1 = pbase + C + h * hs, *v1 = pbase + 2 * C + h * hs, *k2 = base + C + h * hs, *v2 = base + 2 * C + h * hs;
+#define ATTEND_Q(Q) attend_q(o + t * C, C, a + t * Tk, Tk, q + t * C3, C3, k1, v1, C3, P, k2, v2, C3, t, hs, scale, Q)
+      int t = 0;
+      for (; t + AQ <= len; t += AQ) ATTEND_Q(AQ);
+      /* the last 2 or 3 queries in one block too (AQ = 4): measured 5% faster than one by one */
+      if (AQ == 4 && len - t == 3) ATTEND_Q(3);
+      else if (AQ == 4 && len - t == 2) ATTEND_Q(2);
+      else for (; t < len; t++) ATTEND_Q(1);
+#undef ATTEND_Q
     }
   }
 }
@@ -111,9 +248,191 @@ void attention_decode(float *out, float *att, const float *q, const float *kc, c
 }
 
 /*
- * Backward of one (query, head): keys/values in two segments as in attend2 (n1 prefix keys at
- * stride s1 with their gradients dk1/dv1, then t + 1 own keys at stride s2), in key order:
- * dv[j] += att[j]·dout, d(att)[j] = dout·v[j], then the softmax backward into dq and dk[j].
+ * Q decode rows of one head (offset ho in a row), stage by stage as softmax_rows (their chains
+ * overlap): row a's query at q + a·C3, its slot and position in rows[2a], rows[2a + 1] (keys and
+ * values at stride C from that slot's start in kc / vc), its weights in att + a·T, its output at
+ * out + a·C. Each row computes what attend does, bit for bit.
+ */
+static inline __attribute__((always_inline)) void decode_block(float *out, float *att, int T, const float *q, const float *kc, const float *vc, const int *rows,
+                                                               int ho, int C, int hs, float scale, const int Q) {
+#define KEYS(x, a) ((x) + rows[2 * (a)] * T * C + ho)
+#define ROW(a) att + (a) * T, rows[2 * (a) + 1] + 1
+  vf l0 = SPLAT(0.0f), l1 = l0, l2 = l0, l3 = l0;
+  float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
+  for (int a = 0; a < Q; a++) dots(att + a * T, q + a * 3 * C, KEYS(kc, a), C, rows[2 * a + 1] + 1, hs);
+  m0 = scale_max(ROW(0), scale, &l0);
+  if (Q > 1) m1 = scale_max(ROW(1), scale, &l1);
+  if (Q > 2) m2 = scale_max(ROW(2), scale, &l2);
+  if (Q > 3) m3 = scale_max(ROW(3), scale, &l3);
+  m0 = exp_sum(ROW(0), m0, l0);
+  if (Q > 1) m1 = exp_sum(ROW(1), m1, l1);
+  if (Q > 2) m2 = exp_sum(ROW(2), m2, l2);
+  if (Q > 3) m3 = exp_sum(ROW(3), m3, l3);
+  normalize(ROW(0), m0);
+  if (Q > 1) normalize(ROW(1), m1);
+  if (Q > 2) normalize(ROW(2), m2);
+  if (Q > 3) normalize(ROW(3), m3);
+  const int hs4 = hs & ~(VL - 1);
+  for (int a = 0; a < Q; a++) {
+    const float *v = KEYS(vc, a), *w = att + a * T;
+    const int t = rows[2 * a + 1];
+    int i = 0;
+    for (; i + 2 * VL <= hs4; i += 2 * VL) weighted_sum(out + a * C, 0, w, 0, v, C, 0, v, C, t, i, 1, 2);
+    for (; i < hs4; i += VL) weighted_sum(out + a * C, 0, w, 0, v, C, 0, v, C, t, i, 1, 1);
+    for (; i < hs; i++) {
+      float acc = 0.0f;
+      for (int t2 = 0; t2 <= t; t2++) acc += w[t2] * v[t2 * C + i];
+      out[a * C + i] = acc;
+    }
+  }
+#undef KEYS
+#undef ROW
+}
+
+/*
+ * The sampler's decode step for N rows at once: row j's q, k, v at qkv + j·3C; rows[2j], rows[2j+1]
+ * = its cache slot and position. Its k and v go into the caches kc / vc (maxB, T, C) at that slot and
+ * position, then it attends over positions 0..pos of its slot; out (N, C). att holds 4 rows of T
+ * floats. Each row gets attention_decode's bits, in one call instead of one per row.
+ */
+EXPORT(attention_decode_rows)
+void attention_decode_rows(float *out, float *att, const float *qkv, float *kc, float *vc, const int *rows, int N, int T, int C, int NH) {
+  const int hs = C / NH, C3 = 3 * C;
+  const float scale = 1.0f / __builtin_sqrtf((float)hs);
+  for (int j = 0; j < N; j++) {
+    float *k = kc + (rows[2 * j] * T + rows[2 * j + 1]) * C, *v = vc + (rows[2 * j] * T + rows[2 * j + 1]) * C;
+    for (int i = 0; i < C; i++) k[i] = qkv[j * C3 + C + i], v[i] = qkv[j * C3 + 2 * C + i];
+  }
+  for (int j = 0; j < N; j += 4) {
+    const int *r = rows + 2 * j;
+    for (int h = 0; h < NH; h++) {
+      float *o = out + j * C + h * hs;
+      const float *q = qkv + j * C3 + h * hs;
+      if (N - j >= 4) decode_block(o, att, T, q, kc, vc, r, h * hs, C, hs, scale, 4);
+      else for (int a = 0; a < N - j; a++) decode_block(o + a * C, att, T, q + a * C3, kc, vc, r + 2 * a, h * hs, C, hs, scale, 1);
+    }
+  }
+}
+
+/*
+ * Queries per block of the backward. Its rows of d(att) live on the stack (natively, for rows of up to
+ * BTK keys): wasm has no stack, so it takes one query at a time in the caller's scratch.
+ */
+#ifdef __wasm__
+#define BQ 1
+#else
+#define BQ 4
+#endif
+#define BTK 256
+
+/* a key's row in a backward block: prefix keys j < n1 at stride s1, then own keys at stride s2 */
+#define KEY_ROW(x1, x2, j) ((j) < n1 ? (x1) + (j) * s1 : (x2) + ((j) - n1) * s2)
+
+/* dv += att_a[j]·dout_a (the g_a) for the queries a0 ≤ a < Q of the block, in query order */
+static inline __attribute__((always_inline)) void dv_key(float *dv, const float *att, int Tk, int j, vf g[BQ][2], const int a0, const int Q, const int NV) {
+  vf x[2];
+  for (int v = 0; v < NV; v++) x[v] = LD(dv + v * VL);
+  for (int a = a0; a < Q; a++) {
+    const vf vw = SPLAT(att[a * Tk + j]);
+    for (int v = 0; v < NV; v++) x[v] = VADD(x[v], VMUL(vw, g[a][v]));
+  }
+  for (int v = 0; v < NV; v++) ST(dv + v * VL, x[v]);
+}
+
+/*
+ * dv_j += att_a[j]·dout_a for every key j and query a of the block, lanes [i, i + NV·VL): each dv_j
+ * loaded once, its adds in query order (own key t0 + e is seen from query e on).
+ */
+static inline __attribute__((always_inline)) void dv_lanes(const float *att, int Tk, const float *d, int ds, float *dv1, int s1, int n1,
+                                                           float *dv2, int s2, int t0, int i, const int Q, const int NV) {
+  vf g[BQ][2];
+  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) g[a][v] = LD(d + a * ds + i + v * VL);
+  for (int j = 0; j < n1 + t0 + 1; j++) dv_key(KEY_ROW(dv1, dv2, j) + i, att, Tk, j, g, 0, Q, NV);
+  for (int e = 1; e < Q; e++) dv_key(dv2 + (t0 + e) * s2 + i, att, Tk, n1 + t0 + e, g, e, Q, NV);
+}
+
+/* dq_a += dp_a[j]·k and dk += dp_a[j]·q_a for the queries a0 ≤ a < Q (in query order), skipping dp_a[j] = 0 */
+static inline __attribute__((always_inline)) void dq_dk_key(const float *k, float *dk, const float *dp, int Tk, int j, vf acc[BQ][2], vf qv[BQ][2], const int a0, const int Q, const int NV) {
+  vf kv[2], x[2];
+  for (int v = 0; v < NV; v++) kv[v] = LD(k + v * VL), x[v] = LD(dk + v * VL);
+  for (int a = a0; a < Q; a++) {
+    const float dpre = dp[a * Tk + j];
+    if (dpre == 0.0f) continue;
+    const vf vd = SPLAT(dpre);
+    for (int v = 0; v < NV; v++) {
+      acc[a][v] = VADD(acc[a][v], VMUL(vd, kv[v]));
+      x[v] = VADD(x[v], VMUL(vd, qv[a][v]));
+    }
+  }
+  for (int v = 0; v < NV; v++) ST(dk + v * VL, x[v]);
+}
+
+/*
+ * The softmax backward of the block, lanes [i, i + NV·VL): dq_a += dp_a[j]·k_j in key order and
+ * dk_j += dp_a[j]·q_a in query order, keys with dp_a[j] = 0 skipped. The dq_a stay in registers (a
+ * q column of the gradient is never a dk) and each dk_j is loaded once.
+ */
+static inline __attribute__((always_inline)) void dq_dk_lanes(float *dq, const float *q, int qs, const float *dp, int Tk, const float *k1, float *dk1, int s1, int n1,
+                                                              const float *k2, float *dk2, int s2, int t0, int i, const int Q, const int NV) {
+  vf acc[BQ][2], qv[BQ][2];
+  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) acc[a][v] = LD(dq + a * qs + i + v * VL), qv[a][v] = LD(q + a * qs + i + v * VL);
+  for (int j = 0; j < n1 + t0 + 1; j++) dq_dk_key(KEY_ROW(k1, k2, j) + i, KEY_ROW(dk1, dk2, j) + i, dp, Tk, j, acc, qv, 0, Q, NV);
+  for (int e = 1; e < Q; e++) dq_dk_key(k2 + (t0 + e) * s2 + i, dk2 + (t0 + e) * s2 + i, dp, Tk, n1 + t0 + e, acc, qv, e, Q, NV);
+  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) ST(dq + a * qs + i + v * VL, acc[a][v]);
+}
+
+/* the lanes past the head's last multiple of VL, one query after another (each entry's adds in query order, then key order) */
+static inline void backward_tail(float *dq, const float *q, int qs, const float *att, const float *dp, int Tk, const float *d, int ds, float *dv1, float *dk1, const float *k1,
+                                 int s1, int n1, float *dv2, float *dk2, const float *k2, int s2, int t0, int i0, int hs, const int Q) {
+  for (int i = i0; i < hs; i++) for (int a = 0; a < Q; a++) for (int j = 0; j < n1 + t0 + a + 1; j++) KEY_ROW(dv1, dv2, j)[i] += att[a * Tk + j] * d[a * ds + i];
+  for (int i = i0; i < hs; i++) for (int a = 0; a < Q; a++) for (int j = 0; j < n1 + t0 + a + 1; j++) {
+    const float dpre = dp[a * Tk + j];
+    if (dpre == 0.0f) continue;
+    dq[a * qs + i] += dpre * KEY_ROW(k1, k2, j)[i];
+    KEY_ROW(dk1, dk2, j)[i] += dpre * q[a * qs + i];
+  }
+}
+
+/*
+ * Backward of the Q queries t0 + a of one (row, head) (their q, dq, dout and att rows qs, qs, ds and
+ * Tk apart; sc holds Q rows of Tk floats): keys in two segments as in attend_q (n1 prefix keys at
+ * stride s1 with their gradients dk1/dv1, then t0 + a + 1 own keys at stride s2), each query in key
+ * order: d(att)_j = dout·v_j and dsum = Σ d(att)_j·att_j, dv_j += att_j·dout, then the softmax backward
+ * into dq and dk_j. Step by step over the block, so that the queries' chains overlap; every gradient
+ * entry still takes its adds in query order, then key order, as one query at a time did.
+ */
+static inline __attribute__((always_inline)) void backward_block(float *dq, const float *q, int qs, const float *att, int Tk, const float *d, int ds, float *sc,
+                                                                 const float *k1, const float *v1, float *dk1, float *dv1, int s1, int n1,
+                                                                 const float *k2, const float *v2, float *dk2, float *dv2, int s2, int t0, int hs, float scale, const int Q) {
+  const int hs4 = hs & ~(VL - 1);
+  float dsum[BQ];
+  for (int a = 0; a < Q; a++) {
+    dots(sc + a * Tk, d + a * ds, v1, s1, n1, hs);
+    dots(sc + a * Tk + n1, d + a * ds, v2, s2, t0 + a + 1, hs);
+  }
+  for (int a = 0; a < Q; a++) {
+    const float *w = att + a * Tk, *g = sc + a * Tk;
+    float m = 0.0f;
+    for (int j = 0; j < n1 + t0 + a + 1; j++) m += g[j] * w[j];
+    dsum[a] = m;
+  }
+  int i = 0;
+  for (; i + 2 * VL <= hs4; i += 2 * VL) dv_lanes(att, Tk, d, ds, dv1, s1, n1, dv2, s2, t0, i, Q, 2);
+  for (; i < hs4; i += VL) dv_lanes(att, Tk, d, ds, dv1, s1, n1, dv2, s2, t0, i, Q, 1);
+  for (int a = 0; a < Q; a++) {
+    const float *w = att + a * Tk;
+    float *g = sc + a * Tk;
+    for (int j = 0; j < n1 + t0 + a + 1; j++) g[j] = w[j] * (g[j] - dsum[a]) * scale;
+  }
+  for (i = 0; i + 2 * VL <= hs4; i += 2 * VL) dq_dk_lanes(dq, q, qs, sc, Tk, k1, dk1, s1, n1, k2, dk2, s2, t0, i, Q, 2);
+  for (; i < hs4; i += VL) dq_dk_lanes(dq, q, qs, sc, Tk, k1, dk1, s1, n1, k2, dk2, s2, t0, i, Q, 1);
+  backward_tail(dq, q, qs, att, sc, Tk, d, ds, dv1, dk1, k1, s1, n1, dv2, dk2, k2, s2, t0, hs4, hs, Q);
+}
+
+#if BQ == 1
+/*
+ * wasm: one query at a time, the two passes of the one-query backward fused over the keys (measured
+ * faster in wasm than backward_block with Q = 1): the same arithmetic in the same order.
  */
 static inline void backward_query(float *dq, const float *q, const float *a, const float *d, float *scratch,
                                   const float *k1, const float *v1, float *dk1, float *dv1, int s1, int n1,
@@ -121,9 +440,8 @@ static inline void backward_query(float *dq, const float *q, const float *a, con
   const int hs4 = hs & ~(VL - 1), n = n1 + t + 1;
   float dsum = 0.0f;
   for (int j = 0; j < n; j++) {
-    const int own = j >= n1, r = own ? j - n1 : j, st = own ? s2 : s1;
-    const float *v = (own ? v2 : v1) + r * st;
-    float *dv = (own ? dv2 : dv1) + r * st;
+    const float *v = KEY_ROW(v1, v2, j);
+    float *dv = KEY_ROW(dv1, dv2, j);
     const float w = a[j];
     const vf vw = SPLAT(w);
     vf acc = SPLAT(0.0f);
@@ -144,9 +462,8 @@ static inline void backward_query(float *dq, const float *q, const float *a, con
   for (int j = 0; j < n; j++) {
     const float dpre = a[j] * (scratch[j] - dsum) * scale;
     if (dpre == 0.0f) continue;
-    const int own = j >= n1, r = own ? j - n1 : j, st = own ? s2 : s1;
-    const float *k = (own ? k2 : k1) + r * st;
-    float *dk = (own ? dk2 : dk1) + r * st;
+    const float *k = KEY_ROW(k1, k2, j);
+    float *dk = KEY_ROW(dk1, dk2, j);
     const vf vd = SPLAT(dpre);
     int i = 0;
     for (; i < hs4; i += VL) {
@@ -159,22 +476,37 @@ static inline void backward_query(float *dq, const float *q, const float *a, con
     }
   }
 }
+#endif
 
 /* dqkv (B,T,3C) += for the rows' own positions, dpqkv += their prefixes' k and v (when hasPref) */
 static void backward_rows(float *dqkv, float *dpqkv, float *scratch, const float *dout, const float *qkv, const float *att, const int *lens,
                           int B, int T, int C, int NH, const float *pqkv, const int *pref, int hasPref, int Tk) {
   const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / __builtin_sqrtf((float)hs);
+#if BQ > 1
+  float stack[BQ * BTK];
+#endif
   for (int b = 0; b < B; b++) {
     const int len = lens[b] < T ? lens[b] : T, P = hasPref ? pref[2 * b + 1] : 0;
     const float *base = qkv + b * T * C3, *pbase = hasPref ? pqkv + pref[2 * b] * C3 : base;
     float *dbase = dqkv + b * T * C3, *dpbase = hasPref ? dpqkv + pref[2 * b] * C3 : dbase;
-    for (int t = 0; t < len; t++) {
-      for (int h = 0; h < NH; h++) {
-        const int kh = C + h * hs, vh = 2 * C + h * hs;
-        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, att + ((b * NH + h) * T + t) * Tk, dout + (b * T + t) * C + h * hs, scratch,
-                       pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale);
+    for (int h = 0; h < NH; h++) {
+      const int kh = C + h * hs, vh = 2 * C + h * hs;
+      const float *a = att + (b * NH + h) * T * Tk, *g = dout + b * T * C + h * hs;
+      int t = 0;
+#if BQ > 1
+#define BACKWARD_Q(Q, sc) backward_block(dbase + t * C3 + h * hs, base + t * C3 + h * hs, C3, a + t * Tk, Tk, g + t * C, C, sc, \
+                                         pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale, Q)
+      if (Tk <= BTK) {
+        for (; t + BQ <= len; t += BQ) BACKWARD_Q(BQ, stack);
       }
+      for (; t < len; t++) BACKWARD_Q(1, scratch);
+#undef BACKWARD_Q
+#else
+      for (; t < len; t++)
+        backward_query(dbase + t * C3 + h * hs, base + t * C3 + h * hs, a + t * Tk, g + t * C, scratch, pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P,
+                       base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale);
+#endif
     }
   }
 }

@@ -9,7 +9,7 @@
  * horizontal sum, scalar k tail, + bias), so results do not depend on BT: sampling one row gives
  * the same numbers as scoring many.
  *
- * Backward (accumulating +=), 3 x 12 broadcast tiles (bcast_acc below):
+ * Backward (accumulating +=, or dinp written when fresh), TR x TV broadcast tiles (bcast_acc below):
  *   dinp (BT,C)    += dout . weight
  *   dweight (OC,C) += dout^T . inp
  *   dbias (OC)     += sum over rows of dout
@@ -167,42 +167,64 @@ void matmul_forward_t(float *out, const float *inp, const float *weight, const f
 }
 
 /*
- * out[r][n + j] += sum over k in order of x[r*xr + k*xk] * w[k*ldw + n + j] (r < R, j < NV*WL).
- * With skipZero, k steps where the R x values are all zero (padding rows of dout) are skipped.
+ * The x values of acc_block's k step: in vector registers (held for the zero test and the broadcasts)
+ * in SSE2, which has no broadcast from memory. Elsewhere the zero test reads their bits into integer
+ * registers and the broadcasts read them again from memory, so that they hold no vector register:
+ * with them, AVX2's 6 × 2 tile (12 accumulators of its 16 registers) spilled four accumulators to the
+ * stack in the k loop, and the backward ran 1.9× slower.
+ */
+#if defined(__x86_64__) && !defined(__AVX2__)
+#define HOLD_XS 1
+#else
+#define HOLD_XS 0
+typedef unsigned int bits32 __attribute__((may_alias));
+#endif
+
+/*
+ * out[r][n + j] += sum over k in order of x[r*xr + k*xk] * w[k*ldw + n + j] (r < R, j < NV*WL);
+ * with fresh, out is written instead (the sums start from +0, as they would from a zeroed out).
+ * With skipZero, k steps where the R x values are all zero (±0; padding rows of dout) are skipped.
  */
 static inline __attribute__((always_inline)) void acc_block(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw,
-                                                            int K, int n, const int R, const int NV, const int skipZero) {
+                                                            int K, int n, int fresh, const int R, const int NV, const int skipZero) {
   vw acc[TR][TV];
-  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = LDW(out + r * ldo + n + v * WL);
+  for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) acc[r][v] = fresh ? SPLATW(0.0f) : LDW(out + r * ldo + n + v * WL);
   for (int k = 0; k < K; k++) {
-    float xs[TR];
     int any = 0;
+#if HOLD_XS
+    float xs[TR];
     for (int r = 0; r < R; r++) {
       xs[r] = x[r * xr + k * xk];
       any |= xs[r] != 0.0f;
     }
+#define XS(r) xs[r]
+#else
+    if (skipZero) for (int r = 0; r < R; r++) any |= (*(const bits32 *)(x + r * xr + k * xk) & 0x7fffffffu) != 0;
+#define XS(r) x[(r) * xr + k * xk]
+#endif
     if (skipZero && !any) continue;
     const float *wk = w + k * ldw + n;
     vw wv[TV];
     for (int v = 0; v < NV; v++) wv[v] = LDW(wk + v * WL);
     for (int r = 0; r < R; r++) {
-      const vw s = SPLATW(xs[r]);
+      const vw s = SPLATW(XS(r));
       for (int v = 0; v < NV; v++) MADD(acc[r][v], s, wv[v]);
     }
+#undef XS
   }
   for (int r = 0; r < R; r++) for (int v = 0; v < NV; v++) STW(out + r * ldo + n + v * WL, acc[r][v]);
 }
 
 static inline __attribute__((always_inline)) void acc_rows(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw,
-                                                           int K, int N, const int R) {
+                                                           int K, int N, int fresh, const int R) {
   const int NT = N - N % TW, N4 = N & ~(WL - 1);
   int n = 0;
   /* zero skipping in full tiles only (the narrower paths add the zeros: the same values) */
-  for (; n < NT; n += TW) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, TV, R == TR);
-  for (; n < N4; n += WL) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, R, 1, 0);
+  for (; n < NT; n += TW) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, fresh, R, TV, R == TR);
+  for (; n < N4; n += WL) acc_block(out, ldo, x, xr, xk, w, ldw, K, n, fresh, R, 1, 0);
   for (; n < N; n++) {
     for (int r = 0; r < R; r++) {
-      float a = out[r * ldo + n];
+      float a = fresh ? 0.0f : out[r * ldo + n];
       for (int k = 0; k < K; k++) a += x[r * xr + k * xk] * w[k * ldw + n];
       out[r * ldo + n] = a;
     }
@@ -210,15 +232,15 @@ static inline __attribute__((always_inline)) void acc_rows(float *out, int ldo, 
 }
 
 /*
- * out[r*ldo + n] += sum over k of x[r*xr + k*xk] * w[k*ldw + n]  (r < R, n < N, k < K, k in order)
- * Broadcast form with TR x TW register tiles. Both backward products are this shape:
+ * out[r*ldo + n] += sum over k of x[r*xr + k*xk] * w[k*ldw + n]  (r < R, n < N, k < K, k in order);
+ * with fresh, = instead of += (out's old values are not read). Broadcast form with TR x TW register tiles. Both backward products are this shape:
  *   dinp = dout . weight     (x = dout rows, w = weight)
  *   dweight = dout^T . inp   (x = dout columns, strided; w = inp rows), taken in row blocks.
  */
-static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw, int R, int K, int N) {
+static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk, const float *w, int ldw, int R, int K, int N, int fresh) {
   int r = 0;
-  for (; r + TR <= R; r += TR) acc_rows(out + r * ldo, ldo, x + r * xr, xr, xk, w, ldw, K, N, TR);
-  for (; r < R; r++) acc_rows(out + r * ldo, ldo, x + r * xr, xr, xk, w, ldw, K, N, 1);
+  for (; r + TR <= R; r += TR) acc_rows(out + r * ldo, ldo, x + r * xr, xr, xk, w, ldw, K, N, fresh, TR);
+  for (; r < R; r++) acc_rows(out + r * ldo, ldo, x + r * xr, xr, xk, w, ldw, K, N, fresh, 1);
 }
 
 /*
@@ -228,11 +250,11 @@ static inline void bcast_acc(float *out, int ldo, const float *x, int xr, int xk
  * to the single-thread call whatever the split.
  */
 static void backward_part(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight,
-                          int BT, int C, int OC, int r0, int r1, int o0, int o1) {
-  if (r1 > r0) bcast_acc(dinp + r0 * C, C, dout + r0 * OC, OC, 1, weight, C, r1 - r0, OC, C);
+                          int BT, int C, int OC, int r0, int r1, int o0, int o1, int fresh) {
+  if (r1 > r0) bcast_acc(dinp + r0 * C, C, dout + r0 * OC, OC, 1, weight, C, r1 - r0, OC, C, fresh);
   if (o1 > o0) for (int b0 = 0; b0 < BT; b0 += ROWS) {
     const int n = b0 + ROWS < BT ? ROWS : BT - b0;
-    bcast_acc(dweight + o0 * C, C, dout + b0 * OC + o0, 1, OC, inp + b0 * C, C, o1 - o0, n, C);
+    bcast_acc(dweight + o0 * C, C, dout + b0 * OC + o0, 1, OC, inp + b0 * C, C, o1 - o0, n, C, 0);
   }
 }
 
@@ -249,11 +271,13 @@ static void bias_backward(float *dbias, const float *dout, int BT, int OC) {
 /*
  * dinp (BT,C) += dout . weight; dweight (OC,C) += dout^T . inp (rows in blocks of ROWS, in order);
  * dbias += column sums. The share [r0,r1) x [o0,o1) of it (kernels/wasm/pool.ts runs two shares at
- * once; the whole call is the share [0,BT) x [0,OC)).
+ * once; the whole call is the share [0,BT) x [0,OC)). flags: 1 = there is a bias; 2 = dinp is
+ * fresh: written (= dout . weight) rather than added to, the same bits as adding to zeros, with no
+ * zeroing pass and no read of dinp (the model's backward zeroed it before every call).
  */
 EXPORT(matmul_backward_part)
-void matmul_backward_part(float *dinp, float *dweight, float *dbias, int hasBias, const float *dout,
+void matmul_backward_part(float *dinp, float *dweight, float *dbias, int flags, const float *dout,
                           const float *inp, const float *weight, int BT, int C, int OC, int r0, int r1, int o0, int o1) {
-  backward_part(dinp, dweight, dout, inp, weight, BT, C, OC, r0, r1, o0, o1);
-  if (hasBias) bias_backward(dbias, dout, BT, OC);
+  backward_part(dinp, dweight, dout, inp, weight, BT, C, OC, r0, r1, o0, o1, flags & 2);
+  if (flags & 1) bias_backward(dbias, dout, BT, OC);
 }

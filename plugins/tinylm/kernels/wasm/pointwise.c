@@ -57,9 +57,18 @@ void gelu_forward(float *out, const float *inp, int N) {
   for (; i < N; i++) out[i] = LANE0(vgelu(SPLATW(inp[i])));
 }
 
+/*
+ * dinp += gelu'(inp) · dout; with fresh, dinp = +0 + gelu'(inp) · dout (the same bits as adding to a
+ * zeroed dinp, with no zeroing pass and no read of dinp: the model's backward zeroed it before).
+ */
 EXPORT(gelu_backward)
-void gelu_backward(float *dinp, const float *inp, const float *dout, int N) {
+void gelu_backward(float *dinp, const float *inp, const float *dout, int N, int fresh) {
   int i = 0;
+  if (fresh) {
+    for (; i + WL <= N; i += WL) STW(dinp + i, VADD(SPLATW(0.0f), VMUL(vdgelu(LDW(inp + i)), LDW(dout + i))));
+    for (; i < N; i++) dinp[i] = 0.0f + LANE0(vdgelu(SPLATW(inp[i]))) * dout[i];
+    return;
+  }
   for (; i + WL <= N; i += WL) STW(dinp + i, VADD(LDW(dinp + i), VMUL(vdgelu(LDW(inp + i)), LDW(dout + i))));
   for (; i < N; i++) dinp[i] += LANE0(vdgelu(SPLATW(inp[i]))) * dout[i];
 }
@@ -78,26 +87,52 @@ static inline float row_sum(const float *x, int C4, int C) {
   return s;
 }
 
+/* one row's variance about m, then 1/sqrt(var + eps) */
+static inline float ln_rstd(const float *x, float m, int C4, int C) {
+  const vf vm = SPLAT(m);
+  vf acc = SPLAT(0.0f);
+  int i = 0;
+  for (; i < C4; i += VL) {
+    const vf d = VSUB(LD(x + i), vm);
+    MADD(acc, d, d);
+  }
+  float v = hsum(acc);
+  for (; i < C; i++) v += (x[i] - m) * (x[i] - m);
+  return 1.0f / __builtin_sqrtf(v / (float)C + LN_EPS);
+}
+
+/* y = (x − m)·s·weight + bias */
+static inline void ln_norm(float *y, const float *x, float m, float s, const float *weight, const float *bias, int C4, int C) {
+  const vf vm = SPLAT(m), vs = SPLAT(s);
+  int i = 0;
+  for (; i < C4; i += VL) ST(y + i, VADD(VMUL(VMUL(VSUB(LD(x + i), vm), vs), LD(weight + i)), LD(bias + i)));
+  for (; i < C; i++) y[i] = (x[i] - m) * s * weight[i] + bias[i];
+}
+
+/*
+ * Rows four at a time, step by step (means, then rstds, then the outputs): each row's sums are
+ * one dependency chain, and four side by side overlap; every row keeps its own arithmetic.
+ */
 EXPORT(layernorm_forward)
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight, const float *bias, int N, int C) {
   const int C4 = C & ~(VL - 1);
-  for (int n = 0; n < N; n++) {
+  int n = 0;
+  for (; n + 4 <= N; n += 4) {
+    const float *x0 = inp + n * C, *x1 = x0 + C, *x2 = x1 + C, *x3 = x2 + C;
+    const float m0 = row_sum(x0, C4, C) / (float)C, m1 = row_sum(x1, C4, C) / (float)C;
+    const float m2 = row_sum(x2, C4, C) / (float)C, m3 = row_sum(x3, C4, C) / (float)C;
+    const float s0 = ln_rstd(x0, m0, C4, C), s1 = ln_rstd(x1, m1, C4, C), s2 = ln_rstd(x2, m2, C4, C), s3 = ln_rstd(x3, m3, C4, C);
+    ln_norm(out + n * C, x0, m0, s0, weight, bias, C4, C);
+    ln_norm(out + (n + 1) * C, x1, m1, s1, weight, bias, C4, C);
+    ln_norm(out + (n + 2) * C, x2, m2, s2, weight, bias, C4, C);
+    ln_norm(out + (n + 3) * C, x3, m3, s3, weight, bias, C4, C);
+    mean[n] = m0, mean[n + 1] = m1, mean[n + 2] = m2, mean[n + 3] = m3;
+    rstd[n] = s0, rstd[n + 1] = s1, rstd[n + 2] = s2, rstd[n + 3] = s3;
+  }
+  for (; n < N; n++) {
     const float *x = inp + n * C;
-    float *y = out + n * C;
-    const float m = row_sum(x, C4, C) / (float)C;
-    const vf vm = SPLAT(m);
-    vf acc = SPLAT(0.0f);
-    int i = 0;
-    for (; i < C4; i += VL) {
-      const vf d = VSUB(LD(x + i), vm);
-      MADD(acc, d, d);
-    }
-    float v = hsum(acc);
-    for (; i < C; i++) v += (x[i] - m) * (x[i] - m);
-    const float s = 1.0f / __builtin_sqrtf(v / (float)C + LN_EPS);
-    const vf vs = SPLAT(s);
-    for (i = 0; i < C4; i += VL) ST(y + i, VADD(VMUL(VMUL(VSUB(LD(x + i), vm), vs), LD(weight + i)), LD(bias + i)));
-    for (; i < C; i++) y[i] = (x[i] - m) * s * weight[i] + bias[i];
+    const float m = row_sum(x, C4, C) / (float)C, s = ln_rstd(x, m, C4, C);
+    ln_norm(out + n * C, x, m, s, weight, bias, C4, C);
     mean[n] = m;
     rstd[n] = s;
   }

@@ -66,6 +66,18 @@ static inline float hmax(vf v) {
   return max;
 }
 
+/* four sums at once, each in hsum's order: lane k of the result is hsum of the k-th argument */
+typedef v128_t vf4;
+#define ST4(p, v) wasm_v128_store(p, v)
+#define LANE4(v, l) ((l) == 0 ? wasm_f32x4_extract_lane(v, 0) : (l) == 1 ? wasm_f32x4_extract_lane(v, 1) : wasm_f32x4_extract_lane(v, 2))
+static inline vf4 hsum4x(vf a, vf b, vf c, vf d) {
+  const vf p = wasm_f32x4_add(wasm_i32x4_shuffle(a, b, 0, 2, 4, 6), wasm_i32x4_shuffle(a, b, 1, 3, 5, 7));
+  const vf q = wasm_f32x4_add(wasm_i32x4_shuffle(c, d, 0, 2, 4, 6), wasm_i32x4_shuffle(c, d, 1, 3, 5, 7));
+  return wasm_f32x4_add(wasm_i32x4_shuffle(p, q, 0, 2, 4, 6), wasm_i32x4_shuffle(p, q, 1, 3, 5, 7));
+}
+/* lane-wise a > m ? a : m (a NaN keeps m), as the scalar running max `if (a > max) max = a` */
+#define VMAXGT(a, m) wasm_f32x4_pmax(m, a)
+
 #else /* native: clang vector extensions */
 
 #ifndef VL
@@ -135,6 +147,32 @@ static inline float hmax(vf v) {
   for (int k = 1; k < VL; k++) if (v[k] > max) max = v[k];
   return max;
 }
+
+/* the 4 lanes that hsum4 adds last, folded as hsum does */
+static inline vf4 fold4(vf v) {
+#if VL == 16
+  typedef float vf8 __attribute__((vector_size(32)));
+  const vf8 h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) + __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  return __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
+#elif VL == 8
+  return __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+#else
+  return v;
+#endif
+}
+
+/* four sums at once, each in hsum's order: lane k of the result is hsum of the k-th argument */
+typedef float vf4u __attribute__((vector_size(16), aligned(4)));
+#define ST4(p, v) (*(vf4u *)(p) = (v))
+#define LANE4(v, l) ((v)[l])
+static inline vf4 hsum4x(vf a, vf b, vf c, vf d) {
+  const vf4 A = fold4(a), B = fold4(b), C = fold4(c), D = fold4(d);
+  const vf4 p = __builtin_shufflevector(A, B, 0, 2, 4, 6) + __builtin_shufflevector(A, B, 1, 3, 5, 7);
+  const vf4 q = __builtin_shufflevector(C, D, 0, 2, 4, 6) + __builtin_shufflevector(C, D, 1, 3, 5, 7);
+  return __builtin_shufflevector(p, q, 0, 2, 4, 6) + __builtin_shufflevector(p, q, 1, 3, 5, 7);
+}
+/* lane-wise max ignoring NaN in a, as the scalar running max `if (a > max) max = a` (a tie of ±0 may pick either: both give the same exp) */
+#define VMAXGT(a, m) __builtin_elementwise_max(a, m)
 #endif
 
 #define MADD(acc, a, b) acc = VADD(acc, VMUL(a, b))
