@@ -7,7 +7,15 @@
  * one, so every build meets the same warm caches), each kernel's minimum over the rounds (robust
  * to a busy machine), and the sum weighted by the calls of one forward + backward
  * of the 2-layer model. avx512 against avx512v0 is the price of AVX-512 computing AVX2's bits.
- * Usage: bun benchmarks/native-family-cost.ts [rounds = 30]
+ * Per kernel that does arithmetic (matmuls, attention), its GFLOP/s on this CPU's own build and
+ * the share of one core's peak (the benchmark calls each kernel on one thread): `--peak-core`,
+ * measured by benchmarks/peak-flops.c (default 200 GFLOP/s fp32 = 2 AVX-512 FMA pipes × 16 lanes ×
+ * 2 flops × ≈ 3.1 GHz, half of benchmarks/tinylm-vs-torch.ts's 2-core 400; the reference machine
+ * measures 211). Counted flops: a matmul 2·rows·in·out forward and twice that backward
+ * (dinp and dweight); attention 4·d per causal (query, key) pair forward (the dot product and the
+ * weighted sum of values, every head) and 8·d backward; exps, norms and pointwise kernels are not
+ * counted (they are bound by memory, not by multiply-adds).
+ * Usage: bun benchmarks/native-family-cost.ts [rounds = 30] [--peak-core 200]
  */
 import { loadavg } from "node:os"
 import { nativeStatus, type NativeIsa, NATIVE_ISAS } from "../plugins/tinylm/kernels/native/ffi.ts"
@@ -17,7 +25,9 @@ const st = nativeStatus()
 if (!st.ok) throw new Error(`the native library does not load here: ${st.why}`)
 const lib = st.lib
 const isas = NATIVE_ISAS.slice(NATIVE_ISAS.indexOf(lib.cpuIsa)) as NativeIsa[]
-const rounds = Number(process.argv[2] ?? 30)
+const argv = process.argv.slice(2)
+const rounds = Number(argv.find((a, i) => !a.startsWith("--") && argv[i - 1] !== "--peak-core") ?? 30)
+const peakCore = Number(argv.includes("--peak-core") ? argv[argv.indexOf("--peak-core") + 1] : 200)
 
 const B = 32,
   T = 55,
@@ -66,20 +76,24 @@ const z = alloc(M * Vp),
 for (let b = 0; b < B; b++) i32[lens / 4 + b] = T - (b % 7)
 for (let m = 0; m < M; m++) i32[targets / 4 + m] = (m * 7) % V
 const base = lib.base(buf)
+/** Causal (query, key) pairs over the batch's rows (row b holds T − b mod 7 positions). */
+let pairs = 0
+for (let b = 0; b < B; b++) pairs += ((T - (b % 7)) * (T - (b % 7) + 1)) / 2
+const mm = (k: number, n: number): number => 2 * N * k * n
 
 type K = ReturnType<typeof lib.symbols>
-/** name, calls per forward + backward of the 2-layer model, the call */
-const cases: Array<[string, number, (k: K) => void]> = [
-  ["matmul fwd qkv", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, C, 3 * C, wt, 0)],
-  ["matmul fwd fc", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, C, 4 * C, wt, 0)],
-  ["matmul fwd attproj", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, C, C, wt, 0)],
-  ["matmul fwd fcproj", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, 4 * C, C, wt, 0)],
-  ["matmul bwd qkv", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, C, 3 * C, 0, N, 0, 3 * C)],
-  ["matmul bwd fc", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, C, 4 * C, 0, N, 0, 4 * C)],
-  ["matmul bwd attproj", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, C, C, 0, N, 0, C)],
-  ["matmul bwd fcproj", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, 4 * C, C, 0, N, 0, C)],
-  ["attention fwd", 2, (k) => k.attention_forward(base, y, att, qkv, lens, B, T, C, NH)],
-  ["attention bwd", 2, (k) => k.attention_backward(base, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH)],
+/** name, calls per forward + backward of the 2-layer model, the call, and its counted flops (0: not counted) */
+const cases: Array<[string, number, (k: K) => void, number?]> = [
+  ["matmul fwd qkv", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, C, 3 * C, wt, 0), mm(C, 3 * C)],
+  ["matmul fwd fc", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, C, 4 * C, wt, 0), mm(C, 4 * C)],
+  ["matmul fwd attproj", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, C, C, wt, 0), mm(C, C)],
+  ["matmul fwd fcproj", 2, (k) => k.matmul_forward_t(base, out, inp, w, bias, 1, N, 4 * C, C, wt, 0), mm(4 * C, C)],
+  ["matmul bwd qkv", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, C, 3 * C, 0, N, 0, 3 * C), 2 * mm(C, 3 * C)],
+  ["matmul bwd fc", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, C, 4 * C, 0, N, 0, 4 * C), 2 * mm(C, 4 * C)],
+  ["matmul bwd attproj", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, C, C, 0, N, 0, C), 2 * mm(C, C)],
+  ["matmul bwd fcproj", 2, (k) => k.matmul_backward_part(base, dinp, dw, db, 1, dout, inp, w, N, 4 * C, C, 0, N, 0, C), 2 * mm(4 * C, C)],
+  ["attention fwd", 2, (k) => k.attention_forward(base, y, att, qkv, lens, B, T, C, NH), 4 * C * pairs],
+  ["attention bwd", 2, (k) => k.attention_backward(base, dqkv, scratch, dout, qkv, att, lens, B, T, C, NH), 8 * C * pairs],
   ["gelu fwd", 2, (k) => k.gelu_forward(base, out, inp, N * 4 * C)],
   ["gelu bwd", 2, (k) => k.gelu_backward(base, dinp, inp, dout, N * 4 * C, 0)],
   ["layernorm fwd", 5, (k) => k.layernorm_forward(base, y, mean, rstd, inp, w, bias, N, C)],
@@ -111,11 +125,14 @@ for (let r = 0; r < rounds; r++) {
 }
 
 console.log(`native kernels at the trainer's shapes, µs (minimum over ${rounds} interleaved rounds; ${runtime}, load ${loadavg()[0]!.toFixed(1)})`)
-console.log(`| kernel | calls | ${isas.join(" | ")} |`)
-console.log(`|---|---|${isas.map(() => "---|").join("")}`)
+const own = isas[0]!
+console.log(`| kernel | calls | ${isas.join(" | ")} | ${own} GFLOP/s | share of one core's ${peakCore} GFLOP/s |`)
+console.log(`|---|---|${isas.map(() => "---|").join("")}---|---|`)
 const total = new Map<NativeIsa, number>()
-for (const [name, calls] of cases) {
-  console.log(`| ${name} | ${calls} | ${isas.map((isa) => best.get(`${name}\u0000${isa}`)!.toFixed(1)).join(" | ")} |`)
+for (const [name, calls, , flops] of cases) {
+  const gflops = flops ? flops / best.get(`${name}\u0000${own}`)! / 1e3 : null
+  const rate = gflops === null ? "– | –" : `${gflops.toFixed(1)} | ${((100 * gflops) / peakCore).toFixed(0)}%`
+  console.log(`| ${name} | ${calls} | ${isas.map((isa) => best.get(`${name}\u0000${isa}`)!.toFixed(1)).join(" | ")} | ${rate} |`)
   for (const isa of isas) total.set(isa, (total.get(isa) ?? 0) + calls * best.get(`${name}\u0000${isa}`)!)
 }
 console.log(`| one forward + backward | | ${isas.map((isa) => total.get(isa)!.toFixed(0)).join(" | ")} |`)

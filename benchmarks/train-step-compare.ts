@@ -5,8 +5,10 @@
  *   --vary prefix   shared-prompt batching on (plugins/tinylm/prefix.ts) vs off (sharePrefix: false)
  *   --vary threads  RAGEN_THREADS=2 vs 1 (the kernel pool, plugins/tinylm/kernels/wasm/pool.ts)
  *   --vary kernels  the tinylm option kernels: native vs wasm (docs/kernels.md)
+ *   --vary checkout this tree's native kernels vs another checkout's (--baseline DIR: e.g. a
+ *                   `git worktree` of the commit before a kernel change), the same step script
  *
- *   node_modules/.bin/bun benchmarks/train-step-compare.ts [--vary prefix|threads|kernels] [--reps 3] [--steps 10] [--init ckpt]
+ *   node_modules/.bin/bun benchmarks/train-step-compare.ts [--vary prefix|threads|kernels|checkout] [--baseline DIR] [--reps 3] [--steps 10] [--init ckpt]
  *
  * Without --init, a 600-step FrozenLake SFT (ε = 0.5) is trained once first (≈ 1–2 min).
  */
@@ -26,7 +28,10 @@ interface Setting {
   readonly name: string
   readonly args: string[]
   readonly env: Record<string, string>
+  /** The checkout whose benchmarks/train-step.ts runs (default: this one). */
+  readonly root?: string
 }
+const baseline = arg("--baseline", "")
 const settings: Setting[] =
   vary === "threads"
     ? [
@@ -43,9 +48,14 @@ const settings: Setting[] =
             { name: "native", args: ["--kernels", "native"], env: {} },
             { name: "wasm", args: ["--kernels", "wasm"], env: {} }
           ]
-        : (() => {
-            throw new Error(`--vary ${vary}: use prefix, threads or kernels`)
-          })()
+        : vary === "checkout" && baseline !== ""
+          ? [
+              { name: "native, this tree", args: ["--kernels", "native"], env: {} },
+              { name: `native, ${baseline}`, args: ["--kernels", "native"], env: {}, root: baseline }
+            ]
+          : (() => {
+              throw new Error(`--vary ${vary}: use prefix, threads, kernels, or checkout with --baseline DIR`)
+            })()
 
 let init = arg("--init", "")
 if (init === "") {
@@ -65,7 +75,8 @@ for (let r = 0; r < reps; r++) {
   // alternate the order every rep so that drift in the machine's load hits both settings alike
   for (const i of r % 2 === 0 ? settings.map((_, k) => k) : settings.map((_, k) => settings.length - 1 - k)) {
     const s = settings[i]!
-    const child = spawnOnRuntimeSync(join(here, "train-step.ts"), ["--steps", steps, "--init", init, ...s.args], {
+    const script = s.root ? join(s.root, "benchmarks", "train-step.ts") : join(here, "train-step.ts")
+    const child = spawnOnRuntimeSync(script, ["--steps", steps, "--init", init, ...s.args], {
       env: { ...process.env, ...s.env },
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"]
