@@ -21,7 +21,7 @@ import { join, relative, resolve } from "node:path"
 import { readRun, runIdProblem, type RunRead, scanRunDirs, SUCCESS_METRIC } from "../../core/host.ts"
 import { probabilityOfImprovementInterval } from "./statistics/improvement.ts"
 import { areaRiseOf, riseText } from "./statistics/rise.ts"
-import { SHARE } from "./statistics/collapse.ts"
+import { shareCollapses } from "./statistics/collapse.ts"
 import { type AggregateInterval, iqmInterval } from "./statistics/iqm.ts"
 import { pairBySeed, type SeedScore } from "./statistics/paired.ts"
 import { type FilterLabel, SUITE_LABELS } from "./labels.ts"
@@ -425,10 +425,12 @@ const MIN_COLLAPSE_SEEDS = 3
  * thirds of at least 3 decided seeds, statistics/collapse.ts), in words; null when it does not.
  */
 const collapsesOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string | null => {
-  const decided = (byName?.get(BASELINE_FILTER)?.runs ?? []).filter((r) => r.collapse !== null)
-  const collapsed = decided.filter((r) => r.collapse === "collapses").length
-  if (decided.length < MIN_COLLAPSE_SEEDS || collapsed < SHARE * decided.length - 1e-9) return null
-  return `none rises then collapses on ${collapsed} of ${decided.length} seeds (success rises above step 0, then its last-3 ends at least 10 points below its peak, without a blow-up: the collapse track's gate)`
+  const c = shareCollapses(
+    (byName?.get(BASELINE_FILTER)?.runs ?? []).map((r) => r.collapse),
+    MIN_COLLAPSE_SEEDS
+  )
+  if (!c?.collapses) return null
+  return `none rises then collapses on ${c.collapsed} of ${c.runs} seeds (success rises above step 0, then its last-3 ends at least 10 points below its peak, without a blow-up: the collapse track's gate)`
 }
 
 /**

@@ -56,10 +56,14 @@ export const successFalls = (curve: ReadonlyArray<CurvePoint>): boolean | null =
   return curve.slice(-3).reduce((s, p) => s + p.value, 0) / 3 <= top - FALL + 1e-9
 }
 
-/** A setting collapses when at least SHARE of its decided runs collapse (null when none is decided). */
-export const settingCollapses = (curves: ReadonlyArray<ReadonlyArray<CurvePoint>>): { collapses: boolean; runs: number; collapsed: number } | null => {
-  const decided = curves.map(collapseOf).filter((c): c is Collapse => c !== null)
-  if (decided.length === 0) return null
-  const collapsed = decided.filter((c) => c.kind === "collapses").length
+/** A setting collapses when at least SHARE of its decided runs collapse (null when fewer than minRuns are decided). */
+export const shareCollapses = (kinds: ReadonlyArray<CollapseKind | null>, minRuns = 1): { collapses: boolean; runs: number; collapsed: number } | null => {
+  const decided = kinds.filter((k): k is CollapseKind => k !== null)
+  if (decided.length === 0 || decided.length < minRuns) return null
+  const collapsed = decided.filter((k) => k === "collapses").length
   return { collapses: collapsed >= SHARE * decided.length - 1e-9, runs: decided.length, collapsed }
 }
+
+/** The same, from the runs' curves (null when none is decided). */
+export const settingCollapses = (curves: ReadonlyArray<ReadonlyArray<CurvePoint>>): { collapses: boolean; runs: number; collapsed: number } | null =>
+  shareCollapses(curves.map((c) => collapseOf(c)?.kind ?? null))
