@@ -51,6 +51,7 @@ describe("leaderboard page (happy-dom)", () => {
       "none′ (noise floor)",
       "kept groups, kept non-zero-spread",
       "none does not learn",
+      "none collapses",
       "seeds for ±5",
       "IQM",
       "P(> none)",
