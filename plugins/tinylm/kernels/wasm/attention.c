@@ -124,19 +124,15 @@ static inline void normalize(float *att, int n, float sum) {
 }
 
 /*
- * The attention weights of the Q queries t0 + a (q rows qs apart, att rows Tk apart) over n1 + t0 + a + 1
- * keys each (the first n1 at stride s1, then t0 + a + 1 at stride s2), each in one contiguous att row.
+ * Softmax of Q ≤ 4 score rows in place (row a at att + a·stride, n_a keys), each step for every
+ * row before the next so that the rows' chains overlap; each row's arithmetic is scale_max,
+ * exp_sum and normalize in key order, as one row alone.
  */
-static inline __attribute__((always_inline)) void softmax_rows(float *att, int Tk, const float *q, int qs, const float *k1, int s1, int n1,
-                                                               const float *k2, int s2, int t0, int hs, float scale, const int Q) {
-  /* named per row rather than arrays: wasm has no stack for an array that stays in memory (AQ ≤ 4) */
+static inline __attribute__((always_inline)) void softmax_block(float *att, int stride, int n0, int n1, int n2, int n3, float scale, const int Q) {
+  /* named per row rather than arrays: wasm has no stack for an array that stays in memory */
   vf l0 = SPLAT(0.0f), l1 = l0, l2 = l0, l3 = l0;
   float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
-  for (int a = 0; a < Q; a++) {
-    dots(att + a * Tk, q + a * qs, k1, s1, n1, hs);
-    dots(att + a * Tk + n1, q + a * qs, k2, s2, t0 + a + 1, hs);
-  }
-#define ROW(a) att + (a) * Tk, n1 + t0 + (a) + 1
+#define ROW(a) att + (a) * stride, n##a
   m0 = scale_max(ROW(0), scale, &l0);
   if (Q > 1) m1 = scale_max(ROW(1), scale, &l1);
   if (Q > 2) m2 = scale_max(ROW(2), scale, &l2);
@@ -150,6 +146,19 @@ static inline __attribute__((always_inline)) void softmax_rows(float *att, int T
   if (Q > 2) normalize(ROW(2), m2);
   if (Q > 3) normalize(ROW(3), m3);
 #undef ROW
+}
+
+/*
+ * The attention weights of the Q queries t0 + a (q rows qs apart, att rows Tk apart) over n1 + t0 + a + 1
+ * keys each (the first n1 at stride s1, then t0 + a + 1 at stride s2), each in one contiguous att row.
+ */
+static inline __attribute__((always_inline)) void softmax_rows(float *att, int Tk, const float *q, int qs, const float *k1, int s1, int n1,
+                                                               const float *k2, int s2, int t0, int hs, float scale, const int Q) {
+  for (int a = 0; a < Q; a++) {
+    dots(att + a * Tk, q + a * qs, k1, s1, n1, hs);
+    dots(att + a * Tk + n1, q + a * qs, k2, s2, t0 + a + 1, hs);
+  }
+  softmax_block(att, Tk, n1 + t0 + 1, n1 + t0 + 2, n1 + t0 + 3, n1 + t0 + 4, scale, Q);
 }
 
 /*
@@ -256,22 +265,9 @@ void attention_decode(float *out, float *att, const float *q, const float *kc, c
 static inline __attribute__((always_inline)) void decode_block(float *out, float *att, int T, const float *q, const float *kc, const float *vc, const int *rows,
                                                                int ho, int C, int hs, float scale, const int Q) {
 #define KEYS(x, a) ((x) + rows[2 * (a)] * T * C + ho)
-#define ROW(a) att + (a) * T, rows[2 * (a) + 1] + 1
-  vf l0 = SPLAT(0.0f), l1 = l0, l2 = l0, l3 = l0;
-  float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
   for (int a = 0; a < Q; a++) dots(att + a * T, q + a * 3 * C, KEYS(kc, a), C, rows[2 * a + 1] + 1, hs);
-  m0 = scale_max(ROW(0), scale, &l0);
-  if (Q > 1) m1 = scale_max(ROW(1), scale, &l1);
-  if (Q > 2) m2 = scale_max(ROW(2), scale, &l2);
-  if (Q > 3) m3 = scale_max(ROW(3), scale, &l3);
-  m0 = exp_sum(ROW(0), m0, l0);
-  if (Q > 1) m1 = exp_sum(ROW(1), m1, l1);
-  if (Q > 2) m2 = exp_sum(ROW(2), m2, l2);
-  if (Q > 3) m3 = exp_sum(ROW(3), m3, l3);
-  normalize(ROW(0), m0);
-  if (Q > 1) normalize(ROW(1), m1);
-  if (Q > 2) normalize(ROW(2), m2);
-  if (Q > 3) normalize(ROW(3), m3);
+  /* rows past Q are not read: their lengths are 0 */
+  softmax_block(att, T, rows[1] + 1, Q > 1 ? rows[3] + 1 : 0, Q > 2 ? rows[5] + 1 : 0, Q > 3 ? rows[7] + 1 : 0, scale, Q);
   const int hs4 = hs & ~(VL - 1);
   for (int a = 0; a < Q; a++) {
     const float *v = KEYS(vc, a), *w = att + a * T;
@@ -286,7 +282,6 @@ static inline __attribute__((always_inline)) void decode_block(float *out, float
     }
   }
 #undef KEYS
-#undef ROW
 }
 
 /*
