@@ -436,10 +436,10 @@ const collapsesOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string |
 /**
  * Step 4: why none does not learn in a row (null when it does): nothing but zeros, no advantage
  * signal, or an area that does not rise above the step-0 success at a number of seeds that could
- * have shown it (statistics/rise.ts) — unless none rises then collapses there (collapsesOf): that
+ * have shown it (statistics/rise.ts) — unless none rises then collapses there (`collapses`, from collapsesOf): that
  * is the paper's regime, where filters are to be judged, so the row stays in the aggregates.
  */
-const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string | null => {
+const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined, collapses: string | null): string | null => {
   const base = byName?.get(BASELINE_FILTER)
   if (!base) return null
   const zero = meanOf(base.runs.map((r) => r.kept.zeroSpread))
@@ -447,7 +447,7 @@ const notLearningOf = (byName: ReadonlyMap<string, CellAcc> | undefined): string
   if (base.runs.every((r) => r.allZero)) reasons.push("validation success is 0 at every evaluation")
   if (zero !== null && zero >= NOT_LEARNING_ZERO_SPREAD) reasons.push(`${(100 * zero).toFixed(0)}% of none's groups have zero reward spread (no advantage signal)`)
   const rise = areaRiseOf(base.runs, ALPHA)
-  if (reasons.length === 0 && rise?.rises === false && collapsesOf(byName) === null) reasons.push(`its area does not rise above its step-0 success (${riseText(rise)})`)
+  if (reasons.length === 0 && rise?.rises === false && collapses === null) reasons.push(`its area does not rise above its step-0 success (${riseText(rise)})`)
   return reasons.length ? `none does not learn: ${reasons.join("; ")}` : null
 }
 
@@ -603,6 +603,7 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
     const c = g.rowConfigs.get(key)!
     const cells = drafts[i]!
     const baseline = cells.find((x) => x.kind === "baseline")?.auc ?? null
+    const collapses = collapsesOf(g.cellRuns.get(key))
     return {
       key,
       env: cutLabel(c.env),
@@ -610,8 +611,8 @@ export const buildLeaderboard = (input: BuildInput): Leaderboard => {
       setting: labels.get(key)!,
       semantics: (c as typeof c & { semantics: number }).semantics,
       baseline,
-      notLearning: notLearningOf(g.cellRuns.get(key)),
-      ...(collapsesOf(g.cellRuns.get(key)) ? { collapses: collapsesOf(g.cellRuns.get(key))! } : {}),
+      notLearning: notLearningOf(g.cellRuns.get(key), collapses),
+      ...(collapses ? { collapses } : {}),
       cells
     }
   })
