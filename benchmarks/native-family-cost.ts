@@ -15,7 +15,9 @@
  * (dinp and dweight); attention 4·d per causal (query, key) pair forward (the dot product and the
  * weighted sum of values, every head) and 8·d backward; exps, norms and pointwise kernels are not
  * counted (they are bound by memory, not by multiply-adds).
- * Usage: bun benchmarks/native-family-cost.ts [rounds = 30] [--peak-core 200]
+ * --positions T --scored M --vocab V: another shape (benchmarks/tinylm-vs-torch.ts's tiny case is
+ * --positions 128 --scored 4096 --vocab 128: every position of 32 rows of 128 scored).
+ * Usage: bun benchmarks/native-family-cost.ts [rounds = 30] [--peak-core 200] [--positions 55] [--scored 480] [--vocab 61]
  */
 import { loadavg } from "node:os"
 import { nativeStatus, type NativeIsa, NATIVE_ISAS } from "../plugins/tinylm/kernels/native/ffi.ts"
@@ -26,18 +28,25 @@ if (!st.ok) throw new Error(`the native library does not load here: ${st.why}`)
 const lib = st.lib
 const isas = NATIVE_ISAS.slice(NATIVE_ISAS.indexOf(lib.cpuIsa)) as NativeIsa[]
 const argv = process.argv.slice(2)
-const rounds = Number(argv.find((a, i) => !a.startsWith("--") && argv[i - 1] !== "--peak-core") ?? 30)
-const peakCore = Number(argv.includes("--peak-core") ? argv[argv.indexOf("--peak-core") + 1] : 200)
+const flag = (name: string, d: number): number => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : d)
+const rounds = Number(argv.find((a, i) => !a.startsWith("--") && !argv[i - 1]?.startsWith("--")) ?? 30)
+const peakCore = flag("--peak-core", 200)
 
 const B = 32,
-  T = 55,
+  T = flag("--positions", 55),
   C = 64,
   NH = 4,
   N = B * T,
-  M = 480,
-  V = 61,
-  Vp = 64
-const buf = new SharedArrayBuffer(64 << 20)
+  M = flag("--scored", 480),
+  V = flag("--vocab", 61),
+  Vp = Math.ceil(V / 16) * 16
+for (const [name, x, max] of [
+  ["--positions", T, 512],
+  ["--scored", M, N],
+  ["--vocab", V, 4096]
+] as const)
+  if (!Number.isInteger(x) || x < 1 || x > max) throw new Error(`${name} ${x}: expected an integer in 1..${max}`)
+const buf = new SharedArrayBuffer(Math.max(64 << 20, 4 * (12 * N * 4 * C + B * NH * T * T + 4 * M * Vp + 8 * C * C)))
 const f = new Float32Array(buf),
   i32 = new Int32Array(buf)
 for (let i = 0; i < f.length; i++) f[i] = Math.sin(i * 0.37) * 0.5
@@ -124,7 +133,7 @@ for (let r = 0; r < rounds; r++) {
     }
 }
 
-console.log(`native kernels at the trainer's shapes, µs (minimum over ${rounds} interleaved rounds; ${runtime}, load ${loadavg()[0]!.toFixed(1)})`)
+console.log(`native kernels at ${B} rows × ${T} positions, ${M} scored of vocabulary ${V}, µs (minimum over ${rounds} interleaved rounds; ${runtime}, load ${loadavg()[0]!.toFixed(1)})`)
 const own = isas[0]!
 console.log(`| kernel | calls | ${isas.join(" | ")} | ${own} GFLOP/s | share of one core's ${peakCore} GFLOP/s |`)
 console.log(`|---|---|${isas.map(() => "---|").join("")}---|---|`)

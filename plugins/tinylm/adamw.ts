@@ -31,7 +31,36 @@ export const globalNorm = (grads: Float32Array): number => {
   return Math.sqrt(s)
 }
 
-/** One AdamW step at step t (1-based) with gradients scaled by `gradScale` (clipping). */
+/**
+ * The AdamW update of one tensor (four views of one length), bias corrections bc1, bc2 given: the
+ * spec of the kernel adamw_update (kernels/wasm/pointwise.c), which computes these bits natively.
+ * Float64 arithmetic; a moment is stored rounded to float32 but used unrounded in this step.
+ */
+export function adamwUpdate(
+  params: Float32Array,
+  grads: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  lr: number,
+  beta1: number,
+  beta2: number,
+  eps: number,
+  wd: number,
+  bc1: number,
+  bc2: number,
+  gradScale: number
+): void {
+  for (let i = 0; i < params.length; i++) {
+    const g = grads[i]! * gradScale
+    const mi = (m[i] = beta1 * m[i]! + (1 - beta1) * g)
+    const vi = (v[i] = beta2 * v[i]! + (1 - beta2) * g * g)
+    const mhat = mi / bc1
+    const vhat = vi / bc2
+    params[i] = params[i]! - lr * (mhat / (Math.sqrt(vhat) + eps) + wd * params[i]!)
+  }
+}
+
+/** One AdamW step at step t (1-based) with gradients scaled by `gradScale` (clipping); `update` runs each tensor's update. */
 export function adamwStep(
   params: Float32Array,
   grads: Float32Array,
@@ -41,20 +70,15 @@ export function adamwStep(
   lr: number,
   t: number,
   gradScale: number,
-  c: AdamWConfig
+  c: AdamWConfig,
+  update: typeof adamwUpdate = adamwUpdate
 ): void {
   const bc1 = 1 - Math.pow(c.beta1, t)
   const bc2 = 1 - Math.pow(c.beta2, t)
   for (const ts of tensors) {
     const wd = DECAYED.has(ts.name) ? c.weightDecay : 0
-    const end = ts.offset + ts.size
-    for (let i = ts.offset; i < end; i++) {
-      const g = grads[i]! * gradScale
-      const mi = (m[i] = c.beta1 * m[i]! + (1 - c.beta1) * g)
-      const vi = (v[i] = c.beta2 * v[i]! + (1 - c.beta2) * g * g)
-      const mhat = mi / bc1
-      const vhat = vi / bc2
-      params[i] = params[i]! - lr * (mhat / (Math.sqrt(vhat) + c.eps) + wd * params[i]!)
-    }
+    const s = ts.offset,
+      e = ts.offset + ts.size
+    update(params.subarray(s, e), grads.subarray(s, e), m.subarray(s, e), v.subarray(s, e), lr, c.beta1, c.beta2, c.eps, wd, bc1, bc2, gradScale)
   }
 }

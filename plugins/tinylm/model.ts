@@ -18,7 +18,6 @@ import { type Arena, type ArenaRequest, carveArena } from "./arena.ts"
 import { type ModelConfig, numel, paddedVocab, parameterShapes } from "./config.ts"
 import { kernels, prepareArena } from "./kernels/dispatch.ts"
 import { encoderBackward, encoderForward } from "./kernels/encoder.ts"
-import { residualForward } from "./kernels/residual.ts"
 import { valueBackward, valueForward } from "./kernels/value.ts"
 import type { Rng } from "../../core/host.ts"
 
@@ -297,12 +296,12 @@ export class GPT {
       mm(al.qkv![l]!, al.ln1![l]!, pl.qkvw[l]!, pl.qkvb[l]!, N, C, 3 * C, wt.qkvw[l]!)
       this.attentionForward(l, B, Tb, Bp, Tp)
       mm(al.attproj![l]!, al.atty![l]!, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!)
-      residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
+      kernels.residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
       kernels.layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
       mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C, wt.fcw[l]!)
       kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
       mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C, wt.fcprojw[l]!)
-      residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
+      kernels.residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
       res = al.res3![l]!
     }
     kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)

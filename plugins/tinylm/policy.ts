@@ -26,6 +26,7 @@ import type {
 import { ANSWER_CLOSE, Rng, UsageError } from "../../core/host.ts"
 import { type AdamWConfig, adamwStep, globalNorm, type LrSchedule, lrFactor } from "./adamw.ts"
 import { checkConfig, type ModelConfig } from "./config.ts"
+import { kernels } from "./kernels/dispatch.ts"
 import { GPT } from "./model.ts"
 import { type Chunk, loadChunk, planChunks } from "./prefix.ts"
 import { metadataJson, readSafetensors, writeSafetensors } from "./safetensors.ts"
@@ -291,7 +292,7 @@ export class TinyLMPolicy implements TrainablePolicy {
     this.t++
     this.weightsVersion++
     const m = this.model
-    adamwStep(m.params, m.grads, m.m, m.v, m.tensors, options.lr * lrFactor(this.settings.schedule, this.t), this.t, scale, this.settings.adam)
+    adamwStep(m.params, m.grads, m.m, m.v, m.tensors, options.lr * lrFactor(this.settings.schedule, this.t), this.t, scale, this.settings.adam, kernels.adamwUpdate)
     this.zeroGrad()
     return norm
   }

@@ -7,7 +7,6 @@
 import type { SampleOptions } from "../../core/contracts/index.ts"
 import type { Rng } from "../../core/host.ts"
 import { kernels } from "./kernels/dispatch.ts"
-import { residualForward } from "./kernels/residual.ts"
 import type { GPT } from "./model.ts"
 import { loadChunk, singleChunk } from "./prefix.ts"
 
@@ -144,12 +143,12 @@ const decodeStep = (model: GPT, N: number, toks: Int32Array, pos: Int32Array, sl
     // the rows' k and v into the cache, then the same arithmetic as attentionForward (scores match teacher forcing)
     kernels.attentionDecodeRows(atty, att, qkv, model.kcache[l]!, model.vcache[l]!, rows, N, T, C, NH)
     mm(al.attproj![l]!, atty, pl.attprojw[l]!, pl.attprojb[l]!, N, C, C, wt.attprojw[l]!, true)
-    residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
+    kernels.residualForward(al.res2![l]!, res, al.attproj![l]!, N * C)
     kernels.layernormForward(al.ln2![l]!, al.ln2Mean![l]!, al.ln2Rstd![l]!, al.res2![l]!, pl.ln2w[l]!, pl.ln2b[l]!, N, C)
     mm(al.fch![l]!, al.ln2![l]!, pl.fcw[l]!, pl.fcb[l]!, N, C, 4 * C, wt.fcw[l]!, true)
     kernels.geluForward(al.fchGelu![l]!, al.fch![l]!, N * 4 * C)
     mm(al.fcproj![l]!, al.fchGelu![l]!, pl.fcprojw[l]!, pl.fcprojb[l]!, N, 4 * C, C, wt.fcprojw[l]!, true)
-    residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
+    kernels.residualForward(al.res3![l]!, al.res2![l]!, al.fcproj![l]!, N * C)
     res = al.res3![l]!
   }
   kernels.layernormForward(a.lnf!, a.lnfMean!, a.lnfRstd!, res, p.lnfw!, p.lnfb!, N, C)

@@ -1,6 +1,7 @@
 /** Finite-difference helpers for the tinylm kernel tests (float32 kernels, float64 losses). */
 import type { LossFn } from "../../core/contracts/index.ts"
 import { Rng } from "../../core/rng.ts"
+import { adamwUpdate } from "../../plugins/tinylm/adamw.ts"
 import { carveArena } from "../../plugins/tinylm/arena.ts"
 import type { Kernels } from "../../plugins/tinylm/kernels/dispatch.ts"
 
@@ -106,6 +107,58 @@ export const kernelArena = (sizes: Record<string, number>, rng: Rng, attach: (m:
   attach(a.memory)
   for (const v of Object.values(a.f32)) for (let i = 0; i < v.length; i++) v[i] = rng.normal() * s
   return a
+}
+
+/**
+ * residualForward of `k` against the JS reference (plugins/tinylm/kernels/residual.ts), bit for bit:
+ * ragged lengths, one length past the pointwise split (2^18: two threads share it), and −0, ±∞,
+ * NaN and sums that round. Returns how many elements differ (NaN matches any NaN).
+ */
+export const residualMismatches = (k: Kernels, attach: (m: WebAssembly.Memory) => void): number => {
+  const rng = new Rng(17)
+  let bad = 0
+  for (const N of [1, 3, 4, 7, 17, 130, 1027, (1 << 18) + 5]) {
+    const a = kernelArena({ x: N, y: N, out: N }, rng, attach, 3).f32
+    a.x!.set([-0, Infinity, Number.NaN, 1 + 2 ** -23, -Infinity].slice(0, N))
+    a.y!.set([-0, -Infinity, 1, 2 ** -24, 5].slice(0, N))
+    const want = new Float32Array(N)
+    for (let i = 0; i < N; i++) want[i] = a.x![i]! + a.y![i]!
+    k.residualForward(a.out!, a.x!, a.y!, N)
+    for (let i = 0; i < N; i++) if (!Object.is(a.out![i], want[i]) && !(Number.isNaN(a.out![i]) && Number.isNaN(want[i]))) bad++
+  }
+  return bad
+}
+
+/**
+ * adamwUpdate of `k` against the JS reference (plugins/tinylm/adamw.ts), bit for bit: three steps
+ * on ragged lengths, with and without weight decay and gradient scaling. Returns how many
+ * parameters and moments differ.
+ */
+export const adamwMismatches = (k: Kernels, attach: (m: WebAssembly.Memory) => void): number => {
+  const rng = new Rng(19)
+  let bad = 0
+  for (const n of [1, 5, 8, 17, 1000]) {
+    const a = kernelArena({ p: n, g: n, m: n, v: n }, rng, attach, 0.5).f32
+    a.v!.set(a.v!.map((x) => x * x))
+    const ref = { p: a.p!.slice(), m: a.m!.slice(), v: a.v!.slice() }
+    for (const [t, wd, scale] of [
+      [1, 0, 1],
+      [2, 0.1, 0.37],
+      [3, 0.01, 1]
+    ] as const) {
+      const bc1 = 1 - 0.9 ** t,
+        bc2 = 1 - 0.999 ** t
+      k.adamwUpdate(a.p!, a.g!, a.m!, a.v!, 3e-3, 0.9, 0.999, 1e-8, wd, bc1, bc2, scale)
+      adamwUpdate(ref.p, a.g!, ref.m, ref.v, 3e-3, 0.9, 0.999, 1e-8, wd, bc1, bc2, scale)
+    }
+    for (const [x, y] of [
+      [a.p!, ref.p],
+      [a.m!, ref.m],
+      [a.v!, ref.v]
+    ] as const)
+      for (let i = 0; i < n; i++) if (!Object.is(x[i], y[i])) bad++
+  }
+  return bad
 }
 
 /**

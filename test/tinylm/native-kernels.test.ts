@@ -15,7 +15,7 @@ import { attachNative, nativeKernelsFor } from "../../plugins/tinylm/kernels/nat
 import type { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { nllLoss } from "../../plugins/tinylm/sft.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
-import { absDiff, kernelArena, mixedLoss, relDiff, strayWrites, wholeModelFdError } from "./helpers.ts"
+import { absDiff, adamwMismatches, kernelArena, mixedLoss, relDiff, residualMismatches, strayWrites, wholeModelFdError } from "./helpers.ts"
 
 // Tolerance as for wasm: native sums in float32 (fused multiply-adds on AVX2/AVX-512, the JS
 // reference in float64) with a Cephes exp (rel. error ~2e-7): |native − js| / (1 + |js|) < 1e-4.
@@ -234,6 +234,14 @@ for (const isa of isas) {
       a.f32.x!.set([-100, -30, 30, 100])
       nk.geluForward(a.f32.y!, a.f32.x!, 4)
       expect(Array.from(a.f32.y!)).toEqual([-0, -0, 30, 100])
+    })
+
+    test("the AdamW update is the JS reference bit for bit", () => {
+      expect(adamwMismatches(nk, attach)).toBe(0)
+    })
+
+    test("the residual add is the JS reference bit for bit (special values, split across threads)", () => {
+      expect(residualMismatches(nk, attach)).toBe(0)
     })
 
     test("LayerNorm forward and backward, ragged widths", () => {

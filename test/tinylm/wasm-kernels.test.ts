@@ -8,7 +8,7 @@ import { carveArena } from "../../plugins/tinylm/arena.ts"
 import { type Kernels, kernels, plainKernels, selectKernels, useKernels, wasmKernels, wasmSelfCheck } from "../../plugins/tinylm/kernels/dispatch.ts"
 import { attachMemory } from "../../plugins/tinylm/kernels/wasm/loader.ts"
 import { makeTinyLM, TinyLMOptions } from "../../plugins/tinylm/spec.ts"
-import { kernelArena, mixedLoss, relDiff, strayWrites, wholeModelFdError } from "./helpers.ts"
+import { adamwMismatches, kernelArena, mixedLoss, relDiff, residualMismatches, strayWrites, wholeModelFdError } from "./helpers.ts"
 import type { TinyLMPolicy } from "../../plugins/tinylm/policy.ts"
 import { nllLoss } from "../../plugins/tinylm/sft.ts"
 
@@ -187,6 +187,14 @@ describe("WASM SIMD kernels against the JS reference", () => {
     a.f32.x!.set([-100, -30, 30, 100])
     wasmKernels.geluForward(a.f32.y!, a.f32.x!, 4)
     expect(Array.from(a.f32.y!)).toEqual([-0, -0, 30, 100])
+  })
+
+  test("the AdamW update is the JS reference bit for bit", () => {
+    expect(adamwMismatches(wasmKernels, attachMemory)).toBe(0)
+  })
+
+  test("the residual add is the JS reference bit for bit (special values, split across threads)", () => {
+    expect(residualMismatches(wasmKernels, attachMemory)).toBe(0)
   })
 
   test("LayerNorm forward and backward, ragged widths", () => {

@@ -10,11 +10,13 @@
  * run's runtime notes (kernels, kernelsIsa, numericFamily).
  */
 import { noteRuntime, UsageError } from "../../../core/host.ts"
+import { adamwUpdate } from "../adamw.ts"
 import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionDecodeRows, attentionForward, attentionForwardPrefixed } from "./attention.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
+import { residualForward } from "./residual.ts"
 import { fastKernels } from "./fast.ts"
 import { CURRENT_NATIVE_ISAS, NATIVE_ISAS, type NativeIsa, nativeStatus } from "./native/ffi.ts"
 import { attachNative, nativeKernelsFor } from "./native/loader.ts"
@@ -31,6 +33,8 @@ export interface Kernels {
   attentionBackwardPrefixed: typeof attentionBackwardPrefixed
   attentionDecode: typeof attentionDecode
   attentionDecodeRows: typeof attentionDecodeRows
+  residualForward: typeof residualForward
+  adamwUpdate: typeof adamwUpdate
   geluForward: typeof geluForward
   geluBackward: typeof geluBackward
   layernormForward: typeof layernormForward
@@ -55,6 +59,8 @@ export const plainKernels: Kernels = {
   attentionBackwardPrefixed,
   attentionDecode,
   attentionDecodeRows,
+  residualForward,
+  adamwUpdate,
   geluForward,
   geluBackward,
   layernormForward,
@@ -160,6 +166,14 @@ const selfCheck = (fast: Kernels, attach: (m: WebAssembly.Memory) => void, label
     const wtT = view(OC * C, false)
     compare((k, [o]) => k.matmulForward(o!, inp, wt, bias, BT, C, OC, wtT), [BT * OC])
     compare((k, [di, dw, db]) => k.matmulBackward(di!, dw!, db!, dout, inp, wt, BT, C, OC), [BT * C, OC * C, OC])
+    compare((k, [o]) => k.residualForward(o!, inp, inp, BT * C), [BT * C])
+    compare(
+      (k, [p, m, v]) => {
+        p!.set(inp)
+        k.adamwUpdate(p!, inp, m!, v!, 1e-3, 0.9, 0.999, 1e-8, 0.1, 0.1, 0.001, 0.5)
+      },
+      [BT * C, BT * C, BT * C]
+    )
     compare((k, [o]) => k.geluForward(o!, inp, BT * OC), [BT * OC])
     compare((k, [d]) => k.geluBackward(d!, inp, dout, BT * OC), [BT * OC])
     const lnw = view(C),

@@ -8,12 +8,14 @@
  * and for the weight gradient rows of dweight. Splits fall on tile boundaries (multiples of 12
  * rows), so every output is computed exactly as in the one-thread call.
  */
+import { adamwUpdate } from "../adamw.ts"
 import { attentionBackward, attentionBackwardPrefixed, attentionDecode, attentionDecodeRows, attentionForward, attentionForwardPrefixed } from "./attention.ts"
 import type { Kernels } from "./dispatch.ts"
 import { geluBackward, geluForward } from "./gelu.ts"
 import { headBackward, headForward } from "./head.ts"
 import { layernormBackward, layernormForward } from "./layernorm.ts"
 import { matmulBackward, matmulForward } from "./matmul.ts"
+import { residualForward } from "./residual.ts"
 import type { KernelPool } from "./wasm/pool.ts"
 
 /** The C exports (all pointers are byte offsets into the memory). */
@@ -58,6 +60,8 @@ export interface WasmExports {
   ): void
   attention_decode(out: number, att: number, q: number, kc: number, vc: number, t: number, C: number, NH: number): void
   attention_decode_rows(out: number, att: number, qkv: number, kc: number, vc: number, rows: number, N: number, T: number, C: number, NH: number): void
+  residual_forward(out: number, a: number, b: number, N: number): void
+  adamw_update(p: number, g: number, m: number, v: number, n: number, lr: number, b1: number, b2: number, eps: number, wd: number, bc1: number, bc2: number, gs: number): void
   gelu_forward(out: number, inp: number, N: number): void
   gelu_backward(dinp: number, inp: number, dout: number, N: number, fresh: number): void
   layernorm_forward(out: number, mean: number, rstd: number, inp: number, weight: number, bias: number, N: number, C: number): void
@@ -344,6 +348,39 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     at.ex.attention_decode_rows(out.byteOffset, att.byteOffset, qkv.byteOffset, kc.byteOffset, vc.byteOffset, rows.byteOffset, N, T, C, NH)
   }
 
+  function fastAdamwUpdate(
+    params: Float32Array,
+    grads: Float32Array,
+    m: Float32Array,
+    v: Float32Array,
+    lr: number,
+    beta1: number,
+    beta2: number,
+    eps: number,
+    wd: number,
+    bc1: number,
+    bc2: number,
+    gradScale: number
+  ): void {
+    const at = owner(params, grads, m, v)
+    if (at === undefined) return adamwUpdate(params, grads, m, v, lr, beta1, beta2, eps, wd, bc1, bc2, gradScale)
+    at.ex.adamw_update(params.byteOffset, grads.byteOffset, m.byteOffset, v.byteOffset, params.length, lr, beta1, beta2, eps, wd, bc1, bc2, gradScale)
+  }
+
+  function fastResidualForward(out: Float32Array, a: Float32Array, b: Float32Array, N: number): void {
+    const at = owner(out, a, b)
+    if (at === undefined) return residualForward(out, a, b, N)
+    const o = out.byteOffset,
+      x = a.byteOffset,
+      y = b.byteOffset
+    const pool = splitter(N, backend.splitPointwise)
+    if (pool === undefined) return at.ex.residual_forward(o, x, y, N)
+    const h = half(N, 16)
+    pool.start(at.memory, "residual_forward", [o + 4 * h, x + 4 * h, y + 4 * h, N - h])
+    at.ex.residual_forward(o, x, y, h)
+    pool.join()
+  }
+
   function fastGeluForward(out: Float32Array, inp: Float32Array, N: number): void {
     const at = owner(out, inp)
     if (at === undefined) return geluForward(out, inp, N)
@@ -466,6 +503,8 @@ export const fastKernels = (backend: FastBackend): Kernels => {
     attentionBackwardPrefixed: fastAttentionBackwardPrefixed,
     attentionDecode: fastAttentionDecode,
     attentionDecodeRows: fastAttentionDecodeRows,
+    residualForward: fastResidualForward,
+    adamwUpdate: fastAdamwUpdate,
     geluForward: fastGeluForward,
     geluBackward: fastGeluBackward,
     layernormForward: fastLayernormForward,

@@ -22,23 +22,28 @@ export const CURRENT_NATIVE_ISAS: ReadonlyArray<NativeIsa> = ["avx512", "avx2", 
 /** tl_cpu_level's answer → the best build this CPU runs (cpu.c). */
 const LEVEL_ISA: Record<number, NativeIsa> = { 2: "avx512", 1: "avx2", 0: "sse2" }
 
-/** i32 arguments after the base address, per export (the C signatures in kernels.c). */
-export const NATIVE_ARITY: Readonly<Record<keyof WasmExports, number>> = {
-  matmul_forward: 8,
-  matmul_forward_t: 10,
-  matmul_backward_part: 14,
-  attention_forward: 8,
-  attention_backward: 10,
-  attention_forward_prefixed: 11,
-  attention_backward_prefixed: 14,
-  attention_decode: 8,
-  attention_decode_rows: 10,
-  gelu_forward: 3,
-  gelu_backward: 5,
-  layernorm_forward: 8,
-  layernorm_backward: 10,
-  head_forward: 8,
-  head_backward: 11
+type Arg = "i32" | "f64"
+const i32 = (n: number): Arg[] => Array<Arg>(n).fill("i32")
+
+/** The arguments after the base address, per export (the C signatures in kernels.c): i32 offsets and sizes, f64 scalars. */
+export const NATIVE_ARGS: Readonly<Record<keyof WasmExports, ReadonlyArray<Arg>>> = {
+  matmul_forward: i32(8),
+  matmul_forward_t: i32(10),
+  matmul_backward_part: i32(14),
+  attention_forward: i32(8),
+  attention_backward: i32(10),
+  attention_forward_prefixed: i32(11),
+  attention_backward_prefixed: i32(14),
+  attention_decode: i32(8),
+  attention_decode_rows: i32(10),
+  residual_forward: i32(4),
+  gelu_forward: i32(3),
+  gelu_backward: i32(5),
+  layernorm_forward: i32(8),
+  layernorm_backward: i32(10),
+  head_forward: i32(8),
+  head_backward: i32(11),
+  adamw_update: [...i32(5), ...Array<Arg>(8).fill("f64")]
 }
 
 /** The committed library; env RAGEN_NATIVE_LIB names another build (tests use it for the fallback). */
@@ -63,7 +68,7 @@ const open = (): NativeStatus => {
   if (process.platform !== "linux" || process.arch !== "x64") return { ok: false, why: `the native library is built for linux x86-64 only (this is ${process.platform}/${process.arch})` }
   const path = libraryPath()
   if (!existsSync(path)) return { ok: false, why: `${path} is missing (run bun plugins/tinylm/kernels/native/build.ts)` }
-  const names = (isa: NativeIsa) => Object.keys(NATIVE_ARITY).map((k) => [k as keyof WasmExports, `tl_${isa}_${k}`] as const)
+  const names = (isa: NativeIsa) => Object.keys(NATIVE_ARGS).map((k) => [k as keyof WasmExports, `tl_${isa}_${k}`] as const)
   try {
     if (g.Bun) {
       // a synchronous require: the worker thread opens the library in its message handler
@@ -78,8 +83,8 @@ const open = (): NativeStatus => {
           symbols: (isa) => {
             let s = cache.get(isa)
             if (!s) {
-              const defs: Record<string, { args: Array<"ptr" | "i32">; returns: "void" }> = {}
-              for (const [k, sym] of names(isa)) defs[sym] = { args: ["ptr", ...Array<"i32">(NATIVE_ARITY[k]).fill("i32")], returns: "void" }
+              const defs: Record<string, { args: Array<"ptr" | Arg>; returns: "void" }> = {}
+              for (const [k, sym] of names(isa)) defs[sym] = { args: ["ptr", ...NATIVE_ARGS[k]], returns: "void" }
               const lib = ffi.dlopen(path, defs)
               s = Object.fromEntries(names(isa).map(([k, sym]) => [k, lib.symbols[sym] as unknown as Fn])) as Record<keyof WasmExports, Fn>
               cache.set(isa, s)
@@ -105,7 +110,7 @@ const open = (): NativeStatus => {
             let s = cache.get(isa)
             if (!s) {
               const defs: Record<string, { parameters: string[]; result: "void" }> = {}
-              for (const [k, sym] of names(isa)) defs[sym] = { parameters: ["pointer", ...Array<string>(NATIVE_ARITY[k]).fill("i32")], result: "void" }
+              for (const [k, sym] of names(isa)) defs[sym] = { parameters: ["pointer", ...NATIVE_ARGS[k]], result: "void" }
               const lib = D.dlopen(path, defs)
               s = Object.fromEntries(names(isa).map(([k, sym]) => [k, lib.symbols[sym] as Fn])) as Record<keyof WasmExports, Fn>
               cache.set(isa, s)
@@ -131,6 +136,6 @@ export const bindNative = (lib: Opened, isa: NativeIsa, memory: WebAssembly.Memo
   const base = lib.base(memory.buffer)
   const syms = lib.symbols(isa)
   const ex: Record<string, Fn> = {}
-  for (const k of Object.keys(NATIVE_ARITY) as Array<keyof WasmExports>) ex[k] = syms[k].bind(null, base)
+  for (const k of Object.keys(NATIVE_ARGS) as Array<keyof WasmExports>) ex[k] = syms[k].bind(null, base)
   return ex as unknown as WasmExports
 }

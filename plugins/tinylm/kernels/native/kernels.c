@@ -47,6 +47,11 @@ PUB void NAME(attention_decode)(char *base, int out, int att, int q, int kc, int
 PUB void NAME(attention_decode_rows)(char *base, int out, int att, int qkv, int kc, int vc, int rows, int N, int T, int C, int NH) {
   attention_decode_rows(F(out), F(att), F(qkv), F(kc), F(vc), I(rows), N, T, C, NH);
 }
+PUB void NAME(adamw_update)(char *base, int p, int g, int m, int v, int n, double lr, double b1, double b2, double eps, double wd, double bc1,
+                            double bc2, double gs) {
+  adamw_update(F(p), F(g), F(m), F(v), n, lr, b1, b2, eps, wd, bc1, bc2, gs);
+}
+PUB void NAME(residual_forward)(char *base, int out, int a, int b, int N) { residual_forward(F(out), F(a), F(b), N); }
 PUB void NAME(gelu_forward)(char *base, int out, int inp, int N) { gelu_forward(F(out), F(inp), N); }
 PUB void NAME(gelu_backward)(char *base, int dinp, int inp, int dout, int N, int fresh) { gelu_backward(F(dinp), F(inp), F(dout), N, fresh); }
 PUB void NAME(layernorm_forward)(char *base, int out, int mean, int rstd, int inp, int weight, int bias, int N, int C) {

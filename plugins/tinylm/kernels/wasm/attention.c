@@ -63,6 +63,111 @@ static inline void dots(float *out, const float *q, const float *k, int st, int 
   }
 }
 
+#ifndef __wasm__
+/*
+ * Natively, the dot products of a (row, head) also run with the keys (or values) transposed: kt holds
+ * element d of key j at kt[d·kst + j], so that one vector holds WL keys and a multiply-add serves WL
+ * dot products at once. Each lane repeats dot()'s arithmetic for its key: VL partial sums, each
+ * accumulating the products of elements l, l + VL, … in that order, then folded in hsum's tree. The
+ * same bits as dots(), with no shuffles (wasm has no stack for the tile: it keeps dots()).
+ */
+#define KEYS_T 1
+/* the transposed tile's floats (hs · keys rounded up to WL) on the stack; larger heads use dots() */
+#define KT_FLOATS 8192
+
+#if WL == 16 || WL == 8
+/*
+ * A WL × WL block transposed in registers (r[i] lane p ↔ r[p] lane i): at each stage h, rows i and
+ * i + h (bit h of i clear) swap their off-diagonal h-wide blocks; after the stages h = WL/2 … 1 every
+ * block has been swapped at every scale.
+ */
+#define TRANSPOSE_W 1
+#define T_STAGE(h, L, H)                                   \
+  for (int i = 0; i < WL; i++)                             \
+    if (!(i & (h))) {                                      \
+      const vw a = r[i], b = r[i + (h)];                   \
+      r[i] = __builtin_shufflevector(a, b, L);             \
+      r[i + (h)] = __builtin_shufflevector(a, b, H);       \
+    }
+#if WL == 16
+#define L8 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define H8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define L4 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
+#define H4 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define L2 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
+#define H2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define L1 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+#define H1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#else
+#define L4 0, 1, 2, 3, 8, 9, 10, 11
+#define H4 4, 5, 6, 7, 12, 13, 14, 15
+#define L2 0, 1, 8, 9, 4, 5, 12, 13
+#define H2 2, 3, 10, 11, 6, 7, 14, 15
+#define L1 0, 8, 2, 10, 4, 12, 6, 14
+#define H1 1, 9, 3, 11, 5, 13, 7, 15
+#endif
+static inline __attribute__((always_inline)) void transpose_block(vw r[WL]) {
+#if WL == 16
+  T_STAGE(8, L8, H8)
+#endif
+  T_STAGE(4, L4, H4)
+  T_STAGE(2, L2, H2)
+  T_STAGE(1, L1, H1)
+}
+#endif
+
+/* keys j < n1 at stride s1, then n2 at stride s2, into kt (kst ≥ n1 + n2 a multiple of WL; the rest zero) */
+static void transpose_keys(float *restrict kt, int kst, const float *k1, int s1, int n1, const float *k2, int s2, int n2, int hs) {
+  const int n = n1 + n2;
+  int j = 0;
+#ifdef TRANSPOSE_W
+  if (hs % WL == 0)
+    for (; j + WL <= n; j += WL)
+      for (int d0 = 0; d0 < hs; d0 += WL) {
+        vw r[WL];
+        for (int i = 0; i < WL; i++) r[i] = LDW((j + i < n1 ? k1 + (j + i) * s1 : k2 + (j + i - n1) * s2) + d0);
+        transpose_block(r);
+        for (int i = 0; i < WL; i++) STW(kt + (d0 + i) * kst + j, r[i]);
+      }
+#endif
+  for (int d = 0; d < hs; d++) {
+    float *r = kt + d * kst;
+    for (int i = j; i < n; i++) r[i] = i < n1 ? k1[i * s1 + d] : k2[(i - n1) * s2 + d];
+    for (int i = n; i < kst; i++) r[i] = 0.0f;
+  }
+}
+
+/* whether a (row, head) of nk keys fits the tile, and the tile's row stride */
+static inline int keys_t_stride(int nk, int hs) {
+  const int kst = (nk + WL - 1) / WL * WL;
+  return hs % VL == 0 && hs <= 64 && hs * kst <= KT_FLOATS ? kst : 0;
+}
+
+static inline __attribute__((always_inline)) void dots_t_hs(float *restrict out, const float *restrict q, const float *restrict kt, int kst, int n, const int hs) {
+  vw qv[64];
+  for (int d = 0; d < hs; d++) qv[d] = SPLATW(q[d]);
+  for (int j = 0; j < n; j += WL) {
+    vw p[VL];
+    for (int l = 0; l < VL; l++) p[l] = SPLATW(0.0f);
+    for (int s = 0; s < hs; s += VL)
+      for (int l = 0; l < VL; l++) p[l] = p[l] + qv[s + l] * LDW(kt + (s + l) * kst + j);
+    for (int w = VL / 2; w >= 4; w /= 2)
+      for (int l = 0; l < w; l++) p[l] = p[l] + p[l + w];
+    const vw r = (p[0] + p[1]) + (p[2] + p[3]);
+    if (j + WL <= n) STW(out + j, r);
+    else for (int l = 0; l < n - j; l++) out[j + l] = r[l];
+  }
+}
+
+/* out[j] = dot(q, key j) for j < n with dot()'s bits, from the transposed tile (hs a multiple of VL, ≤ 64) */
+static void dots_t(float *out, const float *q, const float *kt, int kst, int n, int hs) {
+  if (hs == 16) dots_t_hs(out, q, kt, kst, n, 16);
+  else if (hs == 32) dots_t_hs(out, q, kt, kst, n, 32);
+  else if (hs == 8) dots_t_hs(out, q, kt, kst, n, 8);
+  else dots_t_hs(out, q, kt, kst, n, hs);
+}
+#endif
+
 /*
  * The softmax of one attention row of n raw dot products, in three steps (softmax_rows runs each step
  * for all the rows of a block before the next, so that the rows' dependency chains overlap):
@@ -86,7 +191,20 @@ static inline __attribute__((always_inline)) float scale_max(float *att, int n, 
   *last = VMUL(LD(att + n - VL), vs);
   /* the max in lanes: only which of two equal maxima (+0, −0) wins can change, and both subtract to the same exp */
   vf vm = VMAXGT(*last, SPLAT(max));
-  for (int j = 0; j + VL <= n; j += VL) {
+  int j = 0;
+#ifdef WIDE_HALVES
+  if (n >= WL) {
+    const vw vsw = SPLATW(scale);
+    vw vmw = SPLATW(max);
+    for (; j + WL <= n; j += WL) {
+      const vw s = VMUL(LDW(att + j), vsw);
+      STW(att + j, s);
+      vmw = VMAXGT(s, vmw);
+    }
+    vm = VMAXGT(VMAXGT(LO(vmw), HI(vmw)), vm);
+  }
+#endif
+  for (; j + VL <= n; j += VL) {
     const vf s = VMUL(LD(att + j), vs);
     ST(att + j, s);
     vm = VMAXGT(s, vm);
@@ -107,6 +225,16 @@ static inline __attribute__((always_inline)) float exp_sum(float *att, int n, fl
   const vf vmax = SPLAT(max), elast = vexp(VSUB(last, vmax));
   vf vsum = SPLAT(0.0f);
   int j = 0;
+#ifdef WIDE_HALVES
+  /* 16 exps at a time, added 8 at a time in key order */
+  const vw vmaxw = SPLATW(max);
+  for (; j + WL <= n; j += WL) {
+    const vw e = vexpw(VSUB(LDW(att + j), vmaxw));
+    STW(att + j, e);
+    vsum = VADD(vsum, LO(e));
+    vsum = VADD(vsum, HI(e));
+  }
+#endif
   for (; j + VL <= n; j += VL) {
     const vf e = vexp(VSUB(LD(att + j), vmax));
     ST(att + j, e);
@@ -153,8 +281,14 @@ static inline __attribute__((always_inline)) void softmax_block(float *att, int 
  * keys each (the first n1 at stride s1, then t0 + a + 1 at stride s2), each in one contiguous att row.
  */
 static inline __attribute__((always_inline)) void softmax_rows(float *att, int Tk, const float *q, int qs, const float *k1, int s1, int n1,
-                                                               const float *k2, int s2, int t0, int hs, float scale, const int Q) {
+                                                               const float *k2, int s2, int t0, int hs, float scale, const float *kt, int kst, const int Q) {
   for (int a = 0; a < Q; a++) {
+#ifdef KEYS_T
+    if (kt) {
+      dots_t(att + a * Tk, q + a * qs, kt, kst, n1 + t0 + a + 1, hs);
+      continue;
+    }
+#endif
     dots(att + a * Tk, q + a * qs, k1, s1, n1, hs);
     dots(att + a * Tk + n1, q + a * qs, k2, s2, t0 + a + 1, hs);
   }
@@ -162,30 +296,51 @@ static inline __attribute__((always_inline)) void softmax_rows(float *att, int T
 }
 
 /*
- * out_a[i .. i + NV·VL) = sum over keys in order of att_a[j] · v_j for the Q queries t0 + a (att rows
- * Tk apart, outputs os apart): query a's keys are the n1 prefix keys, then own keys 0..t0 + a. The
- * keys all share go first for every query, then each query's last a keys: every sum keeps its order,
- * and the Q·NV chains run side by side.
+ * Queries per block of the backward. Its rows of d(att) live on the stack (natively, for rows of up to
+ * BTK keys): wasm has no stack, so it takes one query at a time in the caller's scratch. AVX-512
+ * takes 8 (measured 5% faster than 4 at 32 rows × 128 positions): its 16-lane rows of a head of 16
+ * leave 4 queries too few independent chains.
  */
-static inline __attribute__((always_inline)) void weighted_sum(float *out, int os, const float *att, int Tk, const float *v1, int s1, int n1,
-                                                               const float *v2, int s2, int t0, int i, const int Q, const int NV) {
-  vf acc[AQ][2];
-  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) acc[a][v] = SPLAT(0.0f);
-  for (int j = 0; j < n1 + t0 + 1; j++) {
-    const float *vr = j < n1 ? v1 + j * s1 + i : v2 + (j - n1) * s2 + i;
-    vf x[2];
-    for (int v = 0; v < NV; v++) x[v] = LD(vr + v * VL);
-    for (int a = 0; a < Q; a++) {
-      const vf w = SPLAT(att[a * Tk + j]);
-      for (int v = 0; v < NV; v++) MADD(acc[a][v], w, x[v]);
-    }
-  }
-  for (int a = 1; a < Q; a++) for (int t2 = t0 + 1; t2 <= t0 + a; t2++) {
-    const vf w = SPLAT(att[a * Tk + n1 + t2]);
-    for (int v = 0; v < NV; v++) MADD(acc[a][v], w, LD(v2 + t2 * s2 + i + v * VL));
-  }
-  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) ST(out + a * os + i + v * VL, acc[a][v]);
-}
+#ifdef __wasm__
+#define BQ 1
+#elif defined(WIDE_HALVES)
+#define BQ 8
+#else
+#define BQ 4
+#endif
+#define BTK 256
+
+/* a key's row in a backward block: prefix keys j < n1 at stride s1, then own keys at stride s2 */
+#define KEY_ROW(x1, x2, j) ((j) < n1 ? (x1) + (j) * s1 : (x2) + ((j) - n1) * s2)
+
+#define LV vf
+#define LN VL
+#define LLD LD
+#define LST ST
+#define LSPLAT SPLAT
+#define LNAME(name) name
+#include "attention_lanes.h"
+#undef LV
+#undef LN
+#undef LLD
+#undef LST
+#undef LSPLAT
+#undef LNAME
+#ifdef WIDE_HALVES
+#define LV vw
+#define LN WL
+#define LLD LDW
+#define LST STW
+#define LSPLAT SPLATW
+#define LNAME(name) name##_w
+#include "attention_lanes.h"
+#undef LV
+#undef LN
+#undef LLD
+#undef LST
+#undef LSPLAT
+#undef LNAME
+#endif
 
 /*
  * out_a[0..hs) = softmax_j(q_a·k[j]·scale) · v[j] for the Q queries t0 + a (q rows qs apart, att rows
@@ -196,10 +351,13 @@ static inline __attribute__((always_inline)) void weighted_sum(float *out, int o
  * does not depend on the block it is computed in (Q = 1 for the sampler's decode).
  */
 static inline __attribute__((always_inline)) void attend_q(float *out, int os, float *att, int Tk, const float *q, int qs, const float *k1, const float *v1, int s1, int n1,
-                                                           const float *k2, const float *v2, int s2, int t0, int hs, float scale, const int Q) {
+                                                           const float *k2, const float *v2, int s2, int t0, int hs, float scale, const float *kt, int kst, const int Q) {
   const int hs4 = hs & ~(VL - 1);
-  softmax_rows(att, Tk, q, qs, k1, s1, n1, k2, s2, t0, hs, scale, Q);
+  softmax_rows(att, Tk, q, qs, k1, s1, n1, k2, s2, t0, hs, scale, kt, kst, Q);
   int i = 0;
+#ifdef WIDE_HALVES
+  for (; i + WL <= hs4; i += WL) weighted_sum_w(out, os, att, Tk, v1, s1, n1, v2, s2, t0, i, Q, 1);
+#endif
   for (; i + 2 * VL <= hs4; i += 2 * VL) weighted_sum(out, os, att, Tk, v1, s1, n1, v2, s2, t0, i, Q, 2);
   for (; i < hs4; i += VL) weighted_sum(out, os, att, Tk, v1, s1, n1, v2, s2, t0, i, Q, 1);
   for (; i < hs; i++) for (int a = 0; a < Q; a++) {
@@ -212,7 +370,7 @@ static inline __attribute__((always_inline)) void attend_q(float *out, int os, f
 }
 
 static inline void attend(float *out, float *att, const float *q, const float *k, const float *v, int stride, int t, int hs, float scale) {
-  attend_q(out, 0, att, 0, q, 0, k, v, stride, 0, k, v, stride, t, hs, scale, 1);
+  attend_q(out, 0, att, 0, q, 0, k, v, stride, 0, k, v, stride, t, hs, scale, 0, 0, 1);
 }
 
 /*
@@ -223,15 +381,27 @@ static void forward_rows(float *out, float *att, const float *qkv, const int *le
                          const float *pqkv, const int *pref, int hasPref, int Tk) {
   const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / __builtin_sqrtf((float)hs);
+  float *kt = 0;
+  int kst = 0;
+#ifdef KEYS_T
+  float tile[KT_FLOATS];
+#endif
   for (int b = 0; b < B; b++) {
     const int len = lens[b] < T ? lens[b] : T, P = hasPref ? pref[2 * b + 1] : 0;
     const float *base = qkv + b * T * C3, *pbase = hasPref ? pqkv + pref[2 * b] * C3 : base;
     for (int t = len; t < T; t++) for (int i = 0; i < C; i++) out[(b * T + t) * C + i] = 0.0f;
+#ifdef KEYS_T
+    kst = keys_t_stride(P + len, hs);
+    kt = kst ? tile : 0;
+#endif
     for (int h = 0; h < NH; h++) {
       /* queries in blocks of AQ (one head's att rows are consecutive) */
       float *o = out + b * T * C + h * hs, *a = att + (b * NH + h) * T * Tk;
       const float *q = base + h * hs, *k1 = pbase + C + h * hs, *v1 = pbase + 2 * C + h * hs, *k2 = base + C + h * hs, *v2 = base + 2 * C + h * hs;
-#define ATTEND_Q(Q) attend_q(o + t * C, C, a + t * Tk, Tk, q + t * C3, C3, k1, v1, C3, P, k2, v2, C3, t, hs, scale, Q)
+#ifdef KEYS_T
+      if (kt) transpose_keys(kt, kst, k1, C3, P, k2, C3, len, hs);
+#endif
+#define ATTEND_Q(Q) attend_q(o + t * C, C, a + t * Tk, Tk, q + t * C3, C3, k1, v1, C3, P, k2, v2, C3, t, hs, scale, kt, kst, Q)
       int t = 0;
       for (; t + AQ <= len; t += AQ) ATTEND_Q(AQ);
       /* the last 2 or 3 queries in one block too (AQ = 4): measured 5% faster than one by one */
@@ -273,6 +443,9 @@ static inline __attribute__((always_inline)) void decode_block(float *out, float
     const float *v = KEYS(vc, a), *w = att + a * T;
     const int t = rows[2 * a + 1];
     int i = 0;
+#ifdef WIDE_HALVES
+    for (; i + WL <= hs4; i += WL) weighted_sum_w(out + a * C, 0, w, 0, v, C, 0, v, C, t, i, 1, 1);
+#endif
     for (; i + 2 * VL <= hs4; i += 2 * VL) weighted_sum(out + a * C, 0, w, 0, v, C, 0, v, C, t, i, 1, 2);
     for (; i < hs4; i += VL) weighted_sum(out + a * C, 0, w, 0, v, C, 0, v, C, t, i, 1, 1);
     for (; i < hs; i++) {
@@ -309,72 +482,6 @@ void attention_decode_rows(float *out, float *att, const float *qkv, float *kc, 
   }
 }
 
-/*
- * Queries per block of the backward. Its rows of d(att) live on the stack (natively, for rows of up to
- * BTK keys): wasm has no stack, so it takes one query at a time in the caller's scratch.
- */
-#ifdef __wasm__
-#define BQ 1
-#else
-#define BQ 4
-#endif
-#define BTK 256
-
-/* a key's row in a backward block: prefix keys j < n1 at stride s1, then own keys at stride s2 */
-#define KEY_ROW(x1, x2, j) ((j) < n1 ? (x1) + (j) * s1 : (x2) + ((j) - n1) * s2)
-
-/* dv += att_a[j]·dout_a (the g_a) for the queries a0 ≤ a < Q of the block, in query order */
-static inline __attribute__((always_inline)) void dv_key(float *dv, const float *att, int Tk, int j, vf g[BQ][2], const int a0, const int Q, const int NV) {
-  vf x[2];
-  for (int v = 0; v < NV; v++) x[v] = LD(dv + v * VL);
-  for (int a = a0; a < Q; a++) {
-    const vf vw = SPLAT(att[a * Tk + j]);
-    for (int v = 0; v < NV; v++) x[v] = VADD(x[v], VMUL(vw, g[a][v]));
-  }
-  for (int v = 0; v < NV; v++) ST(dv + v * VL, x[v]);
-}
-
-/*
- * dv_j += att_a[j]·dout_a for every key j and query a of the block, lanes [i, i + NV·VL): each dv_j
- * loaded once, its adds in query order (own key t0 + e is seen from query e on).
- */
-static inline __attribute__((always_inline)) void dv_lanes(const float *att, int Tk, const float *d, int ds, float *dv1, int s1, int n1,
-                                                           float *dv2, int s2, int t0, int i, const int Q, const int NV) {
-  vf g[BQ][2];
-  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) g[a][v] = LD(d + a * ds + i + v * VL);
-  for (int j = 0; j < n1 + t0 + 1; j++) dv_key(KEY_ROW(dv1, dv2, j) + i, att, Tk, j, g, 0, Q, NV);
-  for (int e = 1; e < Q; e++) dv_key(dv2 + (t0 + e) * s2 + i, att, Tk, n1 + t0 + e, g, e, Q, NV);
-}
-
-/* dq_a += dp_a[j]·k and dk += dp_a[j]·q_a for the queries a0 ≤ a < Q (in query order), skipping dp_a[j] = 0 */
-static inline __attribute__((always_inline)) void dq_dk_key(const float *k, float *dk, const float *dp, int Tk, int j, vf acc[BQ][2], vf qv[BQ][2], const int a0, const int Q, const int NV) {
-  vf kv[2], x[2];
-  for (int v = 0; v < NV; v++) kv[v] = LD(k + v * VL), x[v] = LD(dk + v * VL);
-  for (int a = a0; a < Q; a++) {
-    const float dpre = dp[a * Tk + j];
-    if (dpre == 0.0f) continue;
-    const vf vd = SPLAT(dpre);
-    for (int v = 0; v < NV; v++) {
-      acc[a][v] = VADD(acc[a][v], VMUL(vd, kv[v]));
-      x[v] = VADD(x[v], VMUL(vd, qv[a][v]));
-    }
-  }
-  for (int v = 0; v < NV; v++) ST(dk + v * VL, x[v]);
-}
-
-/*
- * The softmax backward of the block, lanes [i, i + NV·VL): dq_a += dp_a[j]·k_j in key order and
- * dk_j += dp_a[j]·q_a in query order, keys with dp_a[j] = 0 skipped. The dq_a stay in registers (a
- * q column of the gradient is never a dk) and each dk_j is loaded once.
- */
-static inline __attribute__((always_inline)) void dq_dk_lanes(float *dq, const float *q, int qs, const float *dp, int Tk, const float *k1, float *dk1, int s1, int n1,
-                                                              const float *k2, float *dk2, int s2, int t0, int i, const int Q, const int NV) {
-  vf acc[BQ][2], qv[BQ][2];
-  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) acc[a][v] = LD(dq + a * qs + i + v * VL), qv[a][v] = LD(q + a * qs + i + v * VL);
-  for (int j = 0; j < n1 + t0 + 1; j++) dq_dk_key(KEY_ROW(k1, k2, j) + i, KEY_ROW(dk1, dk2, j) + i, dp, Tk, j, acc, qv, 0, Q, NV);
-  for (int e = 1; e < Q; e++) dq_dk_key(k2 + (t0 + e) * s2 + i, dk2 + (t0 + e) * s2 + i, dp, Tk, n1 + t0 + e, acc, qv, e, Q, NV);
-  for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) ST(dq + a * qs + i + v * VL, acc[a][v]);
-}
 
 /* the lanes past the head's last multiple of VL, one query after another (each entry's adds in query order, then key order) */
 static inline void backward_tail(float *dq, const float *q, int qs, const float *att, const float *dp, int Tk, const float *d, int ds, float *dv1, float *dk1, const float *k1,
@@ -398,20 +505,30 @@ static inline void backward_tail(float *dq, const float *q, int qs, const float 
  */
 static inline __attribute__((always_inline)) void backward_block(float *dq, const float *q, int qs, const float *att, int Tk, const float *d, int ds, float *sc,
                                                                  const float *k1, const float *v1, float *dk1, float *dv1, int s1, int n1,
-                                                                 const float *k2, const float *v2, float *dk2, float *dv2, int s2, int t0, int hs, float scale, const int Q) {
+                                                                 const float *k2, const float *v2, float *dk2, float *dv2, int s2, int t0, int hs, float scale,
+                                                                 const float *vt, int vst, const int Q) {
   const int hs4 = hs & ~(VL - 1);
   float dsum[BQ];
   for (int a = 0; a < Q; a++) {
+#ifdef KEYS_T
+    if (vt) {
+      dots_t(sc + a * Tk, d + a * ds, vt, vst, n1 + t0 + a + 1, hs);
+      continue;
+    }
+#endif
     dots(sc + a * Tk, d + a * ds, v1, s1, n1, hs);
     dots(sc + a * Tk + n1, d + a * ds, v2, s2, t0 + a + 1, hs);
   }
-  for (int a = 0; a < Q; a++) {
-    const float *w = att + a * Tk, *g = sc + a * Tk;
-    float m = 0.0f;
-    for (int j = 0; j < n1 + t0 + a + 1; j++) m += g[j] * w[j];
-    dsum[a] = m;
-  }
+  /* dsum_a in key order, the queries' chains side by side over the keys they share */
+  for (int a = 0; a < Q; a++) dsum[a] = 0.0f;
+  for (int j = 0; j < n1 + t0 + 1; j++)
+    for (int a = 0; a < Q; a++) dsum[a] += sc[a * Tk + j] * att[a * Tk + j];
+  for (int a = 1; a < Q; a++)
+    for (int j = n1 + t0 + 1; j < n1 + t0 + a + 1; j++) dsum[a] += sc[a * Tk + j] * att[a * Tk + j];
   int i = 0;
+#ifdef WIDE_HALVES
+  for (; i + WL <= hs4; i += WL) dv_lanes_w(att, Tk, d, ds, dv1, s1, n1, dv2, s2, t0, i, Q, 1);
+#endif
   for (; i + 2 * VL <= hs4; i += 2 * VL) dv_lanes(att, Tk, d, ds, dv1, s1, n1, dv2, s2, t0, i, Q, 2);
   for (; i < hs4; i += VL) dv_lanes(att, Tk, d, ds, dv1, s1, n1, dv2, s2, t0, i, Q, 1);
   for (int a = 0; a < Q; a++) {
@@ -419,7 +536,11 @@ static inline __attribute__((always_inline)) void backward_block(float *dq, cons
     float *g = sc + a * Tk;
     for (int j = 0; j < n1 + t0 + a + 1; j++) g[j] = w[j] * (g[j] - dsum[a]) * scale;
   }
-  for (i = 0; i + 2 * VL <= hs4; i += 2 * VL) dq_dk_lanes(dq, q, qs, sc, Tk, k1, dk1, s1, n1, k2, dk2, s2, t0, i, Q, 2);
+  i = 0;
+#ifdef WIDE_HALVES
+  for (; i + WL <= hs4; i += WL) dq_dk_lanes_w(dq, q, qs, sc, Tk, k1, dk1, s1, n1, k2, dk2, s2, t0, i, Q, 1);
+#endif
+  for (; i + 2 * VL <= hs4; i += 2 * VL) dq_dk_lanes(dq, q, qs, sc, Tk, k1, dk1, s1, n1, k2, dk2, s2, t0, i, Q, 2);
   for (; i < hs4; i += VL) dq_dk_lanes(dq, q, qs, sc, Tk, k1, dk1, s1, n1, k2, dk2, s2, t0, i, Q, 1);
   backward_tail(dq, q, qs, att, sc, Tk, d, ds, dv1, dk1, k1, s1, n1, dv2, dk2, k2, s2, t0, hs4, hs, Q);
 }
@@ -481,17 +602,30 @@ static void backward_rows(float *dqkv, float *dpqkv, float *scratch, const float
 #if BQ > 1
   float stack[BQ * BTK];
 #endif
+  float *vt = 0;
+  int vst = 0;
+#ifdef KEYS_T
+  float tile[KT_FLOATS];
+#endif
   for (int b = 0; b < B; b++) {
     const int len = lens[b] < T ? lens[b] : T, P = hasPref ? pref[2 * b + 1] : 0;
     const float *base = qkv + b * T * C3, *pbase = hasPref ? pqkv + pref[2 * b] * C3 : base;
     float *dbase = dqkv + b * T * C3, *dpbase = hasPref ? dpqkv + pref[2 * b] * C3 : dbase;
+#ifdef KEYS_T
+    vst = keys_t_stride(P + len, hs);
+    vt = vst ? tile : 0;
+#endif
     for (int h = 0; h < NH; h++) {
       const int kh = C + h * hs, vh = 2 * C + h * hs;
       const float *a = att + (b * NH + h) * T * Tk, *g = dout + b * T * C + h * hs;
       int t = 0;
 #if BQ > 1
+#ifdef KEYS_T
+      /* the values transposed, for the dot products dout·v_j */
+      if (vt) transpose_keys(vt, vst, pbase + vh, C3, P, base + vh, C3, len, hs);
+#endif
 #define BACKWARD_Q(Q, sc) backward_block(dbase + t * C3 + h * hs, base + t * C3 + h * hs, C3, a + t * Tk, Tk, g + t * C, C, sc, \
-                                         pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale, Q)
+                                         pbase + kh, pbase + vh, dpbase + kh, dpbase + vh, C3, P, base + kh, base + vh, dbase + kh, dbase + vh, C3, t, hs, scale, vt, vst, Q)
       if (Tk <= BTK) {
         for (; t + BQ <= len; t += BQ) BACKWARD_Q(BQ, stack);
       }

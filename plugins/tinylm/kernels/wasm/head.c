@@ -27,13 +27,30 @@ void head_forward(float *probs, float *logprob, float *entropy, const float *log
     float *p = probs + m * Vp;
     vf vmax = SPLAT(-3.4e38f);
     int i = 0;
+#ifdef WIDE_HALVES
+    /* AVX-512: the elementwise steps on 16 lanes; the sums still take 8 lanes at a time, in order */
+    vw vmaxw = SPLATW(-3.4e38f);
+    for (; i + WL <= V4; i += WL) vmaxw = VMAX(vmaxw, LDW(z + i));
+    vmax = VMAX(vmax, VMAX(LO(vmaxw), HI(vmaxw)));
+#endif
     for (; i < V4; i += VL) vmax = VMAX(vmax, LD(z + i));
     float max = hmax(vmax);
     for (; i < V; i++) if (z[i] > max) max = z[i];
     /* e_i = exp(z_i − max); sum and Σ e_i z_i */
     const vf mx = SPLAT(max);
     vf vs = SPLAT(0.0f), vez = SPLAT(0.0f);
-    for (i = 0; i < V4; i += VL) {
+    i = 0;
+#ifdef WIDE_HALVES
+    for (const vw mxw = SPLATW(max); i + WL <= V4; i += WL) {
+      const vw zi = LDW(z + i), e = vexpw(VSUB(zi, mxw));
+      STW(p + i, e);
+      vs = VADD(vs, LO(e));
+      MADD(vez, LO(e), LO(zi));
+      vs = VADD(vs, HI(e));
+      MADD(vez, HI(e), HI(zi));
+    }
+#endif
+    for (; i < V4; i += VL) {
       const vf zi = LD(z + i), e = vexp(VSUB(zi, mx));
       ST(p + i, e);
       vs = VADD(vs, e);
@@ -48,7 +65,11 @@ void head_forward(float *probs, float *logprob, float *entropy, const float *log
     }
     const float inv = 1.0f / sum;
     const vf vinv = SPLAT(inv);
-    for (i = 0; i < V4; i += VL) ST(p + i, VMUL(LD(p + i), vinv));
+    i = 0;
+#ifdef WIDE_HALVES
+    for (const vw vinvw = SPLATW(inv); i + WL <= V4; i += WL) STW(p + i, VMUL(LDW(p + i), vinvw));
+#endif
+    for (; i < V4; i += VL) ST(p + i, VMUL(LD(p + i), vinv));
     for (; i < V; i++) p[i] *= inv;
     for (i = V; i < Vp; i++) p[i] = 0.0f;
     const float lse = (float)((double)max + ln((double)sum));

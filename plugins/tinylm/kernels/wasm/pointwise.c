@@ -50,6 +50,35 @@ static inline vw vdgelu(vw x) {
   return VADD(left, VMUL(VMUL(VMUL(SPLATW(0.5f), x), sech2), du));
 }
 
+/*
+ * The AdamW update of n parameters (spec: ../../adamw.ts adamwUpdate): float64 arithmetic in the
+ * spec's order, each moment stored rounded to float32 but used unrounded, and no fused multiply-add
+ * (the spec's JavaScript has none): the spec's bits in every build. Correctly rounded division and
+ * square root, so vectorizing the loop cannot change a bit.
+ */
+EXPORT(adamw_update)
+void adamw_update(float *p, const float *g, float *m, float *v, int n, double lr, double b1, double b2, double eps, double wd, double bc1,
+                  double bc2, double gs) {
+#pragma clang fp contract(off)
+  for (int i = 0; i < n; i++) {
+    const double gi = (double)g[i] * gs;
+    const double mi = b1 * (double)m[i] + (1 - b1) * gi;
+    const double vi = b2 * (double)v[i] + (1 - b2) * gi * gi;
+    m[i] = (float)mi;
+    v[i] = (float)vi;
+    const double pi = (double)p[i];
+    p[i] = (float)(pi - lr * (mi / bc1 / (__builtin_sqrt(vi / bc2) + eps) + wd * pi));
+  }
+}
+
+/* out = a + b (the residual stream; out may be a or b): one rounding per element, as ../residual.ts */
+EXPORT(residual_forward)
+void residual_forward(float *out, const float *a, const float *b, int N) {
+  int i = 0;
+  for (; i + WL <= N; i += WL) STW(out + i, VADD(LDW(a + i), LDW(b + i)));
+  for (; i < N; i++) out[i] = a[i] + b[i];
+}
+
 EXPORT(gelu_forward)
 void gelu_forward(float *out, const float *inp, int N) {
   int i = 0;

@@ -26,6 +26,7 @@ export const POOL_OPS = [
   "attention_backward",
   "attention_forward_prefixed",
   "attention_backward_prefixed",
+  "residual_forward",
   "gelu_forward",
   "gelu_backward",
   "layernorm_forward",

@@ -183,21 +183,33 @@ static inline vf4 hsum4x(vf a, vf b, vf c, vf d) {
  * in the exponent bits. Input clamped to [-87.3, 88.3] so 2^n stays a normal float (exp of very
  * negative x gives ~1e-38, not 0: the callers only use it after subtracting a max). Rel. error ~2e-7.
  */
-static inline vf vexp(vf x) {
-  x = VMIN(VMAX(x, SPLAT(-87.3f)), SPLAT(88.3f));
-  const vf n = VROUND(VMUL(x, SPLAT(1.44269504088896341f)));
-  vf r = VSUB(x, VMUL(n, SPLAT(0.693359375f)));
-  r = VSUB(r, VMUL(n, SPLAT(-2.12194440e-4f)));
-  vf p = SPLAT(1.9875691500e-4f);
-  p = VADD(VMUL(p, r), SPLAT(1.3981999507e-3f));
-  p = VADD(VMUL(p, r), SPLAT(8.3334519073e-3f));
-  p = VADD(VMUL(p, r), SPLAT(4.1665795894e-2f));
-  p = VADD(VMUL(p, r), SPLAT(1.6666665459e-1f));
-  p = VADD(VMUL(p, r), SPLAT(5.0000001201e-1f));
-  p = VADD(VADD(VMUL(VMUL(p, r), r), r), SPLAT(1.0f));
-  const vf e = VEXP2I(n);
-  return VMUL(p, e);
-}
+#define VEXP_STEPS(V, SPL, EXP2I)                              \
+  x = VMIN(VMAX(x, SPL(-87.3f)), SPL(88.3f));                   \
+  const V n = VROUND(VMUL(x, SPL(1.44269504088896341f)));       \
+  V r = VSUB(x, VMUL(n, SPL(0.693359375f)));                    \
+  r = VSUB(r, VMUL(n, SPL(-2.12194440e-4f)));                   \
+  V p = SPL(1.9875691500e-4f);                                  \
+  p = VADD(VMUL(p, r), SPL(1.3981999507e-3f));                  \
+  p = VADD(VMUL(p, r), SPL(8.3334519073e-3f));                  \
+  p = VADD(VMUL(p, r), SPL(4.1665795894e-2f));                  \
+  p = VADD(VMUL(p, r), SPL(1.6666665459e-1f));                  \
+  p = VADD(VMUL(p, r), SPL(5.0000001201e-1f));                  \
+  p = VADD(VADD(VMUL(VMUL(p, r), r), r), SPL(1.0f));            \
+  return VMUL(p, EXP2I(n))
+static inline vf vexp(vf x) { VEXP_STEPS(vf, SPLAT, VEXP2I); }
+
+#if !defined(__wasm__) && WL == 2 * VL
+/*
+ * AVX-512 under the 8-lane family: elementwise work on 16 lanes with the 8-lane arithmetic of every
+ * lane (vexp's steps, lane for lane), and the two halves of a wide vector, to add into 8-lane sums
+ * in order.
+ */
+#define WIDE_HALVES 1
+#define VEXP2IW(n) ((vw)((__builtin_convertvector(n, vwi) + 127) << 23))
+static inline vw vexpw(vw x) { VEXP_STEPS(vw, SPLATW, VEXP2IW); }
+#define LO(w) __builtin_shufflevector(w, w, 0, 1, 2, 3, 4, 5, 6, 7)
+#define HI(w) __builtin_shufflevector(w, w, 8, 9, 10, 11, 12, 13, 14, 15)
+#endif
 
 /* one lane of vexp, bit-identical to the vector lanes (for loop tails) */
 static inline float sexp(float x) { return LANE0(vexp(SPLAT(x))); }
