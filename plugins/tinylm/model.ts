@@ -309,13 +309,24 @@ export class GPT {
       hsel = a.hsel!,
       h0 = a.hsel!.byteOffset >> 2,
       f0 = a.lnf!.byteOffset >> 2
-    for (let m = 0; m < M; m++) {
+    // gathered positions come in runs of consecutive ones (a row's scored tokens): one copy per run
+    for (let m = 0, e = 0; m < M; m = e) {
+      e = this.gatherRun(m, M)
       const src = f0 + (Np + this.gather[m]!) * C
-      all.copyWithin(h0 + m * C, src, src + C)
+      all.copyWithin(h0 + m * C, src, src + (e - m) * C)
     }
     mm(this.logits, hsel, p.wte!, null, M, C, this.Vp, wt.wte)
     kernels.headForward(this.probs, this.logprob, this.entropy, this.logits, this.targets, M, V, this.Vp)
     valueForward(this.values, hsel, p.valuew!, p.valueb!, M, C)
+  }
+
+  /** The end of the run of consecutive gathered positions that starts at m (< M). */
+  private gatherRun(m: number, M: number): number {
+    const g = this.gather,
+      first = g[m]!
+    let e = m + 1
+    while (e < M && g[e] === first + (e - m)) e++
+    return e
   }
 
   /** Backward of the last forward given dlogprob/dentropy/dvalues (M); gradients accumulate (+=). */
@@ -347,10 +358,11 @@ export class GPT {
     // detached: the trunk's share goes to dres, which is zeroed below before it is used
     valueBackward(this.valueTrunkGrad ? dhsel : dres, g.valuew!, g.valueb!, this.dvalues, a.hsel!, p.valuew!, M, C)
     dlnf.fill(0, 0, N * C)
-    for (let m = 0; m < M; m++) {
-      const dst = (Np + this.gather[m]!) * C
-      const src = m * C
-      for (let i = 0; i < C; i++) dlnf[dst + i] = dlnf[dst + i]! + dhsel[src + i]!
+    // dlnf += the gathered rows' gradients, a run of consecutive positions per call (adds in m order)
+    for (let m = 0, e = 0; m < M; m = e) {
+      e = this.gatherRun(m, M)
+      const dst = dlnf.subarray((Np + this.gather[m]!) * C, (Np + this.gather[e - 1]!) * C + C)
+      kernels.residualForward(dst, dst, dhsel.subarray(m * C, e * C), (e - m) * C)
     }
     dres.fill(0, 0, N * C)
     const last = L > 0 ? al.res3![L - 1]! : a.encoded!

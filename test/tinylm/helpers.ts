@@ -111,7 +111,7 @@ export const kernelArena = (sizes: Record<string, number>, rng: Rng, attach: (m:
 
 /**
  * residualForward of `k` against the JS reference (plugins/tinylm/kernels/residual.ts), bit for bit:
- * ragged lengths, one length past the pointwise split (2^18: two threads share it), and −0, ±∞,
+ * ragged lengths, one length past the pointwise split (2^16 natively and in wasm: two threads share it), and −0, ±∞,
  * NaN and sums that round. Returns how many elements differ (NaN matches any NaN).
  */
 export const residualMismatches = (k: Kernels, attach: (m: WebAssembly.Memory) => void): number => {

@@ -14,10 +14,13 @@ const backends = new Map<NativeIsa, { backend: FastBackend; kernels: Kernels }>(
  * the wasm one while a job round trip costs the same, so a call must be ≈ 4× larger before the second
  * thread pays. `bun benchmarks/tinylm-trainer-shapes.ts 3 --splits` (benchmarks/results/tinylm.md)
  * put 2^22 first for training and scoring, on a loaded machine (noisy); decode steps (32 rows) stay
- * on one thread at every setting tried.
+ * on one thread at every setting tried. The pointwise kernels (LayerNorm forward, GELU, the residual
+ * add) split from 2^16 elements: a 64 × 2048 LayerNorm or residual on one thread read the other
+ * thread's half of the rows from its core, and splitting them made the ctx-64 training step of
+ * benchmarks/tinylm-vs-torch.ts 3–4% faster than 2^18 (benchmarks/results/kernels.md).
  */
 export const NATIVE_SPLIT_MATMUL = 1 << 22
-export const NATIVE_SPLIT_POINTWISE = 1 << 18
+export const NATIVE_SPLIT_POINTWISE = 1 << 16
 
 const splits = { matmul: NATIVE_SPLIT_MATMUL, pointwise: NATIVE_SPLIT_POINTWISE }
 
