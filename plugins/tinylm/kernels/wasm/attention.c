@@ -313,33 +313,12 @@ static inline __attribute__((always_inline)) void softmax_rows(float *att, int T
 /* a key's row in a backward block: prefix keys j < n1 at stride s1, then own keys at stride s2 */
 #define KEY_ROW(x1, x2, j) ((j) < n1 ? (x1) + (j) * s1 : (x2) + ((j) - n1) * s2)
 
-#define LV vf
-#define LN VL
-#define LLD LD
-#define LST ST
-#define LSPLAT SPLAT
-#define LNAME(name) name
+#define LANES_WIDE 0
 #include "attention_lanes.h"
-#undef LV
-#undef LN
-#undef LLD
-#undef LST
-#undef LSPLAT
-#undef LNAME
 #ifdef WIDE_HALVES
-#define LV vw
-#define LN WL
-#define LLD LDW
-#define LST STW
-#define LSPLAT SPLATW
-#define LNAME(name) name##_w
+#undef LANES_WIDE
+#define LANES_WIDE 1
 #include "attention_lanes.h"
-#undef LV
-#undef LN
-#undef LLD
-#undef LST
-#undef LSPLAT
-#undef LNAME
 #endif
 
 /*

@@ -1,11 +1,26 @@
 /*
  * The attention kernels whose vector lanes are independent outputs (elements of an output row, of
  * dv, dq, dk rows): the forward's weighted sum of values and the backward's dv, dq and dk updates.
- * attention.c includes this once for the sum vector (LV = vf, LN = VL lanes, names as written) and,
- * on AVX-512 under the 8-lane family, once more for the wide vector (vw, 16 lanes, names ending
- * in _w): every element's arithmetic is the same either way, so both give the same bits.
- * Parameters: LV, LN, LLD, LST, LSPLAT, LNAME(name).
+ * attention.c includes this once with LANES_WIDE 0, for the sum vector (vf, VL lanes, names as
+ * written) and, on AVX-512 under the 8-lane family, once with LANES_WIDE 1, for the wide vector (vw,
+ * 16 lanes, names ending in _w): every element's arithmetic is the same either way, so both give
+ * the same bits.
  */
+#if LANES_WIDE
+#define LV vw
+#define LN WL
+#define LLD LDW
+#define LST STW
+#define LSPLAT SPLATW
+#define LNAME(name) name##_w
+#else
+#define LV vf
+#define LN VL
+#define LLD LD
+#define LST ST
+#define LSPLAT SPLAT
+#define LNAME(name) name
+#endif
 
 /*
  * out_a[i .. i + NV·LN) = sum over keys in order of att_a[j] · v_j for the Q queries t0 + a (att rows
@@ -86,3 +101,9 @@ static inline __attribute__((always_inline)) void LNAME(dq_dk_lanes)(float *dq, 
   for (int a = 0; a < Q; a++) for (int v = 0; v < NV; v++) LST(dq + a * qs + i + v * LN, acc[a][v]);
 }
 
+#undef LV
+#undef LN
+#undef LLD
+#undef LST
+#undef LSPLAT
+#undef LNAME
