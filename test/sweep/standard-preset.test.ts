@@ -76,6 +76,7 @@ test("standard fits its 3-hour budget on 2 workers by the dry-run estimator", as
     ),
     2
   )
-  expect(seconds).toBeGreaterThan(60 * 60)
+  // about an hour on issue 41's kernels (2 h before them); below half an hour the estimator is broken
+  expect(seconds).toBeGreaterThan(30 * 60)
   expect(seconds).toBeLessThanOrEqual(3 * 60 * 60)
 })
