@@ -277,21 +277,31 @@ static inline __attribute__((always_inline)) void softmax_block(float *att, int 
 }
 
 /*
+ * The raw dot products of the Q queries t0 + a (rows qs apart) with their n1 + t0 + a + 1 keys (n1 at
+ * stride s1, then t0 + a + 1 at stride s2), query a's into out + a·Tk: from the transposed tile kt
+ * when there is one (the same bits), else key by key. The forward's q·k and the backward's dout·v.
+ */
+static inline void score_rows(float *out, int Tk, const float *q, int qs, const float *k1, int s1, int n1,
+                               const float *k2, int s2, int t0, int hs, const float *kt, int kst, const int Q) {
+  for (int a = 0; a < Q; a++) {
+#ifdef KEYS_T
+    if (kt) {
+      dots_t(out + a * Tk, q + a * qs, kt, kst, n1 + t0 + a + 1, hs);
+      continue;
+    }
+#endif
+    dots(out + a * Tk, q + a * qs, k1, s1, n1, hs);
+    dots(out + a * Tk + n1, q + a * qs, k2, s2, t0 + a + 1, hs);
+  }
+}
+
+/*
  * The attention weights of the Q queries t0 + a (q rows qs apart, att rows Tk apart) over n1 + t0 + a + 1
  * keys each (the first n1 at stride s1, then t0 + a + 1 at stride s2), each in one contiguous att row.
  */
 static inline __attribute__((always_inline)) void softmax_rows(float *att, int Tk, const float *q, int qs, const float *k1, int s1, int n1,
                                                                const float *k2, int s2, int t0, int hs, float scale, const float *kt, int kst, const int Q) {
-  for (int a = 0; a < Q; a++) {
-#ifdef KEYS_T
-    if (kt) {
-      dots_t(att + a * Tk, q + a * qs, kt, kst, n1 + t0 + a + 1, hs);
-      continue;
-    }
-#endif
-    dots(att + a * Tk, q + a * qs, k1, s1, n1, hs);
-    dots(att + a * Tk + n1, q + a * qs, k2, s2, t0 + a + 1, hs);
-  }
+  score_rows(att, Tk, q, qs, k1, s1, n1, k2, s2, t0, hs, kt, kst, Q);
   softmax_block(att, Tk, n1 + t0 + 1, n1 + t0 + 2, n1 + t0 + 3, n1 + t0 + 4, scale, Q);
 }
 
@@ -488,16 +498,7 @@ static inline __attribute__((always_inline)) void backward_block(float *dq, cons
                                                                  const float *vt, int vst, const int Q) {
   const int hs4 = hs & ~(VL - 1);
   float dsum[BQ];
-  for (int a = 0; a < Q; a++) {
-#ifdef KEYS_T
-    if (vt) {
-      dots_t(sc + a * Tk, d + a * ds, vt, vst, n1 + t0 + a + 1, hs);
-      continue;
-    }
-#endif
-    dots(sc + a * Tk, d + a * ds, v1, s1, n1, hs);
-    dots(sc + a * Tk + n1, d + a * ds, v2, s2, t0 + a + 1, hs);
-  }
+  score_rows(sc, Tk, d, ds, v1, s1, n1, v2, s2, t0, hs, vt, vst, Q);
   /* dsum_a in key order, the queries' chains side by side over the keys they share */
   for (int a = 0; a < Q; a++) dsum[a] = 0.0f;
   for (int j = 0; j < n1 + t0 + 1; j++)
