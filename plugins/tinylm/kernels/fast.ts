@@ -107,6 +107,22 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   const half = (n: number, tile: number): number => Math.floor(n / 2 / tile) * tile
 
   /**
+   * An elementwise kernel over float views (byte offsets `views`) of N elements, then an optional
+   * flag: split in two at an element boundary (every element is computed alone, so the split
+   * changes no bit) once N reaches the pointwise threshold.
+   */
+  const elementwise = (at: Attached, op: "residual_forward" | "gelu_forward" | "gelu_backward", views: number[], N: number, flag?: number): void => {
+    const run = at.ex[op] as (...args: number[]) => void
+    const tail = flag === undefined ? [] : [flag]
+    const pool = splitter(N, backend.splitPointwise)
+    if (pool === undefined) return run(...views, N, ...tail)
+    const h = half(N, 4)
+    pool.start(at.memory, op, [...views.map((v) => v + 4 * h), N - h, ...tail])
+    run(...views, h, ...tail)
+    pool.join()
+  }
+
+  /**
    * With `wt` (a slot of ≥ C·OC floats in the same memory) the broadcast-form kernel runs: it writes
    * the transposed weight there first, unless `wtReady` says the slot already holds it (the
    * sampler's decode steps reuse what the prefill forward wrote). Without `wt`, the dot form.
@@ -370,43 +386,19 @@ export const fastKernels = (backend: FastBackend): Kernels => {
   function fastResidualForward(out: Float32Array, a: Float32Array, b: Float32Array, N: number): void {
     const at = owner(out, a, b)
     if (at === undefined) return residualForward(out, a, b, N)
-    const o = out.byteOffset,
-      x = a.byteOffset,
-      y = b.byteOffset
-    const pool = splitter(N, backend.splitPointwise)
-    if (pool === undefined) return at.ex.residual_forward(o, x, y, N)
-    const h = half(N, 16)
-    pool.start(at.memory, "residual_forward", [o + 4 * h, x + 4 * h, y + 4 * h, N - h])
-    at.ex.residual_forward(o, x, y, h)
-    pool.join()
+    elementwise(at, "residual_forward", [out.byteOffset, a.byteOffset, b.byteOffset], N)
   }
 
   function fastGeluForward(out: Float32Array, inp: Float32Array, N: number): void {
     const at = owner(out, inp)
     if (at === undefined) return geluForward(out, inp, N)
-    const o = out.byteOffset,
-      x = inp.byteOffset
-    const pool = splitter(N, backend.splitPointwise)
-    if (pool === undefined) return at.ex.gelu_forward(o, x, N)
-    const h = half(N, 4)
-    pool.start(at.memory, "gelu_forward", [o + 4 * h, x + 4 * h, N - h])
-    at.ex.gelu_forward(o, x, h)
-    pool.join()
+    elementwise(at, "gelu_forward", [out.byteOffset, inp.byteOffset], N)
   }
 
   function fastGeluBackward(dinp: Float32Array, inp: Float32Array, dout: Float32Array, N: number, fresh = false): void {
     const at = owner(dinp, inp, dout)
     if (at === undefined) return geluBackward(dinp, inp, dout, N, fresh)
-    const d = dinp.byteOffset,
-      x = inp.byteOffset,
-      g = dout.byteOffset,
-      f = fresh ? 1 : 0
-    const pool = splitter(N, backend.splitPointwise)
-    if (pool === undefined) return at.ex.gelu_backward(d, x, g, N, f)
-    const h = half(N, 4)
-    pool.start(at.memory, "gelu_backward", [d + 4 * h, x + 4 * h, g + 4 * h, N - h, f])
-    at.ex.gelu_backward(d, x, g, h, f)
-    pool.join()
+    elementwise(at, "gelu_backward", [dinp.byteOffset, inp.byteOffset, dout.byteOffset], N, fresh ? 1 : 0)
   }
 
   function fastLayernormForward(out: Float32Array, mean: Float32Array, rstd: Float32Array, inp: Float32Array, weight: Float32Array, bias: Float32Array, N: number, C: number): void {
